@@ -1,0 +1,48 @@
+# holdco — see README.md. `make run` serves the embedded default; `make test`
+# runs every test on SQLite, then again on Postgres when one answers locally.
+SHELL := bash
+GO ?= go
+BIN := bin/holdco
+# Tools the targets install at pinned versions, kept in an ignored folder.
+TOOLS := $(CURDIR)/.cache/bin
+WORKFLOWCHECK_VERSION := v0.6.0
+TEST_PG_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+# -race needs cgo.
+export CGO_ENABLED := 1
+
+.PHONY: run build test test-sqlite test-postgres lint bench clean
+
+run:
+	$(GO) run ./cmd/holdco serve
+
+build:
+	$(GO) build -trimpath -o $(BIN) ./cmd/holdco
+
+test: test-sqlite test-postgres
+
+test-sqlite:
+	$(GO) test -race -count=1 ./...
+
+# Runs only when Postgres answers on 127.0.0.1:5432 (database `test`).
+test-postgres:
+	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then \
+		echo "Postgres answers on 127.0.0.1:5432: running the tests again on it"; \
+		TEST_DATABASE_URL='$(TEST_PG_URL)' $(GO) test -race -count=1 ./...; \
+	else \
+		echo "Postgres does not answer on 127.0.0.1:5432: skipping the Postgres pass"; \
+	fi
+
+$(TOOLS)/workflowcheck:
+	GOBIN=$(TOOLS) $(GO) install go.temporal.io/sdk/contrib/tools/workflowcheck@$(WORKFLOWCHECK_VERSION)
+
+lint: $(TOOLS)/workflowcheck
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(TOOLS)/workflowcheck ./...
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+	scripts/bench.sh $(BIN)
+
+clean:
+	rm -rf bin .cache

@@ -1,0 +1,164 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"holdco/service"
+)
+
+// ssoCookie carries the web session JWT for holdco's own pages (device
+// approval). /auth/logout clears it on every response.
+const ssoCookie = "holdco_sso"
+
+type redirectOutput struct {
+	Status       int
+	Location     string        `header:"Location"`
+	CacheControl string        `header:"Cache-Control"`
+	SetCookie    []http.Cookie `header:"Set-Cookie"`
+}
+
+func redirect(location string, cookies ...http.Cookie) *redirectOutput {
+	return &redirectOutput{Status: http.StatusFound, Location: location, CacheControl: "no-store", SetCookie: cookies}
+}
+
+// UserResponse is a user as the REST API shows it.
+type UserResponse struct {
+	ID        string    `json:"id" format:"uuid"`
+	Email     string    `json:"email"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// MeResponse describes the caller, for every credential kind.
+type MeResponse struct {
+	Kind           string        `json:"kind" enum:"user,company,admin" doc:"Who acts: a person, a company (company key) or an operator."`
+	Credential     string        `json:"credential" enum:"web_session,session_key,personal_access_token,company_key,admin_token"`
+	Scope          string        `json:"scope" enum:"conglomerate,company,admin" doc:"What the credential reaches."`
+	User           *UserResponse `json:"user" doc:"The signed-in user; null for company and admin credentials."`
+	ConglomerateID *string       `json:"conglomerate_id" format:"uuid"`
+	CompanyID      *string       `json:"company_id" format:"uuid"`
+}
+
+type authHandlers struct {
+	svc    *service.Service
+	secure bool // cookies only over https
+}
+
+func (h *authHandlers) cookie(value string, maxAge int) http.Cookie {
+	return http.Cookie{Name: ssoCookie, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode}
+}
+
+func registerAuthRoutes(api huma.API, h *authHandlers) {
+	huma.Register(api, huma.Operation{
+		OperationID: "auth-login", Method: http.MethodGet, Path: "/auth/login", Tags: []string{"auth"},
+		Summary:       "Start browser sign-in",
+		Description:   "Redirects to the identity provider. `redirect_url` (a path, or a URL on the frontend's origin) is where the browser lands after sign-in, with the web session token in the URL fragment `#session_token=`.",
+		DefaultStatus: http.StatusFound,
+	}, h.login)
+	huma.Register(api, huma.Operation{
+		OperationID: "auth-callback", Method: http.MethodGet, Path: "/auth/callback", Tags: []string{"auth"},
+		Summary:       "Identity provider callback",
+		Description:   "Signs the user in (creating the account and its conglomerate on first sign-in) and redirects to the frontend. Failures redirect to the frontend login page with `?error=`.",
+		DefaultStatus: http.StatusFound,
+	}, h.callback)
+	huma.Register(api, huma.Operation{
+		OperationID: "auth-logout", Method: http.MethodGet, Path: "/auth/logout", Tags: []string{"auth"},
+		Summary:       "End the web session",
+		Description:   "Revokes every web session of the token's user, ends the provider session where it supports logout, and redirects to the frontend login page. Every response clears the SSO cookie.",
+		DefaultStatus: http.StatusFound,
+		Middlewares: huma.Middlewares{func(ctx huma.Context, next func(huma.Context)) {
+			c := h.cookie("", -1)
+			ctx.AppendHeader("Set-Cookie", c.String())
+			next(ctx)
+		}},
+	}, h.logout)
+	huma.Register(api, huma.Operation{
+		OperationID: "auth-me", Method: http.MethodGet, Path: "/auth/me", Tags: []string{"auth"},
+		Summary: "Who am I", Security: bearerSecurity,
+	}, h.me)
+	huma.Register(api, huma.Operation{
+		OperationID: "auth-delete-me", Method: http.MethodDelete, Path: "/auth/me", Tags: []string{"auth"},
+		Summary:     "Delete my account",
+		Description: "Archives the user's companies, hard-deletes their conglomerate, revokes every credential and soft-deletes the user, in one transaction. The mailbox can never sign up again.",
+		Security:    bearerSecurity, DefaultStatus: http.StatusNoContent,
+	}, h.deleteMe)
+}
+
+type loginInput struct {
+	RedirectURL string `query:"redirect_url" doc:"Where to land after sign-in: a path or a URL on the frontend's origin."`
+	Ref         string `query:"ref" maxLength:"200" doc:"Referral or campaign tag, carried through sign-in."`
+	ScreenHint  string `query:"screen_hint" doc:"sign-up or sign-in; other values are ignored."`
+}
+
+func (h *authHandlers) login(ctx context.Context, in *loginInput) (*redirectOutput, error) {
+	u, err := h.svc.BeginWebLogin(ctx, in.RedirectURL, in.Ref, in.ScreenHint)
+	if err != nil {
+		return nil, err
+	}
+	return redirect(u), nil
+}
+
+type callbackInput struct {
+	Code  string `query:"code" required:"true"`
+	State string `query:"state"`
+}
+
+func (h *authHandlers) callback(ctx context.Context, in *callbackInput) (*redirectOutput, error) {
+	res, err := h.svc.CompleteWebLogin(ctx, in.Code, in.State)
+	if err != nil {
+		return redirect(h.svc.LoginPageURL(service.RefusalReason(err))), nil
+	}
+	return redirect(res.RedirectURL, h.cookie(res.Token, int(service.WebSessionTTL.Seconds()))), nil
+}
+
+type logoutInput struct {
+	Token string `query:"token" required:"true" doc:"The web session token to end."`
+}
+
+func (h *authHandlers) logout(ctx context.Context, in *logoutInput) (*redirectOutput, error) {
+	// The clearing cookie is set by the operation's middleware.
+	return redirect(h.svc.Logout(ctx, in.Token)), nil
+}
+
+type meOutput struct {
+	Body MeResponse
+}
+
+func (h *authHandlers) me(ctx context.Context, _ *struct{}) (*meOutput, error) {
+	me, err := h.svc.Me(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := me.Principal
+	out := &meOutput{Body: MeResponse{Credential: string(p.Credential), Scope: p.Scope()}}
+	switch {
+	case p.IsUser():
+		out.Body.Kind = "user"
+	case p.IsAdmin():
+		out.Body.Kind = "admin"
+	default:
+		out.Body.Kind = "company"
+	}
+	if me.User != nil {
+		u := toUserResponse(*me.User)
+		out.Body.User = &u
+	}
+	out.Body.ConglomerateID = optional(p.ConglomerateID)
+	out.Body.CompanyID = optional(p.CompanyID)
+	return out, nil
+}
+
+func (h *authHandlers) deleteMe(ctx context.Context, _ *struct{}) (*struct{}, error) {
+	return nil, h.svc.DeleteAccount(ctx)
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

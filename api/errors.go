@@ -1,0 +1,190 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"holdco/models"
+)
+
+// statusByCode is the one table from domain error codes to HTTP statuses.
+// Codes missing here answer 500.
+var statusByCode = map[models.ErrorCode]int{
+	models.CodeBadRequest:           http.StatusBadRequest,
+	models.CodeIdeaNotAllowed:       http.StatusBadRequest,
+	models.CodeUnauthenticated:      http.StatusUnauthorized,
+	models.CodeInsufficientCredits:  http.StatusPaymentRequired,
+	models.CodePaymentRequired:      http.StatusPaymentRequired,
+	models.CodePlanExpired:          http.StatusPaymentRequired,
+	models.CodeForbidden:            http.StatusForbidden,
+	models.CodePlanBlocked:          http.StatusForbidden,
+	models.CodePlanNoAI:             http.StatusForbidden,
+	models.CodeBusinessLimitReached: http.StatusForbidden,
+	models.CodeNotFound:             http.StatusNotFound,
+	models.CodeMethodNotAllowed:     http.StatusMethodNotAllowed,
+	models.CodeNotAcceptable:        http.StatusNotAcceptable,
+	models.CodeConflict:             http.StatusConflict,
+	models.CodeHandleTaken:          http.StatusConflict,
+	models.CodeBusinessNotActive:    http.StatusConflict,
+	models.CodeTooLarge:             http.StatusRequestEntityTooLarge,
+	models.CodeUnsupportedMediaType: http.StatusUnsupportedMediaType,
+	models.CodeInvalidArgument:      http.StatusUnprocessableEntity,
+	models.CodeRateLimited:          http.StatusTooManyRequests,
+	models.CodeInternal:             http.StatusInternalServerError,
+	models.CodeToolFailed:           http.StatusBadGateway,
+	models.CodeUpstreamUnavailable:  http.StatusBadGateway,
+}
+
+// codeByStatus names the errors huma and gin raise themselves.
+var codeByStatus = map[int]models.ErrorCode{
+	http.StatusBadRequest:            models.CodeBadRequest,
+	http.StatusUnauthorized:          models.CodeUnauthenticated,
+	http.StatusForbidden:             models.CodeForbidden,
+	http.StatusNotFound:              models.CodeNotFound,
+	http.StatusMethodNotAllowed:      models.CodeMethodNotAllowed,
+	http.StatusNotAcceptable:         models.CodeNotAcceptable,
+	http.StatusConflict:              models.CodeConflict,
+	http.StatusRequestEntityTooLarge: models.CodeTooLarge,
+	http.StatusUnsupportedMediaType:  models.CodeUnsupportedMediaType,
+	http.StatusTooManyRequests:       models.CodeRateLimited,
+	http.StatusBadGateway:            models.CodeUpstreamUnavailable,
+	http.StatusServiceUnavailable:    models.CodeUpstreamUnavailable,
+}
+
+// StatusOf returns the HTTP status for a domain error code.
+func StatusOf(code models.ErrorCode) int {
+	if s, ok := statusByCode[code]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// ErrorBody is the body of every REST error except validation failures:
+// {"error": code, "detail": sentence, "field"?: name, ...case fields}. It is
+// the same object the connector returns for a refused tool call.
+type ErrorBody struct {
+	status int
+	Code   string         `json:"error" doc:"Machine-readable error case, e.g. not_found, forbidden, insufficient_credits." example:"not_found"`
+	Detail string         `json:"detail" doc:"A sentence that can be shown to the user." example:"Company 0b7c… does not exist."`
+	Field  string         `json:"field,omitempty" doc:"The offending input, when known."`
+	Extra  map[string]any `json:"-"`
+	_      struct{}       `additionalProperties:"true"` // case fields such as suggested_handle
+}
+
+func (e *ErrorBody) Error() string  { return e.Code + ": " + e.Detail }
+func (e *ErrorBody) GetStatus() int { return e.status }
+
+// MarshalJSON flattens the case-specific fields next to error and detail.
+func (e *ErrorBody) MarshalJSON() ([]byte, error) {
+	m := make(map[string]any, len(e.Extra)+3)
+	for k, v := range e.Extra {
+		m[k] = v
+	}
+	m["error"] = e.Code
+	m["detail"] = e.Detail
+	if e.Field != "" {
+		m["field"] = e.Field
+	}
+	return json.Marshal(m)
+}
+
+// errorLogger receives unexpected (5xx) errors. huma's error constructors are
+// package-level hooks, so the logger the router was built with is kept here.
+var errorLogger atomic.Pointer[slog.Logger]
+
+func installErrorHooks(logger *slog.Logger) {
+	errorLogger.Store(logger)
+	huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
+		return newError(nil, status, msg, errs...)
+	}
+	huma.NewErrorWithContext = func(ctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
+		return newError(ctx, status, msg, errs...)
+	}
+}
+
+// newError turns whatever huma reports (its own validation failures, or the
+// error a handler returned) into the two public shapes.
+func newError(ctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
+	for _, err := range errs {
+		var de *models.Error
+		if errors.As(err, &de) {
+			return fromDomain(ctx, de)
+		}
+	}
+	if isValidationFailure(status, msg) {
+		return fromHumaValidation(status, msg, errs)
+	}
+	code, ok := codeByStatus[status]
+	if !ok {
+		code = models.CodeInternal
+		if status < 500 && status != 0 {
+			code = models.CodeBadRequest
+		}
+	}
+	if status >= 500 || status == 0 && len(errs) > 0 {
+		logUnexpected(ctx, msg, errs)
+		msg = "An unexpected error occurred; it has been logged. Retry, and contact support with the X-Request-Id if it persists."
+	}
+	if status == http.StatusUnauthorized && ctx != nil {
+		ctx.SetHeader("WWW-Authenticate", `Bearer`)
+	}
+	return &ErrorBody{status: status, Code: string(code), Detail: sentence(msg)}
+}
+
+func fromDomain(ctx huma.Context, de *models.Error) huma.StatusError {
+	status := StatusOf(de.Code)
+	if de.Code == models.CodeInvalidArgument {
+		field := de.Field
+		loc := []any{"body"}
+		if field != "" {
+			loc = append(loc, parseLocation(field)...)
+		}
+		return &HTTPValidationError{Detail: []ValidationError{{Loc: loc, Msg: de.Detail, Type: "value_error"}}}
+	}
+	if status >= 500 {
+		logUnexpected(ctx, de.Detail, []error{de})
+	}
+	if status == http.StatusUnauthorized && ctx != nil {
+		ctx.SetHeader("WWW-Authenticate", `Bearer`)
+	}
+	return &ErrorBody{status: status, Code: string(de.Code), Detail: de.Detail, Field: de.Field, Extra: de.Extra}
+}
+
+func logUnexpected(ctx huma.Context, msg string, errs []error) {
+	logger := errorLogger.Load()
+	if logger == nil {
+		return
+	}
+	attrs := []any{"error", errors.Join(errs...)}
+	if ctx != nil {
+		logger.ErrorContext(ctx.Context(), "request failed: "+msg, attrs...)
+		return
+	}
+	logger.Error("request failed: "+msg, attrs...)
+}
+
+func sentence(msg string) string {
+	if msg == "" {
+		return "Request failed."
+	}
+	msg = strings.ToUpper(msg[:1]) + msg[1:]
+	if !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	return msg
+}
+
+// writeError renders err on a plain net/http path (gin's 404/405, panics).
+func writeError(w http.ResponseWriter, code models.ErrorCode, detail string) {
+	body := &ErrorBody{status: StatusOf(code), Code: string(code), Detail: detail}
+	b, _ := json.Marshal(body)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(body.status)
+	_, _ = w.Write(b)
+}

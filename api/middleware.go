@@ -1,0 +1,82 @@
+package api
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"holdco/logging"
+	"holdco/models"
+)
+
+const requestIDHeader = "X-Request-Id"
+
+// requestID accepts a caller's X-Request-Id when it is short and plain,
+// otherwise mints one; it is echoed on the response and put into the request
+// context so every log line of the request carries it.
+func requestID() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		id := c.GetHeader(requestIDHeader)
+		if !validRequestID(id) {
+			var b [12]byte
+			_, _ = rand.Read(b[:])
+			id = hex.EncodeToString(b[:])
+		}
+		c.Header(requestIDHeader, id)
+		c.Request = c.Request.WithContext(logging.WithRequestID(c.Request.Context(), id))
+		c.Next()
+	}
+}
+
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for _, r := range id {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// accessLog writes one line per request. Only the path is logged, never the
+// query string: some routes carry tokens there.
+func accessLog(logger *slog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		start := time.Now()
+		c.Next()
+		level := slog.LevelInfo
+		if c.Request.URL.Path == "/health" {
+			level = slog.LevelDebug // polled constantly by probes
+		}
+		route := c.FullPath()
+		if route == "" {
+			route = "(unmatched)"
+		}
+		logger.LogAttrs(c.Request.Context(), level, "http request",
+			slog.String("method", c.Request.Method),
+			slog.String("route", route),
+			slog.String("path", c.Request.URL.Path),
+			slog.Int("status", c.Writer.Status()),
+			slog.Int("bytes", c.Writer.Size()),
+			slog.Duration("duration", time.Since(start)),
+		)
+	}
+}
+
+// recoverPanics answers 500 in the common error shape and logs the panic.
+func recoverPanics(logger *slog.Logger) gin.HandlerFunc {
+	return gin.CustomRecoveryWithWriter(nil, func(c *gin.Context, rec any) {
+		logger.ErrorContext(c.Request.Context(), "panic while serving request", "panic", fmt.Sprint(rec), "path", c.Request.URL.Path)
+		if !c.Writer.Written() {
+			writeError(c.Writer, models.CodeInternal, "An unexpected error occurred; it has been logged.")
+		}
+		c.Abort()
+	})
+}

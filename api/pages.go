@@ -1,0 +1,138 @@
+package api
+
+import (
+	"errors"
+	"html/template"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"holdco/models"
+	"holdco/service"
+)
+
+// Pages holdco serves itself: the device-login approval page, and a small
+// landing and login page so the embedded default (which has no frontend)
+// can be signed in to from a browser. They are HTML, so not in the OpenAPI
+// document.
+var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>holdco — {{.Title}}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:34rem;margin:4rem auto;padding:0 1rem;line-height:1.5}
+code,.code{font-family:ui-monospace,monospace;font-size:1.4rem;letter-spacing:.1em}
+button{font-size:1rem;padding:.5rem 1.2rem;margin-right:.5rem}.error{color:#a00}</style></head>
+<body><h1>{{.Title}}</h1>
+{{if .Error}}<p class="error">{{.Error}}</p>{{end}}
+{{if .Message}}<p>{{.Message}}</p>{{end}}
+{{if .Ask}}<form method="get" action="{{.DevicePath}}"><label>Code shown by the CLI <input name="user_code" autocomplete="off" autofocus></label> <button>Continue</button></form>{{end}}
+{{if .UserCode}}<p>A command-line login asks to act as you. Check that the CLI shows this code:</p><p class="code">{{.UserCode}}</p>
+<form method="post" action="{{.DevicePath}}"><input type="hidden" name="user_code" value="{{.UserCode}}"><input type="hidden" name="csrf" value="{{.CSRF}}">
+<button name="decision" value="approve">Approve</button><button name="decision" value="deny">Deny</button></form>{{end}}
+{{if .Links}}<ul>{{range .Links}}<li><a href="{{.URL}}">{{.Text}}</a></li>{{end}}</ul>{{end}}
+</body></html>`))
+
+type pageLink struct{ URL, Text string }
+
+type pageData struct {
+	Title, Error, Message string
+	Ask                   bool
+	UserCode, CSRF        string
+	DevicePath            string
+	Links                 []pageLink
+}
+
+func renderPage(c *gin.Context, status int, d pageData) {
+	d.DevicePath = service.DevicePagePath
+	c.Header("Cache-Control", "no-store")
+	c.Header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+	c.Header("Content-Type", "text/html; charset=utf-8")
+	c.Status(status)
+	_ = pageTemplate.Execute(c.Writer, d)
+}
+
+type pages struct{ svc *service.Service }
+
+func registerPages(engine *gin.Engine, p *pages) {
+	engine.GET("/", p.home)
+	engine.GET("/login", p.home)
+	engine.GET(service.DevicePagePath, p.device)
+	engine.POST(service.DevicePagePath, p.decideDevice)
+}
+
+func (p *pages) home(c *gin.Context) {
+	d := pageData{Title: "holdco", Message: "The service is running.", Links: []pageLink{
+		{"/auth/login?redirect_url=%2F", "Sign in"}, {"/docs", "REST API reference"}, {"/health", "Health"},
+	}}
+	switch c.Query("error") {
+	case "":
+	case service.ReasonAccountDeleted:
+		d.Error = "An account with this email address was deleted; it cannot sign up again."
+	default:
+		d.Error = "Sign-in failed; please try again."
+	}
+	renderPage(c, http.StatusOK, d)
+}
+
+// session authenticates the SSO cookie or sends the browser to sign in and
+// come back.
+func (p *pages) session(c *gin.Context) (service.Principal, bool) {
+	token, _ := c.Cookie(ssoCookie)
+	principal, err := p.svc.SessionFromCookie(c.Request.Context(), token)
+	if err != nil {
+		c.Redirect(http.StatusFound, p.svc.LoginURL(c.Request.URL.RequestURI()))
+		return principal, false
+	}
+	return principal, true
+}
+
+func (p *pages) device(c *gin.Context) {
+	principal, ok := p.session(c)
+	if !ok {
+		return
+	}
+	code := c.Query("user_code")
+	if code == "" {
+		renderPage(c, http.StatusOK, pageData{Title: "Approve a CLI login", Ask: true})
+		return
+	}
+	req, err := p.svc.LookupDevice(c.Request.Context(), code)
+	switch {
+	case err != nil:
+		renderPage(c, http.StatusNotFound, pageData{Title: "Approve a CLI login", Error: detailOf(err), Ask: true})
+	case req.Expired:
+		renderPage(c, http.StatusGone, pageData{Title: "Approve a CLI login", Error: "This login request has expired; run `holdco login --device` again."})
+	case req.Status != models.DevicePending:
+		renderPage(c, http.StatusConflict, pageData{Title: "Approve a CLI login", Error: "This login request was already answered."})
+	default:
+		renderPage(c, http.StatusOK, pageData{Title: "Approve a CLI login", UserCode: req.UserCode, CSRF: p.svc.DeviceCSRFToken(principal, req.UserCode)})
+	}
+}
+
+func (p *pages) decideDevice(c *gin.Context) {
+	principal, ok := p.session(c)
+	if !ok {
+		return
+	}
+	code, decision := c.PostForm("user_code"), c.PostForm("decision")
+	if !p.svc.CheckDeviceCSRF(principal, code, c.PostForm("csrf")) || (decision != "approve" && decision != "deny") {
+		renderPage(c, http.StatusForbidden, pageData{Title: "Approve a CLI login", Error: "This form expired or was not sent from this page; open the link again."})
+		return
+	}
+	if err := p.svc.DecideDevice(c.Request.Context(), principal, code, decision == "approve"); err != nil {
+		renderPage(c, http.StatusConflict, pageData{Title: "Approve a CLI login", Error: detailOf(err)})
+		return
+	}
+	msg := "Denied. The CLI will not be signed in."
+	if decision == "approve" {
+		msg = "Approved. You can close this page and return to the terminal."
+	}
+	renderPage(c, http.StatusOK, pageData{Title: "Approve a CLI login", Message: msg})
+}
+
+func detailOf(err error) string {
+	var de *models.Error
+	if errors.As(err, &de) {
+		return de.Detail
+	}
+	return "Something went wrong; please try again."
+}

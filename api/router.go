@@ -1,0 +1,103 @@
+// Package api is holdco's REST adapter: gin for routing, huma for typed
+// handlers, validation and the OpenAPI 3.1 document. Handlers parse,
+// authenticate, call service/ and render; they hold no business rules.
+package api
+
+import (
+	"log/slog"
+	"net/http"
+	"reflect"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humagin"
+	"github.com/gin-gonic/gin"
+
+	"holdco/models"
+	"holdco/service"
+)
+
+// Version is the REST interface version in the OpenAPI document.
+const Version = "0.1.0"
+
+// Deps is what the REST adapter needs from the rest of the process.
+type Deps struct {
+	Logger *slog.Logger
+	// Health lists the dependencies GET /health reports on.
+	Health []HealthCheck
+	// Service is the use-case layer; nil serves only health and the
+	// OpenAPI document (router tests).
+	Service *service.Service
+	// SecureCookies marks cookies Secure (holdco served over https).
+	SecureCookies bool
+	// Mount adds handlers that live beside the API on the same listener
+	// (the embedded development identity provider).
+	Mount map[string]http.Handler
+}
+
+// Router is the REST handler together with its huma API (for the OpenAPI
+// document and for tests that register extra operations).
+type Router struct {
+	http.Handler
+	API huma.API
+}
+
+// New builds the REST handler.
+func New(d Deps) *Router {
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	installErrorHooks(d.Logger)
+	gin.SetMode(gin.ReleaseMode)
+	engine := gin.New()
+	engine.HandleMethodNotAllowed = true
+	engine.ContextWithFallback = true
+	_ = engine.SetTrustedProxies(nil)
+	engine.Use(requestID(), accessLog(d.Logger), recoverPanics(d.Logger))
+	engine.NoRoute(func(c *gin.Context) {
+		writeError(c.Writer, models.CodeNotFound, "No route matches "+c.Request.Method+" "+c.Request.URL.Path+".")
+	})
+	engine.NoMethod(func(c *gin.Context) {
+		writeError(c.Writer, models.CodeMethodNotAllowed, "Method "+c.Request.Method+" is not allowed on "+c.Request.URL.Path+".")
+	})
+
+	config := huma.DefaultConfig("holdco", Version)
+	// Unknown body fields are ignored (as FastAPI does) rather than refused,
+	// and responses carry no $schema links.
+	config.AllowAdditionalPropertiesByDefault = true
+	config.CreateHooks = nil
+	config.Info.Description = "REST interface of holdco: found and run AI-operated companies grouped under a conglomerate. " +
+		"Errors other than validation failures share one body: {\"error\": <case>, \"detail\": <sentence>, …case fields}. " +
+		"Validation failures answer 422 with FastAPI's HTTPValidationError body."
+	config.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
+		"bearer": {Type: "http", Scheme: "bearer", Description: "Web session JWT, svc_u_v1_ user key or personal access token, svc_c_v1_ company key, or the admin credential."},
+	}
+	humaAPI := humagin.New(engine, config)
+	if d.Service != nil {
+		humaAPI.UseMiddleware(authenticate(humaAPI, d.Service))
+	}
+	for prefix, h := range d.Mount {
+		engine.Any(prefix+"/*path", gin.WrapH(h))
+	}
+
+	documentValidationErrors(humaAPI.OpenAPI())
+	registerRoutes(humaAPI, engine, d)
+	return &Router{Handler: engine, API: humaAPI}
+}
+
+// documentValidationErrors documents a 422 HTTPValidationError response on
+// every operation that takes parameters or a body, as it is added.
+func documentValidationErrors(oapi *huma.OpenAPI) {
+	schema := oapi.Components.Schemas.Schema(reflect.TypeFor[HTTPValidationError](), true, "HTTPValidationError")
+	oapi.OnAddOperation = append(oapi.OnAddOperation, func(_ *huma.OpenAPI, op *huma.Operation) {
+		if len(op.Parameters) == 0 && op.RequestBody == nil {
+			return
+		}
+		if op.Responses == nil {
+			op.Responses = map[string]*huma.Response{}
+		}
+		op.Responses["422"] = &huma.Response{
+			Description: "Validation failure",
+			Content:     map[string]*huma.MediaType{"application/json": {Schema: schema}},
+		}
+	})
+}

@@ -1,0 +1,215 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"holdco/logging"
+	"holdco/models"
+)
+
+// widgetInput exercises the validation hook the way every JSON endpoint will.
+type widgetInput struct {
+	ID   string `path:"id" format:"uuid"`
+	Mode string `query:"mode" enum:"fast,slow" required:"false"`
+	Body struct {
+		Name  string   `json:"name" minLength:"1" maxLength:"64"`
+		Count int      `json:"count" minimum:"1" maximum:"10"`
+		Tags  []string `json:"tags,omitempty" maxItems:"2"`
+	}
+}
+
+type widgetOutput struct {
+	Body struct {
+		Name string `json:"name"`
+	}
+}
+
+func newTestRouter(t *testing.T, logs io.Writer, checks ...HealthCheck) *Router {
+	t.Helper()
+	if logs == nil {
+		logs = io.Discard
+	}
+	r := New(Deps{Logger: logging.New(logs, slog.LevelDebug, "json"), Health: checks})
+	huma.Register(r.API, huma.Operation{OperationID: "put-widget", Method: http.MethodPut, Path: "/widgets/{id}"},
+		func(ctx context.Context, in *widgetInput) (*widgetOutput, error) {
+			switch in.Body.Name {
+			case "taken":
+				return nil, models.Errorf(models.CodeHandleTaken, "The handle %q is taken.", in.Body.Name).With("suggested_handle", "taken-2")
+			case "boom":
+				return nil, errors.New("database exploded")
+			case "bad-field":
+				return nil, models.Errorf(models.CodeInvalidArgument, "Handle must be a lower-case slug.").WithField("handle")
+			case "anon":
+				return nil, models.Errorf(models.CodeUnauthenticated, "Sign in first.")
+			}
+			out := &widgetOutput{}
+			out.Body.Name = in.Body.Name
+			return out, nil
+		})
+	return r
+}
+
+func do(t *testing.T, h http.Handler, method, path, body string, header ...string) (*httptest.ResponseRecorder, map[string]any) {
+	t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	var decoded map[string]any
+	if rec.Body.Len() > 0 {
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &decoded), "body: %s", rec.Body.String())
+	}
+	return rec, decoded
+}
+
+const widgetPath = "/widgets/0b7c6a2e-6a53-4c8e-9d1f-3f2a1b0c9d8e"
+
+func TestValidationFailuresUseHTTPValidationError(t *testing.T) {
+	r := newTestRouter(t, nil)
+	cases := []struct {
+		name, path, body string
+		header           []string
+		loc              []any
+		typ              string
+	}{
+		{"missing field", widgetPath, `{"count":1}`, nil, []any{"body", "name"}, "missing"},
+		{"too short", widgetPath, `{"name":"","count":1}`, nil, []any{"body", "name"}, "string_too_short"},
+		{"too large", widgetPath, `{"name":"a","count":11}`, nil, []any{"body", "count"}, "less_than_equal"},
+		{"wrong type", widgetPath, `{"name":"a","count":"x"}`, nil, []any{"body", "count"}, "int_parsing"},
+		{"array index", widgetPath, `{"name":"a","count":1,"tags":["a",1]}`, nil, []any{"body", "tags", 1.0}, "string_type"},
+		{"malformed json", widgetPath, `{"name":`, nil, []any{"body"}, "json_invalid"},
+		{"no body", widgetPath, ``, nil, []any{"body"}, "missing"},
+		{"not json", widgetPath, `name=a`, []string{"Content-Type", "application/x-www-form-urlencoded"}, []any{"body"}, "content_type"},
+		{"bad path param", "/widgets/not-a-uuid", `{"name":"a","count":1}`, nil, []any{"path", "id"}, "uuid_parsing"},
+		{"bad query enum", widgetPath + "?mode=medium", `{"name":"a","count":1}`, nil, []any{"query", "mode"}, "enum"},
+		{"domain invalid_argument", widgetPath, `{"name":"bad-field","count":1}`, nil, []any{"body", "handle"}, "value_error"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rec, body := do(t, r, http.MethodPut, tc.path, tc.body, tc.header...)
+			require.Equal(t, http.StatusUnprocessableEntity, rec.Code, rec.Body.String())
+			require.Len(t, body, 1, "only detail: %s", rec.Body.String())
+			detail := body["detail"].([]any)
+			require.NotEmpty(t, detail)
+			first := detail[0].(map[string]any)
+			assert.Equal(t, tc.loc, first["loc"])
+			assert.Equal(t, tc.typ, first["type"])
+			assert.NotEmpty(t, first["msg"])
+		})
+	}
+}
+
+func TestErrorsShareOneShape(t *testing.T) {
+	var logs bytes.Buffer
+	r := newTestRouter(t, &logs)
+
+	rec, body := do(t, r, http.MethodGet, "/nope", "")
+	assert.Equal(t, http.StatusNotFound, rec.Code)
+	assert.Equal(t, "not_found", body["error"])
+	assert.Contains(t, body["detail"], "/nope")
+
+	rec, body = do(t, r, http.MethodDelete, "/health", "")
+	assert.Equal(t, http.StatusMethodNotAllowed, rec.Code)
+	assert.Equal(t, "method_not_allowed", body["error"])
+
+	rec, body = do(t, r, http.MethodPut, widgetPath, `{"name":"taken","count":1}`)
+	assert.Equal(t, http.StatusConflict, rec.Code)
+	assert.Equal(t, map[string]any{"error": "handle_taken", "detail": `The handle "taken" is taken.`, "suggested_handle": "taken-2"}, body)
+
+	rec, body = do(t, r, http.MethodPut, widgetPath, `{"name":"anon","count":1}`)
+	assert.Equal(t, http.StatusUnauthorized, rec.Code)
+	assert.Equal(t, "Bearer", rec.Header().Get("WWW-Authenticate"))
+	assert.Equal(t, "unauthenticated", body["error"])
+
+	rec, body = do(t, r, http.MethodPut, widgetPath, `{"name":"boom","count":1}`, "X-Request-Id", "req-boom-1")
+	assert.Equal(t, http.StatusInternalServerError, rec.Code)
+	assert.Equal(t, "internal_error", body["error"])
+	assert.NotContains(t, body["detail"], "exploded", "causes are logged, not shown")
+	assert.Contains(t, logs.String(), "database exploded")
+	assert.Contains(t, logs.String(), `"request_id":"req-boom-1"`)
+
+	rec, body = do(t, r, http.MethodPut, widgetPath, `{"name":"ok","count":1}`)
+	assert.Equal(t, http.StatusOK, rec.Code)
+	assert.Equal(t, "ok", body["name"])
+}
+
+func TestRequestIDOnEveryResponseAndLogLine(t *testing.T) {
+	var logs bytes.Buffer
+	r := newTestRouter(t, &logs)
+	rec, _ := do(t, r, http.MethodGet, "/health", "", "X-Request-Id", "abc-123")
+	assert.Equal(t, "abc-123", rec.Header().Get("X-Request-Id"))
+
+	rec, _ = do(t, r, http.MethodGet, "/nope?token=secret", "", "X-Request-Id", "bad id with spaces")
+	minted := rec.Header().Get("X-Request-Id")
+	assert.Len(t, minted, 24)
+	assert.Contains(t, logs.String(), `"request_id":"abc-123"`)
+	assert.Contains(t, logs.String(), `"request_id":"`+minted+`"`)
+	assert.NotContains(t, logs.String(), "secret", "query strings are not logged")
+}
+
+func TestHealth(t *testing.T) {
+	var fail error
+	calls := 0
+	r := newTestRouter(t, nil,
+		HealthCheck{Name: "database", Check: func(context.Context) error { calls++; return fail }},
+		HealthCheck{Name: "temporal", Check: func(context.Context) error { return nil }},
+	)
+	rec, body := do(t, r, http.MethodGet, "/health", "")
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.Equal(t, map[string]any{"status": "ok", "database": "ok", "temporal": "ok", "version": Version}, body)
+
+	// Results are cached: a burst of probes checks dependencies once.
+	for range 5 {
+		do(t, r, http.MethodGet, "/health", "")
+	}
+	assert.Equal(t, 1, calls)
+
+	h := newHealthHandler([]HealthCheck{{Name: "database", Check: func(context.Context) error { return errors.New("connection refused") }}})
+	out, err := h.get(context.Background(), nil)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusServiceUnavailable, out.Status)
+	assert.Equal(t, "degraded", out.Body["status"])
+	assert.Equal(t, "error: connection refused", out.Body["database"])
+}
+
+func TestParseLocation(t *testing.T) {
+	assert.Equal(t, []any{"body", "items", 3, "tags"}, parseLocation("body.items[3].tags"))
+	assert.Equal(t, []any{"path", "company_id"}, parseLocation("path.company_id"))
+	assert.Equal(t, []any{"body", "m", 0, 1}, parseLocation("body.m[0][1]"))
+	assert.Equal(t, []any{"body"}, parseLocation("body"))
+}
+
+func TestStatusTableCoversEveryCode(t *testing.T) {
+	codes := []models.ErrorCode{
+		models.CodeInvalidArgument, models.CodeUnauthenticated, models.CodeForbidden, models.CodeNotFound,
+		models.CodeConflict, models.CodeRateLimited, models.CodeTooLarge, models.CodeInsufficientCredits,
+		models.CodePlanBlocked, models.CodePlanExpired, models.CodePlanNoAI, models.CodePaymentRequired,
+		models.CodeBusinessLimitReached, models.CodeIdeaNotAllowed, models.CodeHandleTaken,
+		models.CodeBusinessNotActive, models.CodeToolFailed, models.CodeUpstreamUnavailable, models.CodeInternal,
+		models.CodeBadRequest, models.CodeMethodNotAllowed, models.CodeUnsupportedMediaType, models.CodeNotAcceptable,
+	}
+	for _, c := range codes {
+		_, ok := statusByCode[c]
+		assert.True(t, ok, "code %s has no status", c)
+	}
+	assert.Equal(t, http.StatusPaymentRequired, StatusOf(models.CodeInsufficientCredits))
+	assert.Equal(t, http.StatusBadGateway, StatusOf(models.CodeUpstreamUnavailable))
+}

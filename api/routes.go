@@ -1,0 +1,29 @@
+package api
+
+import (
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/gin-gonic/gin"
+)
+
+// registerRoutes is the route table: every REST operation and page is
+// registered here, one resource per file.
+func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
+	h := newHealthHandler(d.Health)
+	huma.Register(api, huma.Operation{
+		OperationID: "get-health",
+		Method:      "GET",
+		Path:        "/health",
+		Summary:     "Service health",
+		Description: "Status of the service and of each dependency (database, Temporal) as string values. " +
+			"Answers 503 with the same shape when a dependency is down. Dependency checks are cached for one second.",
+		Tags: []string{"health"},
+	}, h.get)
+	if d.Service == nil {
+		return
+	}
+	registerAuthRoutes(api, &authHandlers{svc: d.Service, secure: d.SecureCookies})
+	registerCLIRoutes(api, &cliHandlers{svc: d.Service})
+	registerTokenRoutes(api, &tokenHandlers{svc: d.Service})
+	registerConglomerateRoutes(api, &conglomerateHandlers{svc: d.Service})
+	registerPages(engine, &pages{svc: d.Service})
+}

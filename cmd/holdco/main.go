@@ -1,0 +1,119 @@
+// Command holdco is the whole service in one binary: `holdco serve` runs the
+// embedded default (or one role of a scaled-out deployment), `holdco migrate`
+// runs database migrations alone.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"holdco/app"
+	"holdco/config"
+	"holdco/logging"
+	"holdco/store"
+)
+
+const usage = `holdco — found and run AI-operated companies.
+
+Usage:
+  holdco serve [--roles api,worker]   run the service (default: every role, embedded Temporal when TEMPORAL_ADDRESS is empty)
+  holdco worker                       run only the Temporal worker (same as serve --roles worker)
+  holdco migrate                      apply database migrations and exit
+  holdco help                         show this text
+
+Configuration is read from the environment; see README.md for every variable.
+`
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Getenv, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "holdco:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errors.New("a command is required")
+	}
+	cmd, args := args[0], args[1:]
+	switch cmd {
+	case "serve":
+		return serve(ctx, args, getenv, stderr, "")
+	case "worker":
+		return serve(ctx, args, getenv, stderr, string(app.RoleWorker))
+	case "migrate":
+		return migrate(ctx, args, getenv, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stderr, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", cmd)
+}
+
+func load(getenv func(string) string, stderr io.Writer) (config.Config, *slog.Logger, error) {
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return cfg, nil, err
+	}
+	return cfg, logging.New(stderr, cfg.LogLevel, cfg.LogFormat), nil
+}
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer, fixedRoles string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	rolesFlag := fs.String("roles", "api,worker", "comma-separated roles this process runs: api, worker")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fixedRoles != "" {
+		*rolesFlag = fixedRoles
+	}
+	roles, err := app.ParseRoles(*rolesFlag)
+	if err != nil {
+		return err
+	}
+	cfg, logger, err := load(getenv, stderr)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	a, err := app.Start(ctx, cfg, roles, logger)
+	if err != nil {
+		return err
+	}
+	return a.Run(ctx)
+}
+
+func migrate(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, logger, err := load(getenv, stderr)
+	if err != nil {
+		return err
+	}
+	s, err := store.Open(ctx, cfg.DatabaseURL, logger)
+	if err != nil {
+		return fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	defer s.Close()
+	if err := s.Migrate(ctx); err != nil {
+		return fmt.Errorf("DATABASE_URL: migrate: %w", err)
+	}
+	logger.Info("migrations applied", "database", config.Redact(cfg.DatabaseURL))
+	return nil
+}

@@ -1,0 +1,292 @@
+// Package devserver runs a single-process Temporal server persisted to a
+// SQLite file, with the Temporal Web UI, inside holdco's own process. It is
+// the embedded default used when no TEMPORAL_ADDRESS is configured; a real
+// deployment points at a Temporal cluster instead.
+package devserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	uiserver "github.com/temporalio/ui-server/v2/server"
+	uiconfig "github.com/temporalio/ui-server/v2/server/config"
+	uiserveroptions "github.com/temporalio/ui-server/v2/server/server_options"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/server/common/authorization"
+	"go.temporal.io/server/common/cluster"
+	"go.temporal.io/server/common/config"
+	"go.temporal.io/server/common/dynamicconfig"
+	"go.temporal.io/server/common/membership/static"
+	sqliteplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/sqlite"
+	"go.temporal.io/server/common/primitives"
+	sqliteschema "go.temporal.io/server/schema/sqlite"
+	"go.temporal.io/server/temporal"
+)
+
+const clusterName = "active"
+
+// Options configure the embedded server. Zero ports for the internal
+// services are picked from free loopback ports at start.
+type Options struct {
+	// DatabaseFile is the SQLite file holding all Temporal state; it survives
+	// restarts. Empty keeps everything in memory (tests).
+	DatabaseFile string
+	// Host is the IP every listener binds to (default 127.0.0.1).
+	Host string
+	// FrontendPort is the gRPC port clients and workers dial (e.g. 7233).
+	FrontendPort int
+	// UIPort serves the Temporal Web UI; 0 disables the UI.
+	UIPort int
+	// Namespace is created at start when missing.
+	Namespace string
+	// SearchAttributes are registered on the namespace when it is created.
+	SearchAttributes map[string]enumspb.IndexedValueType
+	Logger           *slog.Logger
+	// LogLevel filters the server's own (chatty) logs.
+	LogLevel slog.Level
+}
+
+// Server is a running embedded Temporal server.
+type Server struct {
+	server   temporal.Server
+	ui       *uiserver.Server
+	uiErr    chan error
+	address  string
+	uiAddr   string
+	logLevel *slog.LevelVar
+}
+
+// Address is the frontend host:port for SDK clients.
+func (s *Server) Address() string { return s.address }
+
+// UIAddress is the Web UI host:port, empty when the UI is disabled.
+func (s *Server) UIAddress() string { return s.uiAddr }
+
+// PortInUseError reports which configured port could not be bound.
+type PortInUseError struct {
+	Name string
+	Port int
+	Err  error
+}
+
+func (e *PortInUseError) Error() string {
+	return fmt.Sprintf("%s port %d is in use: %v", e.Name, e.Port, e.Err)
+}
+
+func (e *PortInUseError) Unwrap() error { return e.Err }
+
+// Start brings the server (and UI) up. It returns once the frontend accepts
+// gRPC connections; callers still check readiness with an SDK call because
+// namespaces become visible a moment later.
+func Start(ctx context.Context, o Options) (*Server, error) {
+	if o.Host == "" {
+		o.Host = "127.0.0.1"
+	}
+	if o.Namespace == "" {
+		return nil, errors.New("devserver: namespace is required")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if err := checkPortFree(o.Host, o.FrontendPort); err != nil {
+		return nil, &PortInUseError{Name: "Temporal frontend", Port: o.FrontendPort, Err: err}
+	}
+	if o.UIPort != 0 {
+		if err := checkPortFree(o.Host, o.UIPort); err != nil {
+			return nil, &PortInUseError{Name: "Temporal UI", Port: o.UIPort, Err: err}
+		}
+	}
+	conf, err := o.serverConfig()
+	if err != nil {
+		return nil, err
+	}
+	if err := prepareDatabase(conf.Persistence.DataStores[storeName].SQL, o); err != nil {
+		return nil, err
+	}
+
+	logLevel := &slog.LevelVar{}
+	logLevel.Set(o.LogLevel)
+	logger := slogLogger{log: o.Logger.With("component", "temporal-server"), level: logLevel}
+	authorizer, err := authorization.GetAuthorizerFromConfig(&conf.Global.Authorization)
+	if err != nil {
+		return nil, fmt.Errorf("devserver: authorizer: %w", err)
+	}
+	claimMapper, err := authorization.GetClaimMapperFromConfig(&conf.Global.Authorization, logger)
+	if err != nil {
+		return nil, fmt.Errorf("devserver: claim mapper: %w", err)
+	}
+	hosts := map[primitives.ServiceName]static.Hosts{}
+	for _, svc := range []primitives.ServiceName{primitives.FrontendService, primitives.MatchingService, primitives.HistoryService, primitives.WorkerService} {
+		hosts[svc] = static.SingleLocalHost(net.JoinHostPort(o.Host, strconv.Itoa(conf.Services[string(svc)].RPC.GRPCPort)))
+	}
+	dyn := dynamicconfig.StaticClient{
+		dynamicconfig.HistoryCacheHostLevelMaxSize.Key():                 8096,
+		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
+		// Search attributes added at runtime are visible at once.
+		dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): true,
+	}
+	server, err := temporal.NewServer(
+		temporal.WithConfig(conf),
+		temporal.ForServices(temporal.DefaultServices),
+		temporal.WithStaticHosts(hosts),
+		temporal.WithLogger(logger),
+		temporal.WithAuthorizer(authorizer),
+		temporal.WithClaimMapper(func(*config.Config) authorization.ClaimMapper { return claimMapper }),
+		temporal.WithDynamicConfigClient(dyn),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("devserver: build server: %w", err)
+	}
+	s := &Server{server: server, address: net.JoinHostPort(o.Host, strconv.Itoa(o.FrontendPort)), logLevel: logLevel}
+	if o.UIPort != 0 {
+		s.uiAddr = net.JoinHostPort(o.Host, strconv.Itoa(o.UIPort))
+		s.ui = uiserver.NewServer(uiserveroptions.WithConfigProvider(&uiconfig.Config{
+			Host:                o.Host,
+			Port:                o.UIPort,
+			TemporalGRPCAddress: s.address,
+			EnableUI:            true,
+			DefaultNamespace:    o.Namespace,
+			CORS:                uiconfig.CORS{CookieInsecure: true},
+			HideLogs:            true,
+			DisableNewsFetch:    true,
+		}))
+		s.uiErr = make(chan error, 1)
+		// ui.Start blocks until Stop.
+		go func() { s.uiErr <- s.ui.Start() }()
+	}
+	if err := server.Start(); err != nil {
+		if s.ui != nil {
+			s.ui.Stop()
+		}
+		return nil, fmt.Errorf("devserver: start: %w", err)
+	}
+	return s, nil
+}
+
+// UIErrors delivers the UI server's exit error, if it fails after start.
+func (s *Server) UIErrors() <-chan error { return s.uiErr }
+
+// Stop shuts the UI and the server down; persisted state stays on disk.
+func (s *Server) Stop() {
+	if s.ui != nil {
+		s.ui.Stop()
+	}
+	// The server logs many warnings while its services wind down.
+	s.logLevel.Set(slog.LevelError)
+	if err := s.server.Stop(); err != nil {
+		slog.Default().Warn("temporal server stop", "error", err)
+	}
+}
+
+const storeName = "sqlite-default"
+
+func (o Options) serverConfig() (*config.Config, error) {
+	sqlConf := &config.SQL{PluginName: sqliteplugin.PluginName}
+	if o.DatabaseFile == "" {
+		sqlConf.ConnectAttributes = map[string]string{"mode": "memory", "cache": "shared"}
+		sqlConf.DatabaseName = "holdco-" + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(o.FrontendPort)
+	} else {
+		// One connection (the plugin's default) in WAL mode: the server's
+		// transactions never wait on each other and readers don't block it.
+		sqlConf.ConnectAttributes = map[string]string{"mode": "rwc", "journal_mode": "wal", "busy_timeout": "5000", "synchronous": "NORMAL"}
+		sqlConf.DatabaseName = o.DatabaseFile
+	}
+
+	var conf config.Config
+	conf.Global.Membership.MaxJoinDuration = 30 * time.Second
+	conf.Global.Membership.BroadcastAddress = o.Host
+	conf.Persistence.DefaultStore = storeName
+	conf.Persistence.VisibilityStore = storeName
+	conf.Persistence.NumHistoryShards = 1
+	conf.Persistence.DataStores = map[string]config.DataStore{storeName: {SQL: sqlConf}}
+
+	httpPort, err := freePort(o.Host)
+	if err != nil {
+		return nil, err
+	}
+	frontendAddr := net.JoinHostPort(o.Host, strconv.Itoa(o.FrontendPort))
+	conf.ClusterMetadata = &cluster.Config{
+		FailoverVersionIncrement: 10,
+		MasterClusterName:        clusterName,
+		CurrentClusterName:       clusterName,
+		ClusterInformation: map[string]cluster.ClusterInformation{
+			clusterName: {
+				Enabled:                true,
+				InitialFailoverVersion: 1,
+				RPCAddress:             frontendAddr,
+				HTTPAddress:            net.JoinHostPort(o.Host, strconv.Itoa(httpPort)),
+				ClusterID:              "holdco-embedded",
+			},
+		},
+	}
+	conf.DCRedirectionPolicy.Policy = "noop"
+	conf.Services = map[string]config.Service{}
+	for _, name := range []string{"frontend", "history", "matching", "worker"} {
+		var svc config.Service
+		svc.RPC.BindOnIP = o.Host
+		if name == "frontend" {
+			svc.RPC.GRPCPort = o.FrontendPort
+			svc.RPC.HTTPPort = httpPort
+		} else if svc.RPC.GRPCPort, err = freePort(o.Host); err != nil {
+			return nil, err
+		}
+		conf.Services[name] = svc
+	}
+	conf.Archival.History.State = "disabled"
+	conf.Archival.Visibility.State = "disabled"
+	conf.NamespaceDefaults.Archival.History.State = "disabled"
+	conf.NamespaceDefaults.Archival.Visibility.State = "disabled"
+	conf.PublicClient.HostPort = frontendAddr
+	return &conf, nil
+}
+
+// prepareDatabase creates the schema on a new file and the namespace when
+// missing (both are no-ops on a warm data dir).
+func prepareDatabase(sqlConf *config.SQL, o Options) error {
+	if o.DatabaseFile != "" {
+		if err := os.MkdirAll(filepath.Dir(o.DatabaseFile), 0o755); err != nil {
+			return fmt.Errorf("devserver: create data dir: %w", err)
+		}
+		if _, err := os.Stat(o.DatabaseFile); errors.Is(err, os.ErrNotExist) {
+			if err := sqliteschema.SetupSchema(sqlConf); err != nil {
+				return fmt.Errorf("devserver: set up schema in %s: %w", o.DatabaseFile, err)
+			}
+		}
+	} else if err := sqliteschema.SetupSchema(sqlConf); err != nil {
+		return fmt.Errorf("devserver: set up in-memory schema: %w", err)
+	}
+	ns, err := sqliteschema.NewNamespaceConfig(clusterName, o.Namespace, false, o.SearchAttributes)
+	if err != nil {
+		return fmt.Errorf("devserver: namespace config: %w", err)
+	}
+	if err := sqliteschema.CreateNamespaces(sqlConf, ns); err != nil {
+		return fmt.Errorf("devserver: create namespace %s: %w", o.Namespace, err)
+	}
+	return nil
+}
+
+func checkPortFree(host string, port int) error {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	if err != nil {
+		return err
+	}
+	return l.Close()
+}
+
+// freePort asks the kernel for an unused port for the server's internal
+// services; nothing outside the process talks to them.
+func freePort(host string) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return 0, fmt.Errorf("devserver: pick a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

@@ -1,0 +1,183 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"holdco/models"
+)
+
+// Web session JWTs live this long; the server-side record can end them
+// sooner (logout, account deletion).
+const WebSessionTTL = 30 * 24 * time.Hour
+
+var errBadCredential = models.Errorf(models.CodeUnauthenticated, "The bearer credential is invalid, expired or revoked.")
+
+type webClaims struct {
+	jwt.RegisteredClaims
+	SessionID string `json:"sid"`
+}
+
+// issueWebSession records a web session for the user and returns its JWT.
+func (s *Service) issueWebSession(ctx context.Context, userID string) (string, error) {
+	now := s.now()
+	sess := models.WebSession{UserID: userID, ExpiresAt: now.Add(WebSessionTTL)}
+	if err := s.store.CreateWebSession(ctx, &sess); err != nil {
+		return "", err
+	}
+	claims := webClaims{
+		RegisteredClaims: jwt.RegisteredClaims{
+			Issuer:    s.cfg.PublicURL,
+			Subject:   userID,
+			IssuedAt:  jwt.NewNumericDate(now),
+			ExpiresAt: jwt.NewNumericDate(sess.ExpiresAt),
+		},
+		SessionID: sess.ID,
+	}
+	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(s.jwtKey())
+}
+
+func (s *Service) jwtKey() []byte { return []byte(s.sign.derive("jwt", "web-session")) }
+
+// parseWebJWT verifies signature, issuer and (unless allowExpired) expiry.
+func (s *Service) parseWebJWT(raw string, allowExpired bool) (webClaims, error) {
+	var claims webClaims
+	opts := []jwt.ParserOption{jwt.WithValidMethods([]string{"HS256"}), jwt.WithIssuer(s.cfg.PublicURL), jwt.WithTimeFunc(s.now)}
+	_, err := jwt.ParseWithClaims(raw, &claims, func(*jwt.Token) (any, error) { return s.jwtKey(), nil }, opts...)
+	if err != nil && !(allowExpired && errors.Is(err, jwt.ErrTokenExpired)) {
+		return claims, err
+	}
+	if claims.Subject == "" || claims.SessionID == "" {
+		return claims, errors.New("web session token lacks sub or sid")
+	}
+	return claims, nil
+}
+
+// Authenticate resolves a bearer credential of any kind to a principal.
+// Wrong, expired or revoked credentials are unauthenticated.
+func (s *Service) Authenticate(ctx context.Context, bearer string) (Principal, error) {
+	bearer = strings.TrimSpace(bearer)
+	if bearer == "" {
+		return Principal{}, errUnauthenticated
+	}
+	switch credentialKind(bearer) {
+	case PrefixUserKey:
+		return s.authenticateUserKey(ctx, bearer)
+	case PrefixCompanyKey:
+		return s.authenticateCompanyKey(ctx, bearer)
+	case PrefixAdminToken:
+		return s.authenticateAdmin(ctx, bearer)
+	}
+	return s.authenticateWebJWT(ctx, bearer)
+}
+
+func (s *Service) authenticateWebJWT(ctx context.Context, raw string) (Principal, error) {
+	claims, err := s.parseWebJWT(raw, false)
+	if err != nil {
+		return Principal{}, errBadCredential
+	}
+	live, ok := s.sessions.Get(claims.SessionID)
+	if !ok {
+		sess, err := s.store.GetWebSession(ctx, claims.SessionID)
+		switch {
+		case errors.Is(err, models.ErrNotFound):
+			live = false
+		case err != nil:
+			return Principal{}, err
+		default:
+			live = sess.Live(s.now()) && sess.UserID == claims.Subject
+		}
+		s.sessions.Set(claims.SessionID, live)
+	}
+	if !live {
+		return Principal{}, errBadCredential
+	}
+	p := Principal{Credential: CredentialWebSession, CredentialID: claims.SessionID, UserID: claims.Subject}
+	// The conglomerate is looked up per request only for web sessions;
+	// keys carry theirs.
+	congs, err := s.store.ListConglomeratesForUser(ctx, p.UserID)
+	if err != nil {
+		return Principal{}, err
+	}
+	if len(congs) > 0 {
+		p.ConglomerateID = congs[0].ID
+	}
+	return p, nil
+}
+
+func (s *Service) authenticateUserKey(ctx context.Context, raw string) (Principal, error) {
+	hash := HashSecret(raw)
+	if p, ok := s.userKeys.Get(hash); ok {
+		if p.CredentialID == "" {
+			return Principal{}, errBadCredential // cached miss
+		}
+		return p, nil
+	}
+	key, err := s.store.GetAPIKeyByHash(ctx, hash)
+	if errors.Is(err, models.ErrNotFound) || err == nil && !key.Live(s.now()) {
+		s.userKeys.Set(hash, Principal{})
+		return Principal{}, errBadCredential
+	}
+	if err != nil {
+		return Principal{}, err
+	}
+	if !equalHash(key.TokenHash, hash) {
+		return Principal{}, errBadCredential
+	}
+	p := Principal{Credential: CredentialPersonal, CredentialID: key.ID, UserID: key.UserID, ConglomerateID: key.ConglomerateID}
+	if key.Kind == models.APIKeySession {
+		p.Credential = CredentialSessionKey
+	}
+	s.userKeys.Set(hash, p)
+	// last_used_at is written at most once per cache period, not per request.
+	if err := s.store.TouchAPIKey(ctx, key.ID, s.now()); err != nil {
+		s.logger.WarnContext(ctx, "record api key use", "error", err)
+	}
+	return p, nil
+}
+
+func (s *Service) authenticateAdmin(ctx context.Context, raw string) (Principal, error) {
+	hash := HashSecret(raw)
+	if p, ok := s.adminKeys.Get(hash); ok {
+		if p.CredentialID == "" {
+			return Principal{}, errBadCredential
+		}
+		return p, nil
+	}
+	tok, err := s.store.GetAdminTokenByHash(ctx, hash)
+	if errors.Is(err, models.ErrNotFound) || err == nil && tok.RevokedAt != nil {
+		s.adminKeys.Set(hash, Principal{})
+		return Principal{}, errBadCredential
+	}
+	if err != nil {
+		return Principal{}, err
+	}
+	p := Principal{Credential: CredentialAdminToken, CredentialID: tok.ID}
+	s.adminKeys.Set(hash, p)
+	return p, nil
+}
+
+// authenticateCompanyKey recognizes the company-key prefix. Company keys
+// are minted with companies (GET /companies/{id}/api-key); until a key row
+// matches, the credential is refused like any unknown one.
+func (s *Service) authenticateCompanyKey(_ context.Context, _ string) (Principal, error) {
+	return Principal{}, errBadCredential
+}
+
+// CreateAdminToken mints an operator credential (holdco admin create-token).
+// The raw value is returned once.
+func (s *Service) CreateAdminToken(ctx context.Context, name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > 100 {
+		return "", models.Errorf(models.CodeInvalidArgument, "The admin token name must be 1 to 100 characters.").WithField("name")
+	}
+	raw, hash := NewCredential(PrefixAdminToken)
+	if err := s.store.CreateAdminToken(ctx, &models.AdminToken{Name: name, TokenHash: hash}); err != nil {
+		return "", err
+	}
+	return raw, nil
+}

@@ -1,0 +1,86 @@
+package service
+
+import (
+	"context"
+
+	"holdco/models"
+)
+
+// CredentialKind names what authenticated a request.
+type CredentialKind string
+
+const (
+	CredentialWebSession CredentialKind = "web_session"           // web JWT from the browser sign-in
+	CredentialSessionKey CredentialKind = "session_key"           // svc_u_v1_ from CLI login
+	CredentialPersonal   CredentialKind = "personal_access_token" // svc_u_v1_ from POST /auth/tokens
+	CredentialCompanyKey CredentialKind = "company_key"           // svc_c_v1_
+	CredentialAdminToken CredentialKind = "admin_token"           // holdco admin create-token
+)
+
+// Scopes reported by GET /auth/me.
+const (
+	scopeConglomerate = "conglomerate"
+	scopeCompany      = "company"
+	scopeAdmin        = "admin"
+)
+
+// Principal is who a request acts as.
+type Principal struct {
+	Credential CredentialKind
+	// CredentialID is the web session, API key or admin token row id.
+	CredentialID   string
+	UserID         string
+	ConglomerateID string
+	CompanyID      string
+}
+
+// IsUser reports whether a person (not a company or an operator) acts.
+func (p Principal) IsUser() bool {
+	switch p.Credential {
+	case CredentialWebSession, CredentialSessionKey, CredentialPersonal:
+		return true
+	}
+	return false
+}
+
+// IsAdmin reports whether the operator credential acts.
+func (p Principal) IsAdmin() bool { return p.Credential == CredentialAdminToken }
+
+// Scope is what the credential reaches: conglomerate, company or admin.
+func (p Principal) Scope() string {
+	switch {
+	case p.IsUser():
+		return scopeConglomerate
+	case p.Credential == CredentialCompanyKey:
+		return scopeCompany
+	}
+	return scopeAdmin
+}
+
+type principalKey struct{}
+
+// WithPrincipal stores the authenticated principal in ctx.
+func WithPrincipal(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// PrincipalFrom returns the principal in ctx; ok is false for anonymous
+// requests.
+func PrincipalFrom(ctx context.Context) (Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(Principal)
+	return p, ok
+}
+
+// requireUser returns the acting user principal or the 401/403 that fits.
+func requireUser(ctx context.Context) (Principal, error) {
+	p, ok := PrincipalFrom(ctx)
+	if !ok {
+		return p, errUnauthenticated
+	}
+	if !p.IsUser() {
+		return p, models.Errorf(models.CodeForbidden, "This operation needs a user credential; a %s cannot perform it.", p.Credential)
+	}
+	return p, nil
+}
+
+var errUnauthenticated = models.Errorf(models.CodeUnauthenticated, "Sign in first: send Authorization: Bearer <token>.")

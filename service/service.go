@@ -1,0 +1,107 @@
+// Package service holds holdco's use cases. REST (api/), the connector and
+// the authorization server call it, so every rule — ownership (404 for a
+// missing item, 403 for someone else's), credentials, plans — is written
+// once, here.
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"holdco/providers/oidcrp"
+	"holdco/store"
+)
+
+// IdentityProvider is the upstream OpenID Connect provider users sign in
+// with (providers/oidcrp).
+type IdentityProvider interface {
+	Issuer() string
+	AuthURL(ctx context.Context, redirectURI, state, challenge string, params map[string]string) (string, error)
+	Exchange(ctx context.Context, redirectURI, code, verifier string) (oidcrp.Identity, error)
+	EndSessionURL(ctx context.Context, redirectURI, postLogoutRedirect string) string
+}
+
+var _ IdentityProvider = (*oidcrp.Client)(nil)
+
+// Config holds the service's settings.
+type Config struct {
+	// PublicURL is where holdco's REST API is reached by browsers and the
+	// CLI, e.g. http://localhost:8080; callbacks are built from it.
+	PublicURL string
+	// FrontendURL is the web app; sign-in returns there and logout lands on
+	// its login page.
+	FrontendURL string
+	// SecretKey signs web session JWTs and login state. Empty: a random key
+	// kept in the database and shared by every replica.
+	SecretKey []byte
+}
+
+// Service is the use-case layer.
+type Service struct {
+	cfg    Config
+	store  *store.Store
+	idp    IdentityProvider
+	logger *slog.Logger
+	now    func() time.Time
+	sign   signer
+
+	userKeys  *ttlCache[string, Principal] // by token hash
+	sessions  *ttlCache[string, bool]      // web session id → live
+	adminKeys *ttlCache[string, Principal] // by token hash
+}
+
+// Options are optional dependencies (tests inject a clock).
+type Options struct {
+	Clock func() time.Time
+}
+
+// Credential cache lifetimes: the longest a revocation made on another
+// replica can go unnoticed. A revocation through this replica takes effect
+// at once.
+const (
+	userKeyCacheTTL = 30 * time.Second
+	sessionCacheTTL = 10 * time.Second
+	cacheMaxEntries = 100_000
+)
+
+// New builds the service. It reads (or creates) the instance signing key.
+func New(ctx context.Context, cfg Config, st *store.Store, idp IdentityProvider, logger *slog.Logger, opts Options) (*Service, error) {
+	if opts.Clock == nil {
+		opts.Clock = func() time.Time { return time.Now().UTC() }
+	}
+	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
+	cfg.FrontendURL = strings.TrimRight(cfg.FrontendURL, "/")
+	if cfg.FrontendURL == "" {
+		cfg.FrontendURL = cfg.PublicURL
+	}
+	for name, u := range map[string]string{"public URL": cfg.PublicURL, "frontend URL": cfg.FrontendURL} {
+		if p, err := url.Parse(u); err != nil || p.Scheme == "" || p.Host == "" {
+			return nil, fmt.Errorf("service: %s %q is not an absolute URL", name, u)
+		}
+	}
+	key := cfg.SecretKey
+	if len(key) == 0 {
+		var err error
+		key, err = st.InstanceSecret(ctx, "signing-key", func() []byte {
+			b := make([]byte, 32)
+			_, _ = rand.Read(b)
+			return b
+		})
+		if err != nil {
+			return nil, fmt.Errorf("service: signing key: %w", err)
+		}
+	}
+	s := &Service{cfg: cfg, store: st, idp: idp, logger: logger, now: opts.Clock, sign: signer{key: key}}
+	s.userKeys = newTTLCache[string, Principal](userKeyCacheTTL, cacheMaxEntries, s.now)
+	s.sessions = newTTLCache[string, bool](sessionCacheTTL, cacheMaxEntries, s.now)
+	s.adminKeys = newTTLCache[string, Principal](userKeyCacheTTL, 1000, s.now)
+	return s, nil
+}
+
+// Now is the service clock (UTC).
+func (s *Service) Now() time.Time { return s.now() }

@@ -1,0 +1,102 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"holdco/models"
+	"holdco/testenv"
+)
+
+func TestDeleteAccount(t *testing.T) {
+	ctx := context.Background()
+	s := testenv.NewStore(t)
+	ada, adaCong := signUp(t, s, "ada")
+	bob, bobCong := signUp(t, s, "bob")
+	adaCo, err := s.CreateCompany(ctx, adaCong.ID, models.Company{Name: "Ada Co", Handle: handle("ada")})
+	require.NoError(t, err)
+	bobCo, err := s.CreateCompany(ctx, bobCong.ID, models.Company{Name: "Bob Co", Handle: handle("bob")})
+	require.NoError(t, err)
+	key := models.APIKey{UserID: ada.ID, ConglomerateID: adaCong.ID, Kind: models.APIKeyPersonal, Name: "ci", TokenHash: "h-" + ada.ID}
+	require.NoError(t, s.CreateAPIKey(ctx, &key))
+	sess := models.WebSession{UserID: ada.ID, ExpiresAt: time.Now().Add(time.Hour)}
+	require.NoError(t, s.CreateWebSession(ctx, &sess))
+
+	at := time.Now().UTC().Truncate(time.Second)
+	require.NoError(t, s.DeleteAccount(ctx, ada.ID, at))
+
+	_, err = s.GetUser(ctx, ada.ID)
+	assert.ErrorIs(t, err, models.ErrNotFound, "the user is soft-deleted")
+	deleted, err := s.MailboxOfDeletedUser(ctx, "ada@example.com")
+	require.NoError(t, err)
+	assert.True(t, deleted)
+	_, err = s.GetConglomerate(ctx, adaCong.ID)
+	assert.ErrorIs(t, err, models.ErrNotFound, "the conglomerate is hard-deleted")
+
+	co, err := s.GetCompany(ctx, adaCo.ID)
+	require.NoError(t, err, "the archived company outlives its conglomerate")
+	assert.Equal(t, models.CompanyArchived, co.Status)
+	assert.Empty(t, co.ConglomerateID)
+	require.NotNil(t, co.ArchivedAt)
+
+	k, err := s.GetAPIKey(ctx, key.ID)
+	require.NoError(t, err)
+	assert.NotNil(t, k.RevokedAt)
+	ws, err := s.GetWebSession(ctx, sess.ID)
+	require.NoError(t, err)
+	assert.NotNil(t, ws.RevokedAt)
+
+	// The other tenant is untouched.
+	_, err = s.GetUser(ctx, bob.ID)
+	require.NoError(t, err)
+	other, err := s.GetCompany(ctx, bobCo.ID)
+	require.NoError(t, err)
+	assert.Equal(t, models.CompanyActive, other.Status)
+	assert.Equal(t, bobCong.ID, other.ConglomerateID)
+
+	assert.ErrorIs(t, s.DeleteAccount(ctx, ada.ID, at), models.ErrNotFound, "a deleted account cannot be deleted again")
+}
+
+func TestCredentialRows(t *testing.T) {
+	ctx := context.Background()
+	s := testenv.NewStore(t)
+	ada, cong := signUp(t, s, "ada")
+	now := time.Now().UTC()
+
+	code := models.CLIAuthCode{CodeHash: "code-" + ada.ID, UserID: ada.ID, CodeChallenge: "c", ExpiresAt: now.Add(time.Minute)}
+	require.NoError(t, s.CreateCLIAuthCode(ctx, &code))
+	got, err := s.ConsumeCLIAuthCode(ctx, code.CodeHash, now)
+	require.NoError(t, err)
+	assert.Equal(t, ada.ID, got.UserID)
+	_, err = s.ConsumeCLIAuthCode(ctx, code.CodeHash, now)
+	assert.ErrorIs(t, err, models.ErrNotFound, "a code is consumed once")
+
+	d := models.DeviceAuthorization{DeviceCodeHash: "dev-" + ada.ID, UserCode: "BCDF-" + ada.ID[:4], Status: models.DevicePending, IntervalSeconds: 5, ExpiresAt: now.Add(time.Minute)}
+	require.NoError(t, s.CreateDeviceAuthorization(ctx, &d))
+	won, err := s.TransitionDevice(ctx, d.ID, models.DevicePending, models.DeviceApproved, &ada.ID)
+	require.NoError(t, err)
+	assert.True(t, won)
+	won, err = s.TransitionDevice(ctx, d.ID, models.DevicePending, models.DeviceDenied, &ada.ID)
+	require.NoError(t, err)
+	assert.False(t, won, "only one decision wins")
+
+	a, err := s.InstanceSecret(ctx, "k-"+ada.ID, func() []byte { return []byte("first") })
+	require.NoError(t, err)
+	b, err := s.InstanceSecret(ctx, "k-"+ada.ID, func() []byte { return []byte("second") })
+	require.NoError(t, err)
+	assert.Equal(t, a, b, "the first secret stays")
+
+	cap := int64(50)
+	require.NoError(t, s.UpdateConglomerateSettings(ctx, cong.ID, "Renamed", &cap))
+	c, err := s.GetConglomerate(ctx, cong.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "Renamed", c.Name)
+	assert.Equal(t, int64(50), *c.DailyCreditCap)
+	require.NoError(t, s.UpdateConglomerateSettings(ctx, cong.ID, "Renamed", nil))
+	c, _ = s.GetConglomerate(ctx, cong.ID)
+	assert.Nil(t, c.DailyCreditCap)
+}

@@ -1,0 +1,55 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"holdco/models"
+)
+
+// CreateCompany creates a company in the conglomerate; the conglomerate id
+// argument wins over company.ConglomerateID. The id and status (active) are
+// filled when empty. A taken handle gives models.ErrDuplicate, an unknown
+// conglomerate models.ErrNotFound, and a malformed handle or status an
+// invalid_argument *models.Error.
+func (s *Store) CreateCompany(ctx context.Context, conglomerateID string, company models.Company) (models.Company, error) {
+	company.ConglomerateID = conglomerateID
+	if !models.ValidHandle(company.Handle) {
+		return models.Company{}, fmt.Errorf("store: create company: %w", models.Errorf(models.CodeInvalidArgument,
+			"A handle is 1 to %d lower-case letters, digits or inner hyphens.", models.MaxHandleLen).WithField("handle"))
+	}
+	if company.Status != "" && !company.Status.Valid() {
+		return models.Company{}, fmt.Errorf("store: create company: %w", models.Errorf(models.CodeInvalidArgument,
+			"Unknown company status %q.", company.Status).WithField("status"))
+	}
+	if err := s.db.WithContext(ctx).Create(&company).Error; err != nil {
+		return models.Company{}, wrap("create company", err)
+	}
+	return company, nil
+}
+
+// GetCompany returns a company by id, or models.ErrNotFound. The company's
+// ConglomerateID is the tenant: service/ checks membership of it, which is
+// how a company that exists but belongs to someone else answers 403 rather
+// than 404.
+func (s *Store) GetCompany(ctx context.Context, id string) (models.Company, error) {
+	var c models.Company
+	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&c).Error; err != nil {
+		return models.Company{}, wrap("get company", err)
+	}
+	return c, nil
+}
+
+// ListCompanies returns the conglomerate's companies, oldest first;
+// archived ones only when includeArchived is set.
+func (s *Store) ListCompanies(ctx context.Context, conglomerateID string, includeArchived bool) ([]models.Company, error) {
+	q := s.db.WithContext(ctx).Where("conglomerate_id = ?", conglomerateID)
+	if !includeArchived {
+		q = q.Where("status <> ?", models.CompanyArchived)
+	}
+	companies := []models.Company{}
+	if err := q.Order("created_at, id").Find(&companies).Error; err != nil {
+		return nil, wrap("list companies", err)
+	}
+	return companies, nil
+}

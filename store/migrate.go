@@ -1,0 +1,79 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-gormigrate/gormigrate/v2"
+	"gorm.io/gorm"
+)
+
+// migrationsTable records the ids of applied migrations.
+const migrationsTable = "schema_migrations"
+
+// migrations is the schema history, oldest first. Append only: an applied
+// migration is never edited, and each declares its own snapshot structs so
+// later changes to models/ cannot change what it creates.
+func migrations() []*gormigrate.Migration {
+	return []*gormigrate.Migration{
+		migration0001IdentityAndCompanies(),
+		migration0002Credentials(),
+	}
+}
+
+// Migrate applies the migrations the database has not seen yet. It is safe
+// to call on every start and from several replicas at once: all of it runs
+// in one transaction, which on SQLite begins IMMEDIATE (one writer at a time)
+// and on Postgres first takes an advisory lock scoped to the current schema.
+// A failed migration leaves nothing behind.
+func (s *Store) Migrate(ctx context.Context) error {
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if s.dialect == DialectPostgres {
+			if err := tx.Exec("SELECT pg_advisory_xact_lock(hashtext('holdco.migrate.' || current_schema()))").Error; err != nil {
+				return fmt.Errorf("lock: %w", err)
+			}
+		}
+		m := gormigrate.New(tx, &gormigrate.Options{
+			TableName:    migrationsTable,
+			IDColumnName: "id",
+			IDColumnSize: 255,
+			// The surrounding transaction already covers every migration.
+			UseTransaction: false,
+			// An id this binary does not know means a newer release has
+			// migrated; an older replica still running during a rolling
+			// deploy must keep working, so unknown ids are allowed.
+			ValidateUnknownMigrations: false,
+		}, migrations())
+		return m.Migrate()
+	})
+	if err != nil {
+		return fmt.Errorf("store: migrate: %w", err)
+	}
+	return nil
+}
+
+// AppliedMigrations returns the ids of the applied migrations in order. A
+// database that was never migrated has none.
+func (s *Store) AppliedMigrations(ctx context.Context) ([]string, error) {
+	db := s.db.WithContext(ctx)
+	if !db.Migrator().HasTable(migrationsTable) {
+		return []string{}, nil
+	}
+	ids := []string{}
+	if err := db.Table(migrationsTable).Order("id").Pluck("id", &ids).Error; err != nil {
+		return nil, wrap("applied migrations", err)
+	}
+	return ids, nil
+}
+
+// KnownMigrations returns the ids of the migrations this binary carries, in
+// order; compared with AppliedMigrations it tells whether the schema is
+// current.
+func KnownMigrations() []string {
+	ms := migrations()
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	return ids
+}

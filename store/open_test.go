@@ -1,0 +1,64 @@
+package store_test
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"holdco/store"
+)
+
+var discard = slog.New(slog.DiscardHandler)
+
+func TestOpenSQLiteCreatesDirectory(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "nested", "dir", "holdco.db")
+
+	s, err := store.Open(ctx, "sqlite:"+path, discard)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+
+	assert.Equal(t, store.DialectSQLite, s.Dialect())
+	require.NoError(t, s.Ping(ctx))
+	_, err = os.Stat(path)
+	require.NoError(t, err, "database file is created")
+}
+
+func TestOpenRefusesUnusableDSNs(t *testing.T) {
+	ctx := context.Background()
+	for _, dsn := range []string{"", "  ", ":memory:", "sqlite:", "file::memory:?cache=shared&mode=memory"} {
+		_, err := store.Open(ctx, dsn, discard)
+		assert.Error(t, err, "dsn %q", dsn)
+	}
+}
+
+func TestOpenPostgresErrorsNameTheProblemWithoutThePassword(t *testing.T) {
+	ctx := context.Background()
+	const secret = "s3cr3t-pw"
+
+	_, err := store.Open(ctx, "postgres://holdco:"+secret+"@db.internal:notaport/holdco", discard)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "invalid postgres URL")
+	assert.NotContains(t, err.Error(), secret)
+
+	// Port 1 on loopback: nothing listens, the connection is refused at once.
+	_, err = store.Open(ctx, "postgresql://holdco:"+secret+"@127.0.0.1:1/holdco?sslmode=disable", discard)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cannot reach postgres at 127.0.0.1:1")
+	assert.NotContains(t, err.Error(), secret)
+}
+
+func TestOpenPostgresRefusedLoginIsReported(t *testing.T) {
+	base := os.Getenv("TEST_DATABASE_URL")
+	if base == "" {
+		t.Skip("TEST_DATABASE_URL not set")
+	}
+	_, err := store.Open(context.Background(), "postgres://127.0.0.1:5432/holdco_no_such_database_x?sslmode=disable", discard)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "postgres at 127.0.0.1:5432 refused the connection")
+}

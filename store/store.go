@@ -1,0 +1,79 @@
+// Package store is holdco's only door to its database. It opens SQLite or
+// Postgres from one DSN, applies the versioned migrations, and offers
+// tenant-scoped queries on the rows in models/. Every method takes ctx;
+// methods that read or write a tenant's rows take the tenant
+// (conglomerate id) too. Multi-statement work runs in transactions opened
+// here (InTx), so callers never hold a *gorm.DB.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Dialect names returned by (*Store).Dialect.
+const (
+	DialectSQLite   = "sqlite"
+	DialectPostgres = "postgres"
+)
+
+// Store wraps one database connection pool, or one transaction on it.
+type Store struct {
+	db      *gorm.DB
+	dialect string
+	logger  *slog.Logger
+	// inTx marks a Store handed to an InTx callback; it must not be closed.
+	inTx bool
+}
+
+// now is the clock of every timestamp the store writes: UTC, cut to
+// microseconds because Postgres keeps no more, so a value read back equals
+// the value written on both dialects.
+func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+// Dialect reports which database is behind the store: "sqlite" or
+// "postgres".
+func (s *Store) Dialect() string { return s.dialect }
+
+// Ping checks that the database answers a query (GET /health).
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.db.WithContext(ctx).Exec("SELECT 1").Error; err != nil {
+		return fmt.Errorf("store: ping %s: %w", s.dialect, err)
+	}
+	return nil
+}
+
+// Close releases the connection pool.
+func (s *Store) Close() error {
+	if s.inTx {
+		return errors.New("store: close: called on a transaction; the transaction ends when the InTx callback returns")
+	}
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return fmt.Errorf("store: close: %w", err)
+	}
+	if err := sqlDB.Close(); err != nil {
+		return fmt.Errorf("store: close: %w", err)
+	}
+	return nil
+}
+
+// InTx runs fn in one transaction and commits when fn returns nil; any
+// error (or panic) rolls it back and is returned unchanged. The *Store given
+// to fn works on the transaction; use only it inside fn.
+//
+// On SQLite every transaction begins IMMEDIATE (the DSN sets _txlock), so
+// transactions that read then write are serialized and cannot lose updates
+// or deadlock on lock upgrades. On Postgres the isolation level is READ
+// COMMITTED: a read-then-write that must not race needs a lock or a unique
+// constraint. Calling InTx on a transaction's Store opens a savepoint.
+func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return fn(&Store{db: tx, dialect: s.dialect, logger: s.logger, inTx: true})
+	})
+}
