@@ -1,0 +1,137 @@
+package service_test
+
+import (
+	"encoding/base64"
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"holdco/models"
+	"holdco/service"
+)
+
+const verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+
+// cliLogin runs the loopback flow up to the one-time code.
+func (e *env) cliLogin(t *testing.T, email, subject string) (loopback *url.URL) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := e.svc.BeginCLILogin(ctx, 5123, service.PKCEChallenge(verifier), "prod", "sign-in")
+	require.NoError(t, err)
+	state := stateOf(t, st.AuthorizationURL)
+	to, err := e.svc.CompleteCLILogin(ctx, state, e.idp.approve(state, email, subject), "")
+	require.NoError(t, err)
+	u, err := url.Parse(to)
+	require.NoError(t, err)
+	return u
+}
+
+func TestCLILoopbackLogin(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	lb := e.cliLogin(t, "ada@example.com", "ada")
+	assert.Equal(t, "127.0.0.1:5123", lb.Host)
+	assert.Equal(t, "/callback", lb.Path)
+	code := lb.Query().Get("code")
+	require.NotEmpty(t, code)
+
+	g, err := e.svc.ExchangeCLICode(ctx, code, verifier)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(g.Token, "svc_u_v1_"))
+	assert.Equal(t, "ada@example.com", g.User.Email)
+	me, err := e.svc.Me(e.as(t, g.Token))
+	require.NoError(t, err)
+	assert.Equal(t, service.CredentialSessionKey, me.Principal.Credential)
+	assert.Equal(t, g.ConglomerateID, me.Conglomerate.ID)
+
+	_, err = e.svc.ExchangeCLICode(ctx, code, verifier)
+	assert.True(t, models.IsCode(err, models.CodeBadRequest), "a replayed code is refused")
+
+	// Logout revokes the key, and is idempotent.
+	require.NoError(t, e.svc.CLILogout(ctx, g.Token))
+	require.NoError(t, e.svc.CLILogout(ctx, g.Token))
+	_, err = e.svc.Authenticate(ctx, g.Token)
+	assert.True(t, models.IsCode(err, models.CodeUnauthenticated))
+	web := e.webLogin(t, "ada@example.com", "ada")
+	require.NoError(t, e.svc.CLILogout(ctx, web), "a web JWT is left alone")
+	_, err = e.svc.Authenticate(ctx, web)
+	assert.NoError(t, err)
+}
+
+func TestCLIWrongVerifierBurnsTheCode(t *testing.T) {
+	e := newEnv(t)
+	code := e.cliLogin(t, "ada@example.com", "ada").Query().Get("code")
+	_, err := e.svc.ExchangeCLICode(context.Background(), code, strings.Repeat("x", 43))
+	assert.True(t, models.IsCode(err, models.CodeBadRequest))
+	_, err = e.svc.ExchangeCLICode(context.Background(), code, verifier)
+	assert.True(t, models.IsCode(err, models.CodeBadRequest), "the right verifier after a wrong one is refused too")
+}
+
+func TestCLIFailuresGoToTheLoopbackWithError(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	st, err := e.svc.BeginCLILogin(ctx, 40000, service.PKCEChallenge(verifier), "", "")
+	require.NoError(t, err)
+	state := stateOf(t, st.AuthorizationURL)
+
+	errorOf := func(to string) string {
+		u, err := url.Parse(to)
+		require.NoError(t, err)
+		assert.Equal(t, "127.0.0.1:40000", u.Host)
+		assert.Empty(t, u.Query().Get("code"))
+		return u.Query().Get("error")
+	}
+	// Tampered: change the challenge inside the payload, keep the MAC.
+	payload, mac, _ := strings.Cut(state, ".")
+	raw, err := base64.RawURLEncoding.DecodeString(payload)
+	require.NoError(t, err)
+	forged := strings.Replace(string(raw), service.PKCEChallenge(verifier), service.PKCEChallenge(strings.Repeat("z", 43)), 1)
+	require.NotEqual(t, string(raw), forged)
+	tampered := base64.RawURLEncoding.EncodeToString([]byte(forged)) + "." + mac
+	to, err := e.svc.CompleteCLILogin(ctx, tampered, "code", "")
+	require.NoError(t, err)
+	assert.Equal(t, "invalid_state", errorOf(to))
+
+	to, err = e.svc.CompleteCLILogin(ctx, state, "", "access_denied")
+	require.NoError(t, err)
+	assert.Equal(t, "access_denied", errorOf(to))
+
+	to, err = e.svc.CompleteCLILogin(ctx, state, "no-such-code", "")
+	require.NoError(t, err)
+	assert.Equal(t, "exchange_failed", errorOf(to))
+
+	e.clock.Advance(11 * time.Minute)
+	to, err = e.svc.CompleteCLILogin(ctx, state, e.idp.approve(state, "a@example.com", "a"), "")
+	require.NoError(t, err)
+	assert.Equal(t, "expired", errorOf(to))
+
+	_, err = e.svc.CompleteCLILogin(ctx, "garbage", "code", "")
+	assert.True(t, models.IsCode(err, models.CodeBadRequest), "no readable port: nowhere to redirect")
+}
+
+func TestCLIStartValidation(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	for _, port := range []int{0, 80, 1023, 65536} {
+		_, err := e.svc.BeginCLILogin(ctx, port, service.PKCEChallenge(verifier), "", "")
+		assert.True(t, models.IsCode(err, models.CodeInvalidArgument), "port %d", port)
+	}
+	_, err := e.svc.BeginCLILogin(ctx, 5000, "short", "", "")
+	assert.True(t, models.IsCode(err, models.CodeInvalidArgument))
+	st, err := e.svc.BeginCLILogin(ctx, 5000, service.PKCEChallenge(verifier), "", "bogus")
+	require.NoError(t, err, "an unknown screen_hint is ignored")
+	assert.NotContains(t, st.AuthorizationURL, "screen_hint")
+}
+
+func TestCodeExpires(t *testing.T) {
+	e := newEnv(t)
+	code := e.cliLogin(t, "ada@example.com", "ada").Query().Get("code")
+	e.clock.Advance(6 * time.Minute)
+	_, err := e.svc.ExchangeCLICode(context.Background(), code, verifier)
+	assert.True(t, models.IsCode(err, models.CodeBadRequest))
+}
