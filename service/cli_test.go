@@ -1,8 +1,8 @@
 package service_test
 
 import (
-	"encoding/base64"
 	"context"
+	"encoding/base64"
 	"net/url"
 	"strings"
 	"testing"
@@ -24,7 +24,7 @@ func (e *env) cliLogin(t *testing.T, email, subject string) (loopback *url.URL) 
 	st, err := e.svc.BeginCLILogin(ctx, 5123, service.PKCEChallenge(verifier), "prod", "sign-in")
 	require.NoError(t, err)
 	state := stateOf(t, st.AuthorizationURL)
-	to, err := e.svc.CompleteCLILogin(ctx, state, e.idp.approve(state, email, subject), "")
+	to, err := e.svc.CompleteCLILogin(ctx, state, e.idp.Approve(state, email, subject), "")
 	require.NoError(t, err)
 	u, err := url.Parse(to)
 	require.NoError(t, err)
@@ -106,7 +106,7 @@ func TestCLIFailuresGoToTheLoopbackWithError(t *testing.T) {
 	assert.Equal(t, "exchange_failed", errorOf(to))
 
 	e.clock.Advance(11 * time.Minute)
-	to, err = e.svc.CompleteCLILogin(ctx, state, e.idp.approve(state, "a@example.com", "a"), "")
+	to, err = e.svc.CompleteCLILogin(ctx, state, e.idp.Approve(state, "a@example.com", "a"), "")
 	require.NoError(t, err)
 	assert.Equal(t, "expired", errorOf(to))
 

@@ -25,7 +25,7 @@ func TestWebLoginCreatesAccountOnceAndSignsIn(t *testing.T) {
 	assert.Equal(t, "sign-up", u.Query().Get("screen_hint"))
 	state := u.Query().Get("state")
 
-	res, err := e.svc.CompleteWebLogin(ctx, e.idp.approve(state, "Ada@Example.com", "ada"), state)
+	res, err := e.svc.CompleteWebLogin(ctx, e.idp.Approve(state, "Ada@Example.com", "ada"), state)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(res.RedirectURL, "http://app.test/companies#session_token="))
 
@@ -55,7 +55,7 @@ func TestWebLoginRefusesBadStateAndOpenRedirects(t *testing.T) {
 	authURL, err := e.svc.BeginWebLogin(ctx, "http://holdco.test/auth/cli/device", "", "")
 	require.NoError(t, err, "holdco's own pages are a valid target")
 	state := stateOf(t, authURL)
-	code := e.idp.approve(state, "ada@example.com", "ada")
+	code := e.idp.Approve(state, "ada@example.com", "ada")
 	_, err = e.svc.CompleteWebLogin(ctx, code, state+"x")
 	assert.True(t, models.IsCode(err, models.CodeBadRequest), "tampered state")
 
@@ -66,7 +66,7 @@ func TestWebLoginRefusesBadStateAndOpenRedirects(t *testing.T) {
 
 func TestLogoutRevokesEverySessionOfTheUser(t *testing.T) {
 	e := newEnv(t)
-	e.idp.endSession = "https://idp.test/logout"
+	e.idp.EndSession = "https://idp.test/logout"
 	first := e.webLogin(t, "ada@example.com", "ada")
 	second := e.webLogin(t, "ada@example.com", "ada")
 	bob := e.webLogin(t, "bob@example.com", "bob")
@@ -98,7 +98,7 @@ func TestDeletedMailboxCannotSignUpAgain(t *testing.T) {
 	require.NoError(t, err)
 	state := stateOf(t, authURL)
 	// Another identity with the same normalized mailbox.
-	_, err = e.svc.CompleteWebLogin(ctx, e.idp.approve(state, "ADA@googlemail.com", "ada-2"), state)
+	_, err = e.svc.CompleteWebLogin(ctx, e.idp.Approve(state, "ADA@googlemail.com", "ada-2"), state)
 	require.Error(t, err)
 	assert.Equal(t, service.ReasonAccountDeleted, service.RefusalReason(err))
 }

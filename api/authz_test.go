@@ -1,0 +1,303 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"holdco/api"
+	"holdco/service"
+	"holdco/testenv"
+)
+
+// world is a REST API with two users and every credential kind.
+type world struct {
+	t       *testing.T
+	handler http.Handler
+	svc     *service.Service
+	idp     *testenv.IdP
+	creds   map[string]string // credential name → bearer ("" = anonymous)
+	adaCong string
+	adaPAT  string // id of ada's personal access token
+}
+
+const (
+	anon    = "anonymous"
+	userA   = "user A (web)"
+	userB   = "user B (web)"
+	pat     = "PAT of A"
+	session = "CLI session key of A"
+	company = "company key"
+	admin   = "admin"
+)
+
+var credentialNames = []string{anon, userA, userB, pat, session, company, admin}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	ctx := context.Background()
+	idp := testenv.NewIdP()
+	svc, err := service.New(ctx, service.Config{PublicURL: "http://holdco.test"}, testenv.NewStore(t), idp,
+		slog.New(slog.NewTextHandler(io.Discard, nil)), service.Options{})
+	require.NoError(t, err)
+	r := api.New(api.Deps{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Service: svc})
+	// An admin-only operation, to prove the middleware's admin rule before
+	// the admin endpoints exist.
+	huma.Register(r.API, huma.Operation{OperationID: "admin-probe", Method: http.MethodGet, Path: "/admin/probe",
+		Security: []map[string][]string{{"bearer": {}}}, Metadata: map[string]any{"admin-only": true}},
+		func(context.Context, *struct{}) (*struct{}, error) { return nil, nil })
+
+	w := &world{t: t, handler: r, svc: svc, idp: idp, creds: map[string]string{anon: "", company: "svc_c_v1_notakeyyet"}}
+	w.creds[userA] = w.webLogin("ada@example.com", "ada")
+	w.creds[userB] = w.webLogin("bob@example.com", "bob")
+
+	var tok map[string]any
+	w.call(http.MethodPost, "/auth/tokens", userA, `{"name":"ci"}`, http.StatusCreated, &tok)
+	w.creds[pat], w.adaPAT = tok["token"].(string), tok["id"].(string)
+
+	start, err := svc.BeginCLILogin(ctx, 5000, service.PKCEChallenge(testVerifier), "", "")
+	require.NoError(t, err)
+	state := testenv.StateOf(t, start.AuthorizationURL)
+	to, err := svc.CompleteCLILogin(ctx, state, idp.Approve(state, "ada@example.com", "ada"), "")
+	require.NoError(t, err)
+	lb, _ := url.Parse(to)
+	var grant map[string]any
+	w.call(http.MethodPost, "/auth/cli/token", anon, `{"code":"`+lb.Query().Get("code")+`","code_verifier":"`+testVerifier+`"}`, http.StatusOK, &grant)
+	w.creds[session] = grant["access_token"].(string)
+
+	w.creds[admin], err = svc.CreateAdminToken(ctx, "ops")
+	require.NoError(t, err)
+
+	var me map[string]any
+	w.call(http.MethodGet, "/auth/me", userA, "", http.StatusOK, &me)
+	w.adaCong = me["conglomerate_id"].(string)
+	return w
+}
+
+const testVerifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+
+func (w *world) webLogin(email, subject string) string {
+	ctx := context.Background()
+	authURL, err := w.svc.BeginWebLogin(ctx, "", "", "")
+	require.NoError(w.t, err)
+	state := testenv.StateOf(w.t, authURL)
+	res, err := w.svc.CompleteWebLogin(ctx, w.idp.Approve(state, email, subject), state)
+	require.NoError(w.t, err)
+	return res.Token
+}
+
+func (w *world) do(method, path, cred, body string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if bearer := w.creds[cred]; bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	rec := httptest.NewRecorder()
+	w.handler.ServeHTTP(rec, req)
+	return rec
+}
+
+func (w *world) call(method, path, cred, body string, want int, out any) {
+	w.t.Helper()
+	rec := w.do(method, path, cred, body)
+	require.Equal(w.t, want, rec.Code, "%s %s as %s: %s", method, path, cred, rec.Body.String())
+	if out != nil {
+		require.NoError(w.t, json.Unmarshal(rec.Body.Bytes(), out))
+	}
+}
+
+// TestAuthorizationMatrix asserts the status of every authenticated route
+// for every credential kind.
+func TestAuthorizationMatrix(t *testing.T) {
+	w := newWorld(t)
+	missing := "00000000-0000-4000-8000-000000000000"
+	type row struct {
+		method, path, body string
+		want               map[string]int
+	}
+	all := func(code int) map[string]int {
+		m := map[string]int{}
+		for _, c := range credentialNames {
+			m[c] = code
+		}
+		return m
+	}
+	with := func(base map[string]int, over map[string]int) map[string]int {
+		m := map[string]int{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for k, v := range over {
+			m[k] = v
+		}
+		return m
+	}
+	// Users may; company keys (none exist yet) and anonymous are
+	// unauthenticated; the admin credential is refused on user routes.
+	userRoute := func(ok int) map[string]int {
+		return map[string]int{anon: 401, userA: ok, userB: ok, pat: ok, session: ok, company: 401, admin: 403}
+	}
+	rows := []row{
+		{"GET", "/health", "", all(200)},
+		{"GET", "/auth/me", "", with(userRoute(200), map[string]int{admin: 200})},
+		{"GET", "/auth/tokens", "", userRoute(200)},
+		{"POST", "/auth/tokens", `{"name":"matrix"}`, userRoute(201)},
+		{"GET", "/conglomerates/me", "", userRoute(200)},
+		{"GET", "/conglomerates/" + w.adaCong, "", with(userRoute(200), map[string]int{userB: 403})},
+		{"PATCH", "/conglomerates/" + w.adaCong, `{"daily_credit_cap":100}`, with(userRoute(200), map[string]int{userB: 403})},
+		{"GET", "/conglomerates/" + missing, "", with(userRoute(404), map[string]int{admin: 404})}, // missing is 404 for everyone authenticated
+		{"DELETE", "/auth/tokens/" + missing, "", userRoute(404)},
+		{"GET", "/admin/probe", "", map[string]int{anon: 401, userA: 403, userB: 403, pat: 403, session: 403, company: 401, admin: 204}},
+	}
+	for _, r := range rows {
+		for _, cred := range credentialNames {
+			rec := w.do(r.method, r.path, cred, r.body)
+			assert.Equal(t, r.want[cred], rec.Code, "%s %s as %s: %s", r.method, r.path, cred, rec.Body.String())
+			if rec.Code == http.StatusUnauthorized {
+				assert.Equal(t, "Bearer", rec.Header().Get("WWW-Authenticate"), "%s %s as %s", r.method, r.path, cred)
+			}
+		}
+	}
+	// Another user's token: 403; the owner's: 204, again 204.
+	w.call("DELETE", "/auth/tokens/"+w.adaPAT, userB, "", 403, nil)
+	w.call("DELETE", "/auth/tokens/"+w.adaPAT, userA, "", 204, nil)
+	w.call("DELETE", "/auth/tokens/"+w.adaPAT, userA, "", 204, nil)
+	w.call("GET", "/auth/me", pat, "", 401, nil)
+}
+
+func TestMeDescribesEveryCredential(t *testing.T) {
+	w := newWorld(t)
+	cases := map[string][3]string{
+		userA:   {"user", "web_session", "conglomerate"},
+		pat:     {"user", "personal_access_token", "conglomerate"},
+		session: {"user", "session_key", "conglomerate"},
+		admin:   {"admin", "admin_token", "admin"},
+	}
+	for cred, want := range cases {
+		var me map[string]any
+		w.call("GET", "/auth/me", cred, "", 200, &me)
+		assert.Equal(t, want[0], me["kind"], cred)
+		assert.Equal(t, want[1], me["credential"], cred)
+		assert.Equal(t, want[2], me["scope"], cred)
+		if want[0] == "user" {
+			assert.Equal(t, "ada@example.com", me["user"].(map[string]any)["email"], cred)
+			assert.Equal(t, w.adaCong, me["conglomerate_id"], cred)
+		} else {
+			assert.Nil(t, me["user"])
+		}
+	}
+}
+
+func TestTokenListShowsNoSecretsAndExcludesSessions(t *testing.T) {
+	w := newWorld(t)
+	var list []map[string]any
+	w.call("GET", "/auth/tokens", userA, "", 200, &list)
+	require.Len(t, list, 1, "only the PAT; the CLI session and web session are not listed")
+	assert.Equal(t, "ci", list[0]["name"])
+	assert.NotContains(t, list[0], "token")
+	rec := w.do("POST", "/auth/tokens", userA, `{"name":"x"}`)
+	assert.Equal(t, "no-store", rec.Header().Get("Cache-Control"))
+}
+
+func TestCLILogoutIsIdempotent(t *testing.T) {
+	w := newWorld(t)
+	w.call("POST", "/auth/cli/logout", session, "", 204, nil)
+	w.call("POST", "/auth/cli/logout", session, "", 204, nil)
+	w.call("GET", "/auth/me", session, "", 401, nil)
+	w.call("POST", "/auth/cli/logout", userA, "", 204, nil)
+	w.call("GET", "/auth/me", userA, "", 200, nil)
+	w.call("POST", "/auth/cli/logout", anon, "", 401, nil)
+}
+
+func TestDeleteMe(t *testing.T) {
+	w := newWorld(t)
+	w.call("DELETE", "/auth/me", admin, "", 403, nil)
+	w.call("DELETE", "/auth/me", userA, "", 204, nil)
+	for _, cred := range []string{userA, pat, session} {
+		w.call("GET", "/auth/me", cred, "", 401, nil)
+	}
+	w.call("GET", "/auth/me", userB, "", 200, nil)
+}
+
+func TestAuthValidation(t *testing.T) {
+	w := newWorld(t)
+	challenge := service.PKCEChallenge(testVerifier)
+	cases := []struct {
+		method, path, cred, body string
+		loc                      []any
+	}{
+		{"GET", "/auth/cli/start?port=80&code_challenge=" + challenge, anon, "", []any{"query", "port"}},
+		{"GET", "/auth/cli/start?port=5000&code_challenge=abc", anon, "", []any{"query", "code_challenge"}},
+		{"GET", "/auth/cli/start?code_challenge=" + challenge, anon, "", []any{"query", "port"}},
+		{"GET", "/auth/cli/callback", anon, "", []any{"query", "state"}},
+		{"GET", "/auth/callback", anon, "", []any{"query", "code"}},
+		{"GET", "/auth/logout", anon, "", []any{"query", "token"}},
+		{"POST", "/auth/cli/token", anon, `{"code":"x"}`, []any{"body", "code_verifier"}},
+		{"POST", "/auth/cli/device/token", anon, `{}`, []any{"body", "device_code"}},
+		{"POST", "/auth/tokens", userA, `{}`, []any{"body", "name"}},
+		{"POST", "/auth/tokens", userA, `{"name":"x","expires_in_days":0}`, []any{"body", "expires_in_days"}},
+		{"DELETE", "/auth/tokens/not-a-uuid", userA, "", []any{"path", "token_id"}},
+		{"PATCH", "/conglomerates/" + w.adaCong, userA, `{"daily_credit_cap":-5}`, []any{"body", "daily_credit_cap"}},
+		{"PATCH", "/conglomerates/" + w.adaCong, userA, `{"name":""}`, []any{"body", "name"}},
+	}
+	for _, c := range cases {
+		rec := w.do(c.method, c.path, c.cred, c.body)
+		require.Equal(t, http.StatusUnprocessableEntity, rec.Code, "%s %s: %s", c.method, c.path, rec.Body.String())
+		var body struct {
+			Detail []struct {
+				Loc []any `json:"loc"`
+			} `json:"detail"`
+		}
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body))
+		assert.Equal(t, c.loc, body.Detail[0].Loc, "%s %s", c.method, c.path)
+	}
+	// The logout clears the SSO cookie even when it refuses the request.
+	rec := w.do("GET", "/auth/logout", anon, "")
+	assert.Contains(t, rec.Header().Get("Set-Cookie"), "holdco_sso=;")
+	assert.Contains(t, rec.Header().Get("Set-Cookie"), "Max-Age=0")
+
+	// null clears the cap, an omitted field leaves it.
+	var c map[string]any
+	w.call("PATCH", "/conglomerates/"+w.adaCong, userA, `{"daily_credit_cap":25}`, 200, &c)
+	w.call("PATCH", "/conglomerates/"+w.adaCong, userA, `{"name":"Renamed"}`, 200, &c)
+	assert.Equal(t, 25.0, c["daily_credit_cap"])
+	w.call("PATCH", "/conglomerates/"+w.adaCong, userA, `{"daily_credit_cap":null}`, 200, &c)
+	assert.Nil(t, c["daily_credit_cap"])
+}
+
+func TestBrowserRedirects(t *testing.T) {
+	w := newWorld(t)
+	rec := w.do("GET", "/auth/login?redirect_url=%2Fcompanies&screen_hint=sign-up", anon, "")
+	require.Equal(t, http.StatusFound, rec.Code)
+	loc, _ := url.Parse(rec.Header().Get("Location"))
+	assert.Equal(t, "idp.test", loc.Host)
+	state := loc.Query().Get("state")
+
+	rec = w.do("GET", "/auth/callback?code="+url.QueryEscape(w.idp.Approve(state, "cy@example.com", "cy"))+"&state="+url.QueryEscape(state), anon, "")
+	require.Equal(t, http.StatusFound, rec.Code)
+	assert.True(t, strings.HasPrefix(rec.Header().Get("Location"), "http://holdco.test/companies#session_token="))
+	cookie := rec.Header().Get("Set-Cookie")
+	assert.Contains(t, cookie, "holdco_sso=")
+	assert.Contains(t, cookie, "HttpOnly")
+
+	rec = w.do("GET", "/auth/callback?code=bogus&state=bogus", anon, "")
+	require.Equal(t, http.StatusFound, rec.Code)
+	assert.Equal(t, "http://holdco.test/login?error=sign_in_failed", rec.Header().Get("Location"))
+
+	rec = w.do("GET", "/auth/logout?token="+url.QueryEscape(w.creds[userA]), anon, "")
+	require.Equal(t, http.StatusFound, rec.Code)
+	assert.Equal(t, "http://holdco.test/login", rec.Header().Get("Location"))
+	w.call("GET", "/auth/me", userA, "", 401, nil)
+}
