@@ -25,6 +25,7 @@ import (
 	"holdco/api"
 	"holdco/config"
 	"holdco/devserver"
+	"holdco/service"
 	"holdco/store"
 	"holdco/workflows"
 )
@@ -68,6 +69,7 @@ type App struct {
 
 	Store    *store.Store
 	Temporal client.Client
+	Service  *service.Service // API role only
 	dev      *devserver.Server
 	worker   worker.Worker
 	http     *http.Server
@@ -114,8 +116,17 @@ func Start(ctx context.Context, cfg config.Config, roles []Role, logger *slog.Lo
 	}
 
 	if a.listener != nil {
+		publicURL := cfg.ResolvePublicURL(a.listener.Addr().String())
+		svc, mounts, err := a.buildService(ctx, publicURL)
+		if err != nil {
+			return nil, err
+		}
+		a.Service = svc
 		router := api.New(api.Deps{
-			Logger: logger,
+			Logger:        logger,
+			Service:       svc,
+			SecureCookies: isHTTPS(publicURL),
+			Mount:         mounts,
 			Health: []api.HealthCheck{
 				{Name: "database", Check: a.Store.Ping},
 				{Name: "temporal", Check: func(ctx context.Context) error {
@@ -134,7 +145,7 @@ func Start(ctx context.Context, cfg config.Config, roles []Role, logger *slog.Lo
 
 	attrs := []any{"roles", roles, "database", config.Redact(cfg.DatabaseURL), "temporal", a.temporalAddress()}
 	if a.listener != nil {
-		attrs = append(attrs, "api", "http://"+a.listener.Addr().String())
+		attrs = append(attrs, "api", cfg.ResolvePublicURL(a.listener.Addr().String()))
 	}
 	if a.dev != nil && a.dev.UIAddress() != "" {
 		attrs = append(attrs, "temporal_ui", "http://"+a.dev.UIAddress())

@@ -18,6 +18,7 @@ func migrations() []*gormigrate.Migration {
 	return []*gormigrate.Migration{
 		migration0001IdentityAndCompanies(),
 		migration0002Credentials(),
+		migration0003DevIdPUsers(),
 	}
 }
 

@@ -1,0 +1,65 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"holdco/providers/devoidc"
+	"holdco/providers/oidcrp"
+	"holdco/service"
+	"holdco/store"
+)
+
+// devIdPPath is where the embedded development identity provider is
+// mounted on the REST listener when no OIDC_ISSUER is configured.
+const devIdPPath = "/dev-idp"
+
+// buildService wires the use-case layer to its identity provider: the
+// configured one, or the embedded development provider mounted on the REST
+// listener (returned in mounts).
+func (a *App) buildService(ctx context.Context, publicURL string) (*service.Service, map[string]http.Handler, error) {
+	cfg := a.cfg
+	frontend := cfg.FrontendURL
+	if frontend == "" {
+		frontend = publicURL
+	}
+	callbacks := []string{publicURL + service.WebCallbackPath, publicURL + service.CLICallbackPath}
+	issuer, clientID, secret := cfg.OIDCIssuer, cfg.OIDCClientID, cfg.OIDCClientSecret
+	var mounts map[string]http.Handler
+	if issuer == "" {
+		// Both ends live in this process, so the client secret is made
+		// fresh at every start.
+		issuer, clientID, secret = publicURL+devIdPPath, "holdco", randomSecret()
+		p, err := devoidc.New(ctx, devoidc.Options{
+			Issuer:    issuer,
+			Clients:   []devoidc.Client{{ID: clientID, Secret: secret, RedirectURIs: callbacks, PostLogoutRedirectURIs: []string{frontend + "/login"}}},
+			Users:     store.DevIdPUsers{S: a.Store},
+			Logger:    a.logger,
+			CryptoKey: sha256.Sum256([]byte(secret)),
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("embedded identity provider: %w", err)
+		}
+		mounts = map[string]http.Handler{p.Prefix(): p.Handler()}
+	}
+	idp := oidcrp.New(oidcrp.Options{Issuer: issuer, ClientID: clientID, ClientSecret: secret, RedirectURIs: callbacks})
+	svc, err := service.New(ctx, service.Config{PublicURL: publicURL, FrontendURL: frontend, SecretKey: []byte(cfg.SecretKey)},
+		a.Store, idp, a.logger, service.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	return svc, mounts, nil
+}
+
+func randomSecret() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%x", b)
+}
+
+// isHTTPS reports whether cookies must be marked Secure.
+func isHTTPS(u string) bool { return strings.HasPrefix(u, "https://") }

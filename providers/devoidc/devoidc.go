@@ -1,0 +1,111 @@
+// Package devoidc is holdco's development OpenID Provider, built on
+// zitadel/oidc's op package. The embedded default mounts it on the REST
+// listener (issuer <public URL>/dev-idp) so browser and CLI sign-in work
+// offline: local users sign up and sign in with an email and a password.
+// Real deployments configure an external provider instead.
+package devoidc
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/zitadel/oidc/v3/pkg/op"
+)
+
+// User is a local user of the provider. Its ID is the subject of the
+// identity it asserts.
+type User struct {
+	ID, Email, Name string
+}
+
+// Errors of Users.
+var (
+	ErrUserNotFound = errors.New("devoidc: user not found")
+	ErrEmailTaken   = errors.New("devoidc: email already registered")
+)
+
+// Users keeps the provider's local users (holdco keeps them in its
+// database, so subjects survive restarts).
+type Users interface {
+	UserByEmail(ctx context.Context, email string) (User, []byte, error) // bcrypt hash
+	UserByID(ctx context.Context, id string) (User, error)
+	CreateUser(ctx context.Context, u User, passwordHash []byte) (User, error)
+}
+
+// Options configure the provider.
+type Options struct {
+	// Issuer is the provider's URL; Handler serves every path under its path.
+	Issuer  string
+	Clients []Client
+	Users   Users
+	Logger  *slog.Logger
+	// CryptoKey encrypts codes and tokens (op.Config.CryptoKey).
+	CryptoKey [32]byte
+}
+
+// Provider is a running development OpenID Provider.
+type Provider struct {
+	prefix  string
+	handler http.Handler
+}
+
+// New builds the provider. The RSA signing key is made at start: ID tokens
+// are only verified during a sign-in, so a restart rotating it is harmless.
+func New(_ context.Context, o Options) (*Provider, error) {
+	u, err := url.Parse(o.Issuer)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("devoidc: issuer %q is not a URL", o.Issuer)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	prefix := strings.TrimRight(u.Path, "/")
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return nil, fmt.Errorf("devoidc: signing key: %w", err)
+	}
+	st := &storage{
+		users: o.Users, key: key, keyID: "devoidc-" + newToken(6),
+		clients:  map[string]*client{},
+		requests: map[string]*authRequest{}, codes: map[string]string{}, tokens: map[string]accessToken{},
+	}
+	for _, c := range o.Clients {
+		st.clients[c.ID] = &client{Client: c, loginPath: prefix + loginPath}
+	}
+	opts := []op.Option{op.WithLogger(o.Logger.With("component", "dev-idp"))}
+	if u.Scheme == "http" {
+		opts = append(opts, op.WithAllowInsecure())
+	}
+	provider, err := op.NewProvider(&op.Config{
+		CryptoKey:      o.CryptoKey,
+		CodeMethodS256: true,
+		AuthMethodPost: true,
+	}, st, op.StaticIssuer(o.Issuer), opts...)
+	if err != nil {
+		return nil, fmt.Errorf("devoidc: %w", err)
+	}
+	l := &login{storage: st, users: o.Users, callback: op.AuthCallbackURL(provider), logger: o.Logger}
+	mux := http.NewServeMux()
+	mux.Handle(prefix+loginPath, op.NewIssuerInterceptor(provider.IssuerFromRequest).Handler(l))
+	mux.Handle(prefix+"/", http.StripPrefix(prefix, provider))
+	return &Provider{prefix: prefix, handler: mux}, nil
+}
+
+// Handler serves the provider at the issuer's path (e.g. /dev-idp/…).
+func (p *Provider) Handler() http.Handler { return p.handler }
+
+// Prefix is the issuer's path, where Handler must be mounted.
+func (p *Provider) Prefix() string { return p.prefix }
+
+func newToken(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%x", b)
+}

@@ -1,0 +1,114 @@
+package devoidc_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"holdco/providers/devoidc"
+	"holdco/providers/oidcrp"
+	"holdco/service"
+)
+
+const verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+
+type fixture struct {
+	srv      *httptest.Server
+	rp       *oidcrp.Client
+	callback string
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	issuer := srv.URL + "/dev-idp"
+	callback := srv.URL + "/cb"
+	p, err := devoidc.New(context.Background(), devoidc.Options{
+		Issuer:  issuer,
+		Clients: []devoidc.Client{{ID: "holdco", Secret: "s3cret", RedirectURIs: []string{callback}}},
+		Users:   devoidc.NewMemoryUsers(),
+	})
+	require.NoError(t, err)
+	mux.Handle(p.Prefix()+"/", p.Handler())
+	rp := oidcrp.New(oidcrp.Options{Issuer: issuer, ClientID: "holdco", ClientSecret: "s3cret", RedirectURIs: []string{callback}})
+	return &fixture{srv: srv, rp: rp, callback: callback}
+}
+
+func (f *fixture) signIn(t *testing.T, state, email, password string) (*url.URL, error) {
+	t.Helper()
+	authURL, err := f.rp.AuthURL(context.Background(), f.callback, state, service.PKCEChallenge(verifier), map[string]string{"screen_hint": "sign-up"})
+	require.NoError(t, err)
+	return devoidc.SignIn(context.Background(), authURL, email, password)
+}
+
+func TestSignUpThenSignIn(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	back, err := f.signIn(t, "state-1", "Ada@Example.com", "correct horse")
+	require.NoError(t, err)
+	assert.Equal(t, f.callback, back.Scheme+"://"+back.Host+back.Path)
+	assert.Equal(t, "state-1", back.Query().Get("state"))
+	code := back.Query().Get("code")
+	require.NotEmpty(t, code)
+
+	id, err := f.rp.Exchange(ctx, f.callback, code, verifier)
+	require.NoError(t, err)
+	assert.Equal(t, f.srv.URL+"/dev-idp", id.Issuer)
+	assert.Equal(t, "ada@example.com", id.Email)
+	assert.True(t, id.EmailVerified)
+	assert.Equal(t, "ada", id.Name)
+	assert.NotEmpty(t, id.Subject)
+
+	_, err = f.rp.Exchange(ctx, f.callback, code, verifier)
+	assert.Error(t, err, "a code works once")
+
+	back, err = f.signIn(t, "state-2", "ada@example.com", "correct horse")
+	require.NoError(t, err)
+	again, err := f.rp.Exchange(ctx, f.callback, back.Query().Get("code"), verifier)
+	require.NoError(t, err)
+	assert.Equal(t, id.Subject, again.Subject, "the same user signs in again")
+}
+
+func TestWrongPasswordAndWrongVerifier(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	_, err := f.signIn(t, "s", "ada@example.com", "correct horse")
+	require.NoError(t, err)
+	_, err = f.signIn(t, "s", "ada@example.com", "wrong password")
+	require.ErrorContains(t, err, "401", "the form is shown again and no code is issued")
+	_, err = f.signIn(t, "s", "bob@example.com", "short")
+	require.ErrorContains(t, err, "8 characters")
+
+	back, err := f.signIn(t, "s", "ada@example.com", "correct horse")
+	require.NoError(t, err)
+	_, err = f.rp.Exchange(ctx, f.callback, back.Query().Get("code"), strings.Repeat("x", 43))
+	assert.Error(t, err, "PKCE: a wrong verifier is refused")
+}
+
+func TestUnknownClientAndDiscovery(t *testing.T) {
+	f := newFixture(t)
+	other := oidcrp.New(oidcrp.Options{Issuer: f.srv.URL + "/dev-idp", ClientID: "intruder", ClientSecret: "x", RedirectURIs: []string{f.callback}})
+	authURL, err := other.AuthURL(context.Background(), f.callback, "s", service.PKCEChallenge(verifier), nil)
+	require.NoError(t, err)
+	_, err = devoidc.SignIn(context.Background(), authURL, "ada@example.com", "correct horse")
+	assert.Error(t, err, "an unknown client never reaches the login form")
+
+	resp, err := http.Get(f.srv.URL + "/dev-idp/.well-known/openid-configuration")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var doc map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&doc))
+	assert.Equal(t, f.srv.URL+"/dev-idp", doc["issuer"])
+	assert.True(t, strings.HasPrefix(doc["authorization_endpoint"].(string), f.srv.URL+"/dev-idp/"))
+	assert.Contains(t, doc["code_challenge_methods_supported"], "S256")
+	assert.NotEmpty(t, doc["end_session_endpoint"])
+}

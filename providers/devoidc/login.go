@@ -1,0 +1,137 @@
+package devoidc
+
+import (
+	"context"
+	"errors"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"net/mail"
+	"strings"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+const (
+	loginPath         = "/login"
+	minPasswordLength = 8
+)
+
+// login is the provider's sign-in form. An unknown email signs up (the
+// password becomes the account's); a known one must give its password.
+// The form is tied to an unguessable, short-lived auth request id, which
+// is what a forged POST would lack.
+type login struct {
+	storage  *storage
+	users    Users
+	callback func(context.Context, string) string
+	logger   *slog.Logger
+}
+
+var loginPage = template.Must(template.New("login").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>holdco development sign-in</title>
+<style>body{font-family:system-ui,sans-serif;max-width:26rem;margin:4rem auto;padding:0 1rem}
+label{display:block;margin:.8rem 0}input{width:100%;padding:.4rem;font-size:1rem}button{margin-top:1rem;font-size:1rem;padding:.5rem 1.2rem}
+.error{color:#a00}.note{color:#555;font-size:.9rem}</style></head><body>
+<h1>Sign in to holdco</h1>
+<p class="note">Development identity provider. A new email address creates a local account with the password you choose (at least 8 characters).</p>
+{{if .Error}}<p class="error">{{.Error}}</p>{{end}}
+<form method="post">
+<input type="hidden" name="authRequestID" value="{{.ID}}">
+<label>Email <input type="email" name="email" value="{{.Email}}" required autofocus></label>
+<label>Password <input type="password" name="password" required minlength="8"></label>
+<label>Name (new accounts) <input name="name" value="{{.Name}}"></label>
+<button>Continue</button>
+</form></body></html>`))
+
+type loginData struct{ ID, Email, Name, Error string }
+
+func (l *login) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+	switch r.Method {
+	case http.MethodGet:
+		id := r.URL.Query().Get("authRequestID")
+		if _, err := l.storage.AuthRequestByID(r.Context(), id); err != nil {
+			http.Error(w, "This sign-in link expired; start again from the application.", http.StatusBadRequest)
+			return
+		}
+		l.render(w, http.StatusOK, loginData{ID: id})
+	case http.MethodPost:
+		l.submit(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+func (l *login) render(w http.ResponseWriter, status int, d loginData) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_ = loginPage.Execute(w, d)
+}
+
+func (l *login) submit(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "malformed form", http.StatusBadRequest)
+		return
+	}
+	d := loginData{ID: r.PostForm.Get("authRequestID"), Email: strings.TrimSpace(r.PostForm.Get("email")), Name: strings.TrimSpace(r.PostForm.Get("name"))}
+	password := r.PostForm.Get("password")
+	if _, err := l.storage.AuthRequestByID(r.Context(), d.ID); err != nil {
+		http.Error(w, "This sign-in link expired; start again from the application.", http.StatusBadRequest)
+		return
+	}
+	addr, err := mail.ParseAddress(d.Email)
+	if err != nil || addr.Address != d.Email {
+		d.Error = "Enter a valid email address."
+		l.render(w, http.StatusUnprocessableEntity, d)
+		return
+	}
+	user, err := l.authenticate(r.Context(), d, password)
+	if err != nil {
+		d.Error = err.Error()
+		l.render(w, http.StatusUnauthorized, d)
+		return
+	}
+	if err := l.storage.completeLogin(d.ID, user.ID); err != nil {
+		http.Error(w, "This sign-in link expired; start again from the application.", http.StatusBadRequest)
+		return
+	}
+	http.Redirect(w, r, l.callback(r.Context(), d.ID), http.StatusFound)
+}
+
+// errBadLogin is shown for any wrong email/password pair.
+var errBadLogin = errors.New("Wrong email or password.")
+
+func (l *login) authenticate(ctx context.Context, d loginData, password string) (User, error) {
+	email := strings.ToLower(d.Email)
+	user, hash, err := l.users.UserByEmail(ctx, email)
+	if errors.Is(err, ErrUserNotFound) {
+		if len(password) < minPasswordLength {
+			return User{}, errors.New("Choose a password of at least 8 characters.")
+		}
+		hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+		if err != nil {
+			return User{}, err
+		}
+		name := d.Name
+		if name == "" {
+			name, _, _ = strings.Cut(email, "@")
+		}
+		u, err := l.users.CreateUser(ctx, User{Email: email, Name: name}, hash)
+		if errors.Is(err, ErrEmailTaken) {
+			return User{}, errBadLogin // a concurrent sign-up won
+		}
+		return u, err
+	}
+	if err != nil {
+		l.logger.ErrorContext(ctx, "dev-idp: look up user", "error", err)
+		return User{}, errors.New("Sign-in is unavailable; try again.")
+	}
+	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil {
+		return User{}, errBadLogin
+	}
+	return user, nil
+}
