@@ -16,7 +16,7 @@ run:
 	$(GO) run ./cmd/holdco serve
 
 build:
-	$(GO) build -trimpath -o $(BIN) ./cmd/holdco
+	$(GO) build -o $(BIN) ./cmd/holdco
 
 test: test-sqlite test-postgres
 

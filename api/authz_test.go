@@ -22,7 +22,7 @@ import (
 
 // world is a REST API with two users and every credential kind.
 type world struct {
-	t       *testing.T
+	t       testing.TB
 	handler http.Handler
 	svc     *service.Service
 	idp     *testenv.IdP
@@ -43,7 +43,7 @@ const (
 
 var credentialNames = []string{anon, userA, userB, pat, session, company, admin}
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	ctx := context.Background()
 	idp := testenv.NewIdP()

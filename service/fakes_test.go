@@ -33,7 +33,7 @@ type env struct {
 	clock *clock
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	st := testenv.NewStore(t)
 	idp := testenv.NewIdP()
@@ -44,10 +44,10 @@ func newEnv(t *testing.T) *env {
 	return &env{svc: svc, idp: idp, clock: clk}
 }
 
-func stateOf(t *testing.T, authURL string) string { return testenv.StateOf(t, authURL) }
+func stateOf(t testing.TB, authURL string) string { return testenv.StateOf(t, authURL) }
 
 // webLogin signs email in through the browser flow and returns the web JWT.
-func (e *env) webLogin(t *testing.T, email, subject string) string {
+func (e *env) webLogin(t testing.TB, email, subject string) string {
 	t.Helper()
 	ctx := context.Background()
 	authURL, err := e.svc.BeginWebLogin(ctx, "/dashboard", "", "")
@@ -59,7 +59,7 @@ func (e *env) webLogin(t *testing.T, email, subject string) string {
 }
 
 // as authenticates a bearer and returns a context acting as it.
-func (e *env) as(t *testing.T, bearer string) context.Context {
+func (e *env) as(t testing.TB, bearer string) context.Context {
 	t.Helper()
 	p, err := e.svc.Authenticate(context.Background(), bearer)
 	require.NoError(t, err)

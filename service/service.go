@@ -71,6 +71,9 @@ const (
 
 // New builds the service. It reads (or creates) the instance signing key.
 func New(ctx context.Context, cfg Config, st *store.Store, idp IdentityProvider, logger *slog.Logger, opts Options) (*Service, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
 	if opts.Clock == nil {
 		opts.Clock = func() time.Time { return time.Now().UTC() }
 	}

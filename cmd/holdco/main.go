@@ -26,6 +26,7 @@ Usage:
   holdco serve [--roles api,worker]   run the service (default: every role, embedded Temporal when TEMPORAL_ADDRESS is empty)
   holdco worker                       run only the Temporal worker (same as serve --roles worker)
   holdco migrate                      apply database migrations and exit
+  holdco admin create-token --name N  mint an admin credential (printed once)
   holdco help                         show this text
 
 Configuration is read from the environment; see README.md for every variable.
@@ -53,6 +54,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return serve(ctx, args, getenv, stderr, string(app.RoleWorker))
 	case "migrate":
 		return migrate(ctx, args, getenv, stderr)
+	case "admin":
+		return admin(ctx, args, getenv, os.Stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stderr, usage)
 		return nil

@@ -7,8 +7,9 @@ package devoidc
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/rsa"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -56,7 +57,7 @@ type Provider struct {
 	handler http.Handler
 }
 
-// New builds the provider. The RSA signing key is made at start: ID tokens
+// New builds the provider. The signing key is made at start: ID tokens
 // are only verified during a sign-in, so a restart rotating it is harmless.
 func New(_ context.Context, o Options) (*Provider, error) {
 	u, err := url.Parse(o.Issuer)
@@ -67,7 +68,7 @@ func New(_ context.Context, o Options) (*Provider, error) {
 		o.Logger = slog.Default()
 	}
 	prefix := strings.TrimRight(u.Path, "/")
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("devoidc: signing key: %w", err)
 	}

@@ -2,7 +2,7 @@ package devoidc
 
 import (
 	"context"
-	"crypto/rsa"
+	"crypto/ecdsa"
 	"errors"
 	"fmt"
 	"sync"
@@ -63,7 +63,7 @@ type accessToken struct {
 type storage struct {
 	users   Users
 	clients map[string]*client
-	key     *rsa.PrivateKey
+	key     *ecdsa.PrivateKey
 	keyID   string
 
 	mu       sync.Mutex
@@ -197,18 +197,20 @@ func (s *storage) GetRefreshTokenInfo(context.Context, string, string) (string, 
 	return "", "", op.ErrInvalidRefreshToken
 }
 
+// signingKey is an ECDSA P-256 key (ES256): made in microseconds at start,
+// unlike an RSA key.
 type signingKey struct {
 	id  string
-	key *rsa.PrivateKey
+	key *ecdsa.PrivateKey
 }
 
-func (k signingKey) SignatureAlgorithm() jose.SignatureAlgorithm { return jose.RS256 }
+func (k signingKey) SignatureAlgorithm() jose.SignatureAlgorithm { return jose.ES256 }
 func (k signingKey) Key() any                                    { return k.key }
 func (k signingKey) ID() string                                  { return k.id }
 
 type publicKey struct{ signingKey }
 
-func (k publicKey) Algorithm() jose.SignatureAlgorithm { return jose.RS256 }
+func (k publicKey) Algorithm() jose.SignatureAlgorithm { return jose.ES256 }
 func (k publicKey) Use() string                        { return "sig" }
 func (k publicKey) Key() any                           { return &k.key.PublicKey }
 
@@ -217,7 +219,7 @@ func (s *storage) SigningKey(context.Context) (op.SigningKey, error) {
 }
 
 func (s *storage) SignatureAlgorithms(context.Context) ([]jose.SignatureAlgorithm, error) {
-	return []jose.SignatureAlgorithm{jose.RS256}, nil
+	return []jose.SignatureAlgorithm{jose.ES256}, nil
 }
 
 func (s *storage) KeySet(context.Context) ([]op.Key, error) {

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"holdco/service"
+	"holdco/store"
+)
+
+func TestAdminCreateToken(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"HOLDCO_DATA_DIR": dir}
+	getenv := func(k string) string { return env[k] }
+	var out, errOut bytes.Buffer
+	require.NoError(t, admin(context.Background(), []string{"create-token", "--name", "ops"}, getenv, &out, &errOut))
+	raw := strings.TrimSpace(out.String())
+	assert.True(t, strings.HasPrefix(raw, "svc_a_v1_"))
+
+	s, err := store.Open(context.Background(), filepath.Join(dir, "holdco.db"), nil)
+	require.NoError(t, err)
+	defer s.Close()
+	svc, err := service.New(context.Background(), service.Config{PublicURL: "http://localhost:8080"}, s, nil, nil, service.Options{})
+	require.NoError(t, err)
+	p, err := svc.Authenticate(context.Background(), raw)
+	require.NoError(t, err)
+	assert.True(t, p.IsAdmin())
+
+	err = admin(context.Background(), []string{"create-token"}, getenv, &out, &errOut)
+	assert.ErrorContains(t, err, "name")
+}
+
+func TestBadConfigurationNamesTheSetting(t *testing.T) {
+	var errOut bytes.Buffer
+	env := map[string]string{"DATABASE_URL": "postgres://u:secret@[::1/db"}
+	err := run(context.Background(), []string{"serve"}, func(k string) string { return env[k] }, &errOut)
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), "DATABASE_URL: "), err.Error())
+	assert.NotContains(t, err.Error(), "secret")
+
+	err = run(context.Background(), []string{"serve", "--roles", "web"}, func(string) string { return "" }, &errOut)
+	assert.ErrorContains(t, err, `unknown role "web"`)
+	err = run(context.Background(), []string{"bogus"}, func(string) string { return "" }, &errOut)
+	assert.ErrorContains(t, err, "unknown command")
+}
