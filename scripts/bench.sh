@@ -37,9 +37,11 @@ pids+=($pid)
 sleep 2
 echo "resident memory after start: $(awk '/VmRSS/{print $2/1024 " MiB"}' /proc/$pid/status)"
 
-go run ./scripts/barehttp -addr 127.0.0.1:18090 & pids+=($!)
+go build -o .cache/bin/barehttp ./scripts/barehttp
+go build -o .cache/bin/benchtoken ./scripts/benchtoken
+.cache/bin/barehttp -addr 127.0.0.1:18090 & pids+=($!)
 until curl -fs http://127.0.0.1:18090/ >/dev/null 2>&1; do sleep 0.05; done
-PAT=$(go run ./scripts/benchtoken -api "http://127.0.0.1:$PORT")
+PAT=$(.cache/bin/benchtoken -api "http://127.0.0.1:$PORT")
 
 run_wrk() { wrk -t2 -c64 -d10s "$@" | awk '/Requests\/sec/{print $2}'; }
 wrk -t2 -c64 -d2s http://127.0.0.1:18090/ >/dev/null # warm-up

@@ -1,0 +1,46 @@
+package testenv_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"holdco/testenv"
+	"holdco/workflows"
+)
+
+func echo(ctx workflow.Context, s string) (string, error) {
+	return "echo " + s, workflow.UpsertTypedSearchAttributes(ctx, workflows.ProvisioningStateKey.ValueSet("ready"))
+}
+
+// TestTemporalHarness runs a workflow on the harness's worker with
+// holdco's search attributes, as later workflow tests will.
+func TestTemporalHarness(t *testing.T) {
+	env := testenv.NewTemporal(t, func(r worker.Registry) { r.RegisterWorkflow(echo) })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: "echo:1", TaskQueue: env.TaskQueue,
+		TypedSearchAttributes: temporal.NewSearchAttributes(workflows.CompanyIDKey.ValueSet("c-1")),
+	}, echo, "hi")
+	require.NoError(t, err)
+	var out string
+	require.NoError(t, run.Get(ctx, &out))
+	assert.Equal(t, "echo hi", out)
+	require.Eventually(t, func() bool {
+		resp, err := env.Client.ListWorkflow(ctx, listQuery(`CompanyId = "c-1" AND ProvisioningState = "ready"`))
+		return err == nil && len(resp.GetExecutions()) == 1
+	}, 10*time.Second, 100*time.Millisecond)
+}
+
+func listQuery(q string) *workflowservice.ListWorkflowExecutionsRequest {
+	return &workflowservice.ListWorkflowExecutionsRequest{Query: q}
+}
