@@ -29,6 +29,8 @@ type world struct {
 	creds   map[string]string // credential name → bearer ("" = anonymous)
 	adaCong string
 	adaPAT  string // id of ada's personal access token
+	adaCo   string // ada's company (the company key is its key)
+	bobCo   string
 }
 
 const (
@@ -57,7 +59,7 @@ func newWorld(t testing.TB) *world {
 		Security: []map[string][]string{{"bearer": {}}}, Metadata: map[string]any{"admin-only": true}},
 		func(context.Context, *struct{}) (*struct{}, error) { return nil, nil })
 
-	w := &world{t: t, handler: r, svc: svc, idp: idp, creds: map[string]string{anon: "", company: "svc_c_v1_notakeyyet"}}
+	w := &world{t: t, handler: r, svc: svc, idp: idp, creds: map[string]string{anon: ""}}
 	w.creds[userA] = w.webLogin("ada@example.com", "ada")
 	w.creds[userB] = w.webLogin("bob@example.com", "bob")
 
@@ -81,6 +83,17 @@ func newWorld(t testing.TB) *world {
 	var me map[string]any
 	w.call(http.MethodGet, "/auth/me", userA, "", http.StatusOK, &me)
 	w.adaCong = me["conglomerate_id"].(string)
+	w.call(http.MethodGet, "/auth/me", userB, "", http.StatusOK, &me)
+	bobCong := me["conglomerate_id"].(string)
+
+	var co map[string]any
+	w.call(http.MethodPost, "/conglomerates/"+w.adaCong+"/companies", userA, `{"name":"Ada Shop"}`, http.StatusCreated, &co)
+	w.adaCo = co["id"].(string)
+	w.call(http.MethodPost, "/conglomerates/"+bobCong+"/companies", userB, `{"name":"Bob Shop"}`, http.StatusCreated, &co)
+	w.bobCo = co["id"].(string)
+	var key map[string]any
+	w.call(http.MethodGet, "/companies/"+w.adaCo+"/api-key", userA, "", http.StatusOK, &key)
+	w.creds[company] = key["api_key"].(string)
 	return w
 }
 
@@ -144,22 +157,34 @@ func TestAuthorizationMatrix(t *testing.T) {
 		}
 		return m
 	}
-	// Users may; company keys (none exist yet) and anonymous are
-	// unauthenticated; the admin credential is refused on user routes.
+	// Users may; anonymous is unauthenticated; company keys and the admin
+	// credential are refused on user routes.
 	userRoute := func(ok int) map[string]int {
-		return map[string]int{anon: 401, userA: ok, userB: ok, pat: ok, session: ok, company: 401, admin: 403}
+		return map[string]int{anon: 401, userA: ok, userB: ok, pat: ok, session: ok, company: 403, admin: 403}
+	}
+	// Routes of ada's company: her user credentials and its company key.
+	adaCompany := func(ok int) map[string]int {
+		return map[string]int{anon: 401, userA: ok, userB: 403, pat: ok, session: ok, company: ok, admin: 403}
 	}
 	rows := []row{
 		{"GET", "/health", "", all(200)},
-		{"GET", "/auth/me", "", with(userRoute(200), map[string]int{admin: 200})},
+		{"GET", "/auth/me", "", with(userRoute(200), map[string]int{admin: 200, company: 200})},
 		{"GET", "/auth/tokens", "", userRoute(200)},
 		{"POST", "/auth/tokens", `{"name":"matrix"}`, userRoute(201)},
 		{"GET", "/conglomerates/me", "", userRoute(200)},
 		{"GET", "/conglomerates/" + w.adaCong, "", with(userRoute(200), map[string]int{userB: 403})},
 		{"PATCH", "/conglomerates/" + w.adaCong, `{"daily_credit_cap":100}`, with(userRoute(200), map[string]int{userB: 403})},
-		{"GET", "/conglomerates/" + missing, "", with(userRoute(404), map[string]int{admin: 404})}, // missing is 404 for everyone authenticated
+		{"GET", "/conglomerates/" + missing, "", with(userRoute(404), map[string]int{admin: 404, company: 404})}, // missing is 404 for everyone authenticated
+		{"GET", "/conglomerates/" + w.adaCong + "/companies", "", with(userRoute(200), map[string]int{userB: 403})},
+		{"GET", "/conglomerates/" + w.adaCong + "/companies/archived", "", with(userRoute(200), map[string]int{userB: 403})},
+		{"POST", "/conglomerates/" + w.adaCong + "/companies", `{"name":"Matrix Co"}`, with(userRoute(201), map[string]int{userB: 403})},
+		{"GET", "/companies/" + w.adaCo, "", adaCompany(200)},
+		{"PUT", "/companies/" + w.adaCo, `{"mission":"m"}`, adaCompany(200)},
+		{"GET", "/companies/" + w.adaCo + "/api-key", "", adaCompany(200)},
+		{"GET", "/companies/" + w.bobCo, "", map[string]int{anon: 401, userA: 403, userB: 200, pat: 403, session: 403, company: 403, admin: 403}},
+		{"GET", "/companies/" + missing, "", map[string]int{anon: 401, userA: 404, userB: 404, pat: 404, session: 404, company: 404, admin: 404}},
 		{"DELETE", "/auth/tokens/" + missing, "", userRoute(404)},
-		{"GET", "/admin/probe", "", map[string]int{anon: 401, userA: 403, userB: 403, pat: 403, session: 403, company: 401, admin: 204}},
+		{"GET", "/admin/probe", "", map[string]int{anon: 401, userA: 403, userB: 403, pat: 403, session: 403, company: 403, admin: 204}},
 	}
 	for _, r := range rows {
 		for _, cred := range credentialNames {
@@ -169,6 +194,15 @@ func TestAuthorizationMatrix(t *testing.T) {
 				assert.Equal(t, "Bearer", rec.Header().Get("WWW-Authenticate"), "%s %s as %s", r.method, r.path, cred)
 			}
 		}
+	}
+	// Rotation last, since it replaces the company key: the key itself may
+	// not rotate, the owner's credentials may.
+	rotate := "/companies/" + w.adaCo + "/api-key/rotate"
+	for cred, want := range map[string]int{anon: 401, userB: 403, admin: 403, company: 403} {
+		w.call("POST", rotate, cred, "", want, nil)
+	}
+	for _, cred := range []string{userA, pat, session} {
+		w.call("POST", rotate, cred, "", 200, nil)
 	}
 	// Another user's token: 403; the owner's: 204, again 204.
 	w.call("DELETE", "/auth/tokens/"+w.adaPAT, userB, "", 403, nil)
@@ -184,6 +218,7 @@ func TestMeDescribesEveryCredential(t *testing.T) {
 		pat:     {"user", "personal_access_token", "conglomerate"},
 		session: {"user", "session_key", "conglomerate"},
 		admin:   {"admin", "admin_token", "admin"},
+		company: {"company", "company_key", "company"},
 	}
 	for cred, want := range cases {
 		var me map[string]any
@@ -194,6 +229,10 @@ func TestMeDescribesEveryCredential(t *testing.T) {
 		if want[0] == "user" {
 			assert.Equal(t, "ada@example.com", me["user"].(map[string]any)["email"], cred)
 			assert.Equal(t, w.adaCong, me["conglomerate_id"], cred)
+		} else if want[0] == "company" {
+			assert.Nil(t, me["user"])
+			assert.Equal(t, w.adaCo, me["company_id"])
+			assert.Equal(t, w.adaCong, me["conglomerate_id"])
 		} else {
 			assert.Nil(t, me["user"])
 		}
@@ -209,6 +248,30 @@ func TestTokenListShowsNoSecretsAndExcludesSessions(t *testing.T) {
 	assert.NotContains(t, list[0], "token")
 	rec := w.do("POST", "/auth/tokens", userA, `{"name":"x"}`)
 	assert.Equal(t, "no-store", rec.Header().Get("Cache-Control"))
+}
+
+func TestArchiveCompany(t *testing.T) {
+	w := newWorld(t)
+	w.call("DELETE", "/companies/"+w.adaCo, company, "", 403, nil)
+	w.call("DELETE", "/companies/"+w.adaCo, userB, "", 403, nil)
+	w.call("DELETE", "/companies/"+w.adaCo, userA, `{"reason":"done"}`, 204, nil)
+	w.call("DELETE", "/companies/"+w.adaCo, userA, "", 204, nil)
+	w.call("GET", "/companies/"+w.adaCo, userA, "", 404, nil)
+	w.call("GET", "/auth/me", company, "", 401, nil)
+	var arch map[string]any
+	w.call("GET", "/conglomerates/"+w.adaCong+"/companies/archived", userA, "", 200, &arch)
+	list := arch["companies"].([]any)
+	require.Len(t, list, 1)
+	assert.Equal(t, "ada-shop", list[0].(map[string]any)["handle"])
+
+	rec := w.do("POST", "/conglomerates/"+w.adaCong+"/companies", userA, `{"name":"Again","handle":"ada-shop"}`)
+	assert.Equal(t, http.StatusConflict, rec.Code, "archived handles stay taken")
+	var body map[string]any
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body))
+	assert.Equal(t, "handle_taken", body["error"])
+	assert.Equal(t, "ada-shop-2", body["suggested_handle"])
+	rec = w.do("POST", "/conglomerates/"+w.adaCong+"/companies", userA, `{"name":"Bad","handle":"Not A Slug"}`)
+	assert.Equal(t, http.StatusUnprocessableEntity, rec.Code)
 }
 
 func TestCLILogoutIsIdempotent(t *testing.T) {

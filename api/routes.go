@@ -25,5 +25,6 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerCLIRoutes(api, &cliHandlers{svc: d.Service})
 	registerTokenRoutes(api, &tokenHandlers{svc: d.Service})
 	registerConglomerateRoutes(api, &conglomerateHandlers{svc: d.Service})
+	registerCompanyRoutes(api, &companyHandlers{svc: d.Service})
 	registerPages(engine, &pages{svc: d.Service})
 }

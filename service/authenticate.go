@@ -161,13 +161,6 @@ func (s *Service) authenticateAdmin(ctx context.Context, raw string) (Principal,
 	return p, nil
 }
 
-// authenticateCompanyKey recognizes the company-key prefix. Company keys
-// are minted with companies (GET /companies/{id}/api-key); until a key row
-// matches, the credential is refused like any unknown one.
-func (s *Service) authenticateCompanyKey(_ context.Context, _ string) (Principal, error) {
-	return Principal{}, errBadCredential
-}
-
 // CreateAdminToken mints an operator credential (holdco admin create-token).
 // The raw value is returned once.
 func (s *Service) CreateAdminToken(ctx context.Context, name string) (string, error) {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"holdco/service"
+	"holdco/store"
 	"holdco/testenv"
 )
 
@@ -31,18 +32,31 @@ type env struct {
 	svc   *service.Service
 	idp   *testenv.IdP
 	clock *clock
+	store *store.Store
 }
 
-func newEnv(t testing.TB) *env {
+func newEnv(t testing.TB) *env { return newEnvWith(t, service.Options{}) }
+
+func newEnvWith(t testing.TB, opts service.Options) *env {
 	t.Helper()
-	st := testenv.NewStore(t)
-	idp := testenv.NewIdP()
-	clk := &clock{now: time.Now().UTC().Truncate(time.Second)}
-	svc, err := service.New(context.Background(), service.Config{PublicURL: "http://holdco.test", FrontendURL: "http://app.test"},
-		st, idp, slog.New(slog.NewTextHandler(io.Discard, nil)), service.Options{Clock: clk.Now})
-	require.NoError(t, err)
-	return &env{svc: svc, idp: idp, clock: clk}
+	e := &env{store: testenv.NewStore(t), idp: testenv.NewIdP(), clock: &clock{now: time.Now().UTC().Truncate(time.Second)}}
+	e.svc = e.newService(t, opts)
+	return e
 }
+
+var envConfig = service.Config{PublicURL: "http://holdco.test", FrontendURL: "http://app.test"}
+
+func (e *env) newService(t testing.TB, opts service.Options) *service.Service {
+	t.Helper()
+	opts.Clock = e.clock.Now
+	svc, err := service.New(context.Background(), envConfig, e.store, e.idp, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
+	require.NoError(t, err)
+	return svc
+}
+
+// replica is a second service on the same database (another process in a
+// scaled-out deployment): its caches are its own.
+func (e *env) replica(t testing.TB) *service.Service { return e.newService(t, service.Options{}) }
 
 func stateOf(t testing.TB, authURL string) string { return testenv.StateOf(t, authURL) }
 

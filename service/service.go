@@ -50,14 +50,21 @@ type Service struct {
 	now    func() time.Time
 	sign   signer
 
-	userKeys  *ttlCache[string, Principal] // by token hash
-	sessions  *ttlCache[string, bool]      // web session id → live
-	adminKeys *ttlCache[string, Principal] // by token hash
+	seal     sealer
+	payments PaymentObjects
+
+	userKeys    *ttlCache[string, Principal] // by token hash
+	sessions    *ttlCache[string, bool]      // web session id → live
+	adminKeys   *ttlCache[string, Principal] // by token hash
+	companyKeys *ttlCache[string, Principal] // by key hash
 }
 
 // Options are optional dependencies (tests inject a clock).
 type Options struct {
 	Clock func() time.Time
+	// Payments deactivates live payment objects when a company is
+	// archived; nil when payments are not configured.
+	Payments PaymentObjects
 }
 
 // Credential cache lifetimes: the longest a revocation made on another
@@ -88,8 +95,8 @@ func New(ctx context.Context, cfg Config, st *store.Store, idp IdentityProvider,
 		}
 	}
 	key := cfg.SecretKey
+	var err error
 	if len(key) == 0 {
-		var err error
 		key, err = st.InstanceSecret(ctx, "signing-key", func() []byte {
 			b := make([]byte, 32)
 			_, _ = rand.Read(b)
@@ -99,7 +106,11 @@ func New(ctx context.Context, cfg Config, st *store.Store, idp IdentityProvider,
 			return nil, fmt.Errorf("service: signing key: %w", err)
 		}
 	}
-	s := &Service{cfg: cfg, store: st, idp: idp, logger: logger, now: opts.Clock, sign: signer{key: key}}
+	s := &Service{cfg: cfg, store: st, idp: idp, logger: logger, now: opts.Clock, sign: signer{key: key}, payments: opts.Payments}
+	if s.seal, err = newSealer(s.sign); err != nil {
+		return nil, fmt.Errorf("service: sealer: %w", err)
+	}
+	s.companyKeys = newTTLCache[string, Principal](CompanyKeyCacheTTL, cacheMaxEntries, s.now)
 	s.userKeys = newTTLCache[string, Principal](userKeyCacheTTL, cacheMaxEntries, s.now)
 	s.sessions = newTTLCache[string, bool](sessionCacheTTL, cacheMaxEntries, s.now)
 	s.adminKeys = newTTLCache[string, Principal](userKeyCacheTTL, 1000, s.now)

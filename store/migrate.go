@@ -19,6 +19,7 @@ func migrations() []*gormigrate.Migration {
 		migration0001IdentityAndCompanies(),
 		migration0002Credentials(),
 		migration0003DevIdPUsers(),
+		migration0004CompanyAPIKeys(),
 	}
 }
 

@@ -1,0 +1,245 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+
+	"holdco/models"
+)
+
+// authorizeCompany applies the ownership rule to a company: missing (or
+// archived, unless allowArchived) is 404; a company of another account is
+// 403; a company key reaches only its own company.
+func (s *Service) authorizeCompany(ctx context.Context, id string, allowArchived bool) (models.Company, error) {
+	p, ok := PrincipalFrom(ctx)
+	if !ok {
+		return models.Company{}, errUnauthenticated
+	}
+	c, err := s.store.GetCompany(ctx, id)
+	if errors.Is(err, models.ErrNotFound) || err == nil && c.Status == models.CompanyArchived && !allowArchived {
+		return models.Company{}, models.Errorf(models.CodeNotFound, "Company %s does not exist.", id)
+	}
+	if err != nil {
+		return models.Company{}, err
+	}
+	switch {
+	case p.Credential == CredentialCompanyKey:
+		if p.CompanyID != c.ID {
+			return models.Company{}, models.Errorf(models.CodeForbidden, "A company key reaches only its own company.")
+		}
+	case p.IsUser():
+		member := false
+		if c.ConglomerateID != "" {
+			if member, err = s.store.IsMember(ctx, c.ConglomerateID, p.UserID); err != nil {
+				return models.Company{}, err
+			}
+		}
+		if !member {
+			return models.Company{}, models.Errorf(models.CodeForbidden, "Company %s belongs to another account.", id)
+		}
+	default:
+		return models.Company{}, models.Errorf(models.CodeForbidden, "Company %s needs a credential of its account.", id)
+	}
+	return c, nil
+}
+
+// CompanyInput is what a user sets on a company.
+type CompanyInput struct {
+	Name    string
+	Handle  string // optional at creation: derived from the name
+	Idea    string
+	Mission string
+	Paused  bool
+}
+
+// CreateCompany adds a company to a conglomerate the caller belongs to. A
+// taken handle is refused with a free suggestion.
+func (s *Service) CreateCompany(ctx context.Context, conglomerateID string, in CompanyInput) (models.Company, error) {
+	if _, err := s.authorizeConglomerate(ctx, conglomerateID); err != nil {
+		return models.Company{}, err
+	}
+	name := strings.TrimSpace(in.Name)
+	if name == "" {
+		return models.Company{}, models.Errorf(models.CodeInvalidArgument, "The name must not be blank.").WithField("name")
+	}
+	handle := in.Handle
+	explicit := handle != ""
+	if !explicit {
+		handle = Slugify(name)
+	}
+	if !models.ValidHandle(handle) {
+		return models.Company{}, models.Errorf(models.CodeInvalidArgument,
+			"A handle is 1 to %d lower-case letters, digits or inner hyphens.", models.MaxHandleLen).WithField("handle")
+	}
+	c := models.Company{Name: name, Handle: handle, Idea: in.Idea, Mission: in.Mission, Status: models.CompanyActive}
+	if in.Paused {
+		c.Status = models.CompanyPaused
+	}
+	for attempt := 0; ; attempt++ {
+		created, err := s.store.CreateCompany(ctx, conglomerateID, c)
+		if err == nil {
+			return created, nil
+		}
+		if !errors.Is(err, models.ErrDuplicate) {
+			return models.Company{}, err
+		}
+		suggestion, serr := s.SuggestHandle(ctx, handle)
+		if serr != nil {
+			return models.Company{}, serr
+		}
+		if explicit || attempt >= 3 {
+			return models.Company{}, models.Errorf(models.CodeHandleTaken, "The handle %q is taken; %q is free.", handle, suggestion).
+				WithField("handle").With("suggested_handle", suggestion)
+		}
+		// A derived handle simply takes the free one.
+		c.Handle = suggestion
+	}
+}
+
+// Slugify turns a name into a handle candidate: lower-case ASCII letters
+// and digits joined by single hyphens, at most 64 characters.
+func Slugify(name string) string {
+	var b strings.Builder
+	hyphen := false
+	for _, r := range norm.NFKD.String(strings.ToLower(name)) {
+		switch {
+		case r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			if hyphen && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			hyphen = false
+			b.WriteRune(r)
+		case unicode.Is(unicode.Mn, r): // accents split off by NFKD
+		default:
+			hyphen = true
+		}
+	}
+	slug := b.String()
+	if len(slug) > models.MaxHandleLen {
+		slug = strings.TrimRight(slug[:models.MaxHandleLen], "-")
+	}
+	if slug == "" {
+		slug = "company"
+	}
+	return slug
+}
+
+// SuggestHandle returns a free handle close to base: base-2, base-3, …
+func (s *Service) SuggestHandle(ctx context.Context, base string) (string, error) {
+	base = Slugify(base)
+	for n := 2; ; n++ {
+		suffix := "-" + strconv.Itoa(n)
+		stem := base
+		if len(stem)+len(suffix) > models.MaxHandleLen {
+			stem = strings.TrimRight(stem[:models.MaxHandleLen-len(suffix)], "-")
+		}
+		candidate := stem + suffix
+		taken, err := s.store.HandleTaken(ctx, candidate)
+		if err != nil || !taken {
+			return candidate, err
+		}
+	}
+}
+
+// ListCompanies lists a conglomerate's companies that are not archived.
+func (s *Service) ListCompanies(ctx context.Context, conglomerateID string) ([]models.Company, error) {
+	if _, err := s.authorizeConglomerate(ctx, conglomerateID); err != nil {
+		return nil, err
+	}
+	return s.store.ListCompanies(ctx, conglomerateID, false)
+}
+
+// ListArchivedCompanies lists a conglomerate's archived companies.
+func (s *Service) ListArchivedCompanies(ctx context.Context, conglomerateID string) ([]models.Company, error) {
+	if _, err := s.authorizeConglomerate(ctx, conglomerateID); err != nil {
+		return nil, err
+	}
+	all, err := s.store.ListCompanies(ctx, conglomerateID, true)
+	if err != nil {
+		return nil, err
+	}
+	archived := all[:0]
+	for _, c := range all {
+		if c.Status == models.CompanyArchived {
+			archived = append(archived, c)
+		}
+	}
+	return archived, nil
+}
+
+// GetCompany returns a company the caller may see.
+func (s *Service) GetCompany(ctx context.Context, id string) (models.Company, error) {
+	return s.authorizeCompany(ctx, id, false)
+}
+
+// CompanyUpdate is a partial update; nil fields stay.
+type CompanyUpdate struct {
+	Name, Idea, Mission *string
+	Status              *models.CompanyStatus // active or paused; archiving is DELETE
+}
+
+// UpdateCompany changes a company's fields.
+func (s *Service) UpdateCompany(ctx context.Context, id string, u CompanyUpdate) (models.Company, error) {
+	c, err := s.authorizeCompany(ctx, id, false)
+	if err != nil {
+		return c, err
+	}
+	if u.Name != nil {
+		if strings.TrimSpace(*u.Name) == "" {
+			return c, models.Errorf(models.CodeInvalidArgument, "The name must not be blank.").WithField("name")
+		}
+		c.Name = strings.TrimSpace(*u.Name)
+	}
+	if u.Idea != nil {
+		c.Idea = *u.Idea
+	}
+	if u.Mission != nil {
+		c.Mission = *u.Mission
+	}
+	if u.Status != nil {
+		if *u.Status != models.CompanyActive && *u.Status != models.CompanyPaused {
+			return c, models.Errorf(models.CodeInvalidArgument, "status must be active or paused; archive a company with DELETE.").WithField("status")
+		}
+		c.Status = *u.Status
+	}
+	if err := s.store.UpdateCompanyFields(ctx, c); err != nil {
+		return c, err
+	}
+	return s.store.GetCompany(ctx, id)
+}
+
+// PaymentObjects deactivates a company's live-mode payment objects before
+// it is archived (the payments work implements it; nil: payments are not
+// configured, so there is nothing to deactivate).
+type PaymentObjects interface {
+	DeactivateCompany(ctx context.Context, companyID string) error
+}
+
+// ArchiveCompany archives a company, irreversibly; repeating it is a
+// no-op. When live payment objects cannot be deactivated nothing is
+// archived and the caller should retry (upstream_unavailable, 502).
+func (s *Service) ArchiveCompany(ctx context.Context, id string) error {
+	c, err := s.authorizeCompany(ctx, id, true)
+	if err != nil {
+		return err
+	}
+	if p, _ := PrincipalFrom(ctx); !p.IsUser() {
+		return models.Errorf(models.CodeForbidden, "Only a person can archive a company.")
+	}
+	if c.Status == models.CompanyArchived {
+		return nil
+	}
+	if s.payments != nil {
+		if err := s.payments.DeactivateCompany(ctx, c.ID); err != nil {
+			return models.Errorf(models.CodeUpstreamUnavailable, "The payment provider could not deactivate this company's live payment objects; nothing was archived. Retry shortly.").Wrap(err)
+		}
+	}
+	_, err = s.store.ArchiveCompany(ctx, c.ID, s.now())
+	s.companyKeys.DeleteWhere(func(p Principal) bool { return p.CompanyID == c.ID })
+	return err
+}

@@ -1,0 +1,40 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"holdco/models"
+)
+
+// HandleTaken reports whether any company (archived ones included, whose
+// handles stay reserved) uses handle.
+func (s *Store) HandleTaken(ctx context.Context, handle string) (bool, error) {
+	var n int64
+	err := s.db.WithContext(ctx).Model(&models.Company{}).Where("handle = ?", handle).Count(&n).Error
+	return n > 0, wrap("check handle", err)
+}
+
+// UpdateCompanyFields writes name, idea, mission and status of a company
+// that is not archived; it reports models.ErrNotFound otherwise.
+func (s *Store) UpdateCompanyFields(ctx context.Context, c models.Company) error {
+	res := s.db.WithContext(ctx).Model(&models.Company{}).
+		Where("id = ? AND status <> ?", c.ID, models.CompanyArchived).
+		Updates(map[string]any{"name": c.Name, "idea": c.Idea, "mission": c.Mission, "status": c.Status, "updated_at": now()})
+	if res.Error == nil && res.RowsAffected == 0 {
+		return wrap("update company", models.ErrNotFound)
+	}
+	return wrap("update company", res.Error)
+}
+
+// ArchiveCompany archives a company. It reports whether this call did it
+// (false when it was already archived).
+func (s *Store) ArchiveCompany(ctx context.Context, id string, at time.Time) (bool, error) {
+	res := s.db.WithContext(ctx).Model(&models.Company{}).
+		Where("id = ? AND status <> ?", id, models.CompanyArchived).
+		Updates(map[string]any{"status": models.CompanyArchived, "archived_at": at, "updated_at": at})
+	if res.Error != nil {
+		return false, wrap("archive company", res.Error)
+	}
+	return res.RowsAffected == 1, nil
+}
