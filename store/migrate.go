@@ -20,6 +20,7 @@ func migrations() []*gormigrate.Migration {
 		migration0002Credentials(),
 		migration0003DevIdPUsers(),
 		migration0004CompanyAPIKeys(),
+		migration0005CompanyResources(),
 	}
 }
 

@@ -1,0 +1,142 @@
+// Package activities holds the side effects of holdco's workflows, as
+// methods on structs that carry their dependencies.
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"holdco/models"
+	"holdco/store"
+)
+
+// Repositories provisions company code repositories (providers/gitrepo
+// locally, a hosted git service in production).
+type Repositories interface {
+	Ensure(ctx context.Context, companyID, name, idea string, seed bool) (ref string, err error)
+	Check(ctx context.Context, companyID string) error
+}
+
+// Databases provisions company databases (providers/companydb).
+type Databases interface {
+	Ensure(ctx context.Context, companyID string) (ref string, err error)
+	Check(ctx context.Context, companyID string) error
+}
+
+// Hosting provisions company sites (providers/statichost locally).
+type Hosting interface {
+	Ensure(ctx context.Context, companyID, handle string) (siteURL string, err error)
+	Check(ctx context.Context, companyID, handle string) error
+}
+
+// Provisioning is the activity set of the provisioning workflow.
+type Provisioning struct {
+	Store        *store.Store
+	Repositories Repositories
+	Databases    Databases
+	Hosting      Hosting
+}
+
+// ResourceInput names one resource of one company.
+type ResourceInput struct {
+	CompanyID string
+	Kind      models.ResourceKind
+	// SeedRepo false is an import resume: the repository is not seeded.
+	SeedRepo bool
+}
+
+// ResourceResult is a provisioned resource.
+type ResourceResult struct {
+	Kind models.ResourceKind
+	Ref  string
+}
+
+// ErrCompanyGone stops provisioning of a company that no longer exists or
+// was archived; it is not retried.
+const ErrCompanyGone = "CompanyGone"
+
+// ProvisionResource makes one resource exist. It marks the row
+// provisioning, calls the idempotent adapter while heartbeating, and
+// records ready or failed with the error text, so a failure never leaves
+// a half-made resource without a row saying so.
+func (p *Provisioning) ProvisionResource(ctx context.Context, in ResourceInput) (ResourceResult, error) {
+	c, err := p.Store.GetCompany(ctx, in.CompanyID)
+	if errors.Is(err, models.ErrNotFound) || err == nil && c.Status == models.CompanyArchived {
+		return ResourceResult{}, temporal.NewNonRetryableApplicationError("company is missing or archived", ErrCompanyGone, err)
+	}
+	if err != nil {
+		return ResourceResult{}, err
+	}
+	if err := p.Store.SaveResource(ctx, models.CompanyResource{CompanyID: c.ID, Kind: in.Kind, Status: models.ResourceProvisioning}); err != nil {
+		return ResourceResult{}, err
+	}
+	stop := heartbeat(ctx)
+	ref, err := p.ensure(ctx, c, in)
+	stop()
+	if err != nil {
+		if serr := p.Store.SaveResource(ctx, models.CompanyResource{CompanyID: c.ID, Kind: in.Kind, Status: models.ResourceFailed, LastError: err.Error()}); serr != nil {
+			return ResourceResult{}, errors.Join(err, serr)
+		}
+		return ResourceResult{}, fmt.Errorf("provision %s: %w", in.Kind, err)
+	}
+	if err := p.Store.SaveResource(ctx, models.CompanyResource{CompanyID: c.ID, Kind: in.Kind, Status: models.ResourceReady, Ref: ref}); err != nil {
+		return ResourceResult{}, err
+	}
+	return ResourceResult{Kind: in.Kind, Ref: ref}, nil
+}
+
+func (p *Provisioning) ensure(ctx context.Context, c models.Company, in ResourceInput) (string, error) {
+	switch in.Kind {
+	case models.ResourceRepository:
+		return p.Repositories.Ensure(ctx, c.ID, c.Name, c.Idea, in.SeedRepo)
+	case models.ResourceDatabase:
+		return p.Databases.Ensure(ctx, c.ID)
+	case models.ResourceHosting:
+		return p.Hosting.Ensure(ctx, c.ID, c.Handle)
+	}
+	return "", temporal.NewNonRetryableApplicationError("unknown resource kind "+string(in.Kind), "UnknownKind", nil)
+}
+
+// CheckResource really checks that a resource exists and works (the
+// repository reads, the database accepts a connection, the site answers).
+func (p *Provisioning) CheckResource(ctx context.Context, c models.Company, kind models.ResourceKind) error {
+	switch kind {
+	case models.ResourceRepository:
+		return p.Repositories.Check(ctx, c.ID)
+	case models.ResourceDatabase:
+		return p.Databases.Check(ctx, c.ID)
+	case models.ResourceHosting:
+		return p.Hosting.Check(ctx, c.ID, c.Handle)
+	}
+	return fmt.Errorf("unknown resource kind %q", kind)
+}
+
+// heartbeat reports liveness every few seconds until stopped, so a worker
+// that dies mid-provisioning is noticed within the heartbeat timeout and
+// the activity is retried on another worker.
+func heartbeat(ctx context.Context) (stop func()) {
+	if !activity.IsActivity(ctx) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(2 * time.Second)
+		defer t.Stop()
+		for {
+			activity.RecordHeartbeat(ctx)
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done) }
+}

@@ -1,0 +1,44 @@
+package store
+
+import (
+	"context"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"holdco/models"
+)
+
+// SaveResource records a resource's state (insert or update). Attempts
+// counts how often provisioning of the resource started.
+func (s *Store) SaveResource(ctx context.Context, r models.CompanyResource) error {
+	r.UpdatedAt = now()
+	inc := 0
+	if r.Status == models.ResourceProvisioning {
+		inc = 1
+	}
+	r.Attempts = inc
+	err := s.db.WithContext(ctx).Clauses(clause.OnConflict{
+		Columns: []clause.Column{{Name: "company_id"}, {Name: "kind"}},
+		DoUpdates: clause.Assignments(map[string]any{
+			"status": r.Status, "ref": r.Ref, "last_error": r.LastError, "updated_at": r.UpdatedAt,
+			"attempts": gorm.Expr("company_resources.attempts + ?", inc),
+		}),
+	}).Create(&r).Error
+	return wrap("save resource", err)
+}
+
+// ListResources returns the rows of a company's resources.
+func (s *Store) ListResources(ctx context.Context, companyID string) ([]models.CompanyResource, error) {
+	var rs []models.CompanyResource
+	err := s.db.WithContext(ctx).Where("company_id = ?", companyID).Order("kind").Find(&rs).Error
+	return rs, wrap("list resources", err)
+}
+
+// ListLiveCompanies returns every company that is not archived, across
+// tenants (operators' health check only).
+func (s *Store) ListLiveCompanies(ctx context.Context) ([]models.Company, error) {
+	var cs []models.Company
+	err := s.db.WithContext(ctx).Where("status <> ?", models.CompanyArchived).Order("created_at, id").Find(&cs).Error
+	return cs, wrap("list live companies", err)
+}

@@ -1,0 +1,133 @@
+package workflows
+
+import (
+	"errors"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"holdco/activities"
+	"holdco/models"
+)
+
+// Names of the provisioning workflow's messages; handlers and operators
+// use these constants.
+const (
+	ProvisionWorkflowName = "Provision"
+	// SignalHeal re-provisions resources that failed (or, sent with
+	// signal-with-start to a finished workflow, checks all of them again).
+	SignalHeal = "heal"
+	// QueryResources answers the status of each resource in this run.
+	QueryResources = "resources"
+)
+
+// ProvisionWorkflowID is the one workflow id per company, so a duplicate
+// start joins the running workflow instead of starting a second.
+func ProvisionWorkflowID(companyID string) string { return "provision:" + companyID }
+
+// ProvisionInput starts provisioning of a company.
+type ProvisionInput struct {
+	CompanyID      string
+	ConglomerateID string
+	// SeedRepo false is an import resume: never seed the repository.
+	SeedRepo bool
+}
+
+// ProvisionResult locates the provisioned resources.
+type ProvisionResult struct {
+	Refs map[models.ResourceKind]string
+}
+
+// healWait is how long a run with failed resources waits for an operator's
+// heal before it ends (the rows keep saying failed; heal starts a new run).
+const healWait = 7 * 24 * time.Hour
+
+// Provisioning states for the ProvisioningState search attribute.
+const (
+	stateProvisioning = "provisioning"
+	stateReady        = "ready"
+	stateFailed       = "failed"
+)
+
+var provisionActivity = workflow.ActivityOptions{
+	StartToCloseTimeout: 5 * time.Minute,
+	// A worker that dies mid-activity is noticed within this and the
+	// activity is retried elsewhere.
+	HeartbeatTimeout: 15 * time.Second,
+	RetryPolicy: &temporal.RetryPolicy{
+		InitialInterval:        time.Second,
+		BackoffCoefficient:     2,
+		MaximumInterval:        30 * time.Second,
+		MaximumAttempts:        5,
+		NonRetryableErrorTypes: []string{activities.ErrCompanyGone},
+	},
+}
+
+// Provision makes a company's repository, database and hosting project
+// exist, in parallel. Resources that still fail after the activity's
+// retries are reported failed and wait for a heal signal.
+func Provision(ctx workflow.Context, in ProvisionInput) (ProvisionResult, error) {
+	status := map[models.ResourceKind]models.ResourceStatus{}
+	result := ProvisionResult{Refs: map[models.ResourceKind]string{}}
+	if err := workflow.SetQueryHandler(ctx, QueryResources, func() (map[models.ResourceKind]models.ResourceStatus, error) {
+		return status, nil
+	}); err != nil {
+		return result, err
+	}
+	heal := workflow.GetSignalChannel(ctx, SignalHeal)
+	ctx = workflow.WithActivityOptions(ctx, provisionActivity)
+	var a *activities.Provisioning
+
+	pending := models.ResourceKinds
+	for {
+		setState(ctx, stateProvisioning)
+		futures := make([]workflow.Future, len(pending))
+		for i, kind := range pending {
+			status[kind] = models.ResourceProvisioning
+			futures[i] = workflow.ExecuteActivity(ctx, a.ProvisionResource, activities.ResourceInput{CompanyID: in.CompanyID, Kind: kind, SeedRepo: in.SeedRepo})
+		}
+		var failed []models.ResourceKind
+		for i, kind := range pending {
+			var res activities.ResourceResult
+			err := futures[i].Get(ctx, &res)
+			var appErr *temporal.ApplicationError
+			if errors.As(err, &appErr) && appErr.Type() == activities.ErrCompanyGone {
+				setState(ctx, stateFailed)
+				return result, err
+			}
+			if err != nil {
+				status[kind] = models.ResourceFailed
+				failed = append(failed, kind)
+				continue
+			}
+			status[kind] = models.ResourceReady
+			result.Refs[kind] = res.Ref
+		}
+		if len(failed) == 0 {
+			setState(ctx, stateReady)
+			// Heals asked for while this run worked are answered by it.
+			for heal.ReceiveAsync(nil) {
+			}
+			return result, nil
+		}
+		setState(ctx, stateFailed)
+		workflow.GetLogger(ctx).Warn("provisioning failed; waiting for heal", "failed", failed)
+		healed := false
+		timerCtx, cancel := workflow.WithCancel(ctx)
+		sel := workflow.NewSelector(ctx)
+		sel.AddReceive(heal, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, nil); healed = true })
+		sel.AddFuture(workflow.NewTimer(timerCtx, healWait), func(workflow.Future) {})
+		sel.Select(ctx)
+		cancel()
+		if !healed {
+			return result, temporal.NewApplicationError("resources still failed after waiting for heal", "ProvisioningFailed", failed)
+		}
+		pending = failed
+	}
+}
+
+func setState(ctx workflow.Context, state string) {
+	// Only visibility depends on it; a failure must not fail provisioning.
+	_ = workflow.UpsertTypedSearchAttributes(ctx, ProvisioningStateKey.ValueSet(state))
+}

@@ -1,0 +1,133 @@
+package workflows_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+
+	"holdco/activities"
+	"holdco/models"
+	"holdco/workflows"
+)
+
+var a *activities.Provisioning
+
+func newEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(workflows.Provision, workflowOptions)
+	env.RegisterActivity(a)
+	return env
+}
+
+var input = workflows.ProvisionInput{CompanyID: "c-1", ConglomerateID: "g-1", SeedRepo: true}
+
+func ok(kind models.ResourceKind) activities.ResourceResult {
+	return activities.ResourceResult{Kind: kind, Ref: "ref-" + string(kind)}
+}
+
+func TestProvisionAllResources(t *testing.T) {
+	env := newEnv(t)
+	var mu sync.Mutex
+	seen := map[models.ResourceKind]bool{}
+	env.OnActivity(a.ProvisionResource, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.ResourceInput) (activities.ResourceResult, error) {
+			mu.Lock()
+			seen[in.Kind] = true
+			mu.Unlock()
+			assert.True(t, in.SeedRepo)
+			return ok(in.Kind), nil
+		})
+	env.ExecuteWorkflow(workflows.ProvisionWorkflowName, input)
+	require.True(t, env.IsWorkflowCompleted())
+	require.NoError(t, env.GetWorkflowError())
+	var res workflows.ProvisionResult
+	require.NoError(t, env.GetWorkflowResult(&res))
+	assert.Len(t, res.Refs, 3)
+	assert.Equal(t, "ref-hosting", res.Refs[models.ResourceHosting])
+	assert.Len(t, seen, 3)
+}
+
+func TestProvisionRetriesTransientFailures(t *testing.T) {
+	env := newEnv(t)
+	var mu sync.Mutex
+	calls := map[models.ResourceKind]int{}
+	env.OnActivity(a.ProvisionResource, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.ResourceInput) (activities.ResourceResult, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			calls[in.Kind]++
+			if in.Kind == models.ResourceDatabase && calls[in.Kind] < 3 {
+				return activities.ResourceResult{}, errors.New("connection refused")
+			}
+			return ok(in.Kind), nil
+		})
+	env.ExecuteWorkflow(workflows.ProvisionWorkflowName, input)
+	require.NoError(t, env.GetWorkflowError())
+	assert.Equal(t, 3, calls[models.ResourceDatabase], "retried by the activity retry policy")
+	assert.Equal(t, 1, calls[models.ResourceRepository])
+}
+
+func TestProvisionWaitsForHealThenRetriesOnlyFailed(t *testing.T) {
+	env := newEnv(t)
+	var mu sync.Mutex
+	calls := map[models.ResourceKind]int{}
+	broken := true
+	env.OnActivity(a.ProvisionResource, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.ResourceInput) (activities.ResourceResult, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			calls[in.Kind]++
+			if in.Kind == models.ResourceHosting && broken {
+				return activities.ResourceResult{}, errors.New("site does not answer")
+			}
+			return ok(in.Kind), nil
+		})
+	env.RegisterDelayedCallback(func() {
+		var st map[models.ResourceKind]models.ResourceStatus
+		v, err := env.QueryWorkflow(workflows.QueryResources)
+		require.NoError(t, err)
+		require.NoError(t, v.Get(&st))
+		assert.Equal(t, models.ResourceFailed, st[models.ResourceHosting])
+		assert.Equal(t, models.ResourceReady, st[models.ResourceRepository])
+		mu.Lock()
+		broken = false
+		mu.Unlock()
+		env.SignalWorkflow(workflows.SignalHeal, nil)
+	}, time.Hour)
+	env.ExecuteWorkflow(workflows.ProvisionWorkflowName, input)
+	require.True(t, env.IsWorkflowCompleted())
+	require.NoError(t, env.GetWorkflowError())
+	assert.Equal(t, 5+1, calls[models.ResourceHosting], "5 attempts, then one more after heal")
+	assert.Equal(t, 1, calls[models.ResourceRepository], "ready resources are not redone")
+}
+
+func TestProvisionStopsForAGoneCompany(t *testing.T) {
+	env := newEnv(t)
+	env.OnActivity(a.ProvisionResource, mock.Anything, mock.Anything).Return(activities.ResourceResult{},
+		temporal.NewNonRetryableApplicationError("company is missing or archived", activities.ErrCompanyGone, nil))
+	env.ExecuteWorkflow(workflows.ProvisionWorkflowName, input)
+	require.Error(t, env.GetWorkflowError())
+}
+
+func TestProvisionGivesUpWithoutHeal(t *testing.T) {
+	env := newEnv(t)
+	env.OnActivity(a.ProvisionResource, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.ResourceInput) (activities.ResourceResult, error) {
+			if in.Kind == models.ResourceRepository {
+				return activities.ResourceResult{}, errors.New("disk full")
+			}
+			return ok(in.Kind), nil
+		})
+	env.ExecuteWorkflow(workflows.ProvisionWorkflowName, input)
+	require.True(t, env.IsWorkflowCompleted())
+	require.ErrorContains(t, env.GetWorkflowError(), "still failed")
+}

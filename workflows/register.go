@@ -1,0 +1,15 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+	"go.temporal.io/sdk/worker"
+
+	"holdco/activities"
+)
+
+// Register adds holdco's workflows and the activities they call to a
+// worker.
+func Register(r worker.Registry, provisioning *activities.Provisioning) {
+	r.RegisterWorkflowWithOptions(Provision, workflow.RegisterOptions{Name: ProvisionWorkflowName})
+	r.RegisterActivity(provisioning)
+}
