@@ -26,5 +26,6 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerTokenRoutes(api, &tokenHandlers{svc: d.Service})
 	registerConglomerateRoutes(api, &conglomerateHandlers{svc: d.Service})
 	registerCompanyRoutes(api, &companyHandlers{svc: d.Service})
+	registerProvisioningRoutes(api, &provisioningHandlers{svc: d.Service})
 	registerPages(engine, &pages{svc: d.Service})
 }

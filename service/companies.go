@@ -83,6 +83,13 @@ func (s *Service) CreateCompany(ctx context.Context, conglomerateID string, in C
 	for attempt := 0; ; attempt++ {
 		created, err := s.store.CreateCompany(ctx, conglomerateID, c)
 		if err == nil {
+			if s.temporal != nil {
+				// A failure here leaves the company not_provisioned; POST
+				// /companies/{id}/provision starts it again.
+				if _, err := s.startProvisioning(ctx, created, true); err != nil {
+					s.logger.WarnContext(ctx, "start provisioning", "company", created.ID, "error", err)
+				}
+			}
 			return created, nil
 		}
 		if !errors.Is(err, models.ErrDuplicate) {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"go.temporal.io/sdk/client"
+
 	"holdco/providers/oidcrp"
 	"holdco/store"
 )
@@ -52,6 +54,8 @@ type Service struct {
 
 	seal     sealer
 	payments PaymentObjects
+	temporal client.Client
+	checker  ResourceChecker
 
 	userKeys    *ttlCache[string, Principal] // by token hash
 	sessions    *ttlCache[string, bool]      // web session id → live
@@ -65,6 +69,10 @@ type Options struct {
 	// Payments deactivates live payment objects when a company is
 	// archived; nil when payments are not configured.
 	Payments PaymentObjects
+	// Temporal starts and signals workflows; nil disables provisioning.
+	Temporal client.Client
+	// Checker verifies provisioned resources for the admin health check.
+	Checker ResourceChecker
 }
 
 // Credential cache lifetimes: the longest a revocation made on another
@@ -106,7 +114,8 @@ func New(ctx context.Context, cfg Config, st *store.Store, idp IdentityProvider,
 			return nil, fmt.Errorf("service: signing key: %w", err)
 		}
 	}
-	s := &Service{cfg: cfg, store: st, idp: idp, logger: logger, now: opts.Clock, sign: signer{key: key}, payments: opts.Payments}
+	s := &Service{cfg: cfg, store: st, idp: idp, logger: logger, now: opts.Clock, sign: signer{key: key},
+		payments: opts.Payments, temporal: opts.Temporal, checker: opts.Checker}
 	if s.seal, err = newSealer(s.sign); err != nil {
 		return nil, fmt.Errorf("service: sealer: %w", err)
 	}

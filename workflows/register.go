@@ -1,8 +1,8 @@
 package workflows
 
 import (
-	"go.temporal.io/sdk/workflow"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 
 	"holdco/activities"
 )
