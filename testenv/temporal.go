@@ -23,8 +23,9 @@ type Temporal struct {
 }
 
 // NewTemporal starts a test server (about a second) and a worker on
-// workflows.TaskQueue registered by register (which may be nil). Everything
-// stops when the test ends.
+// workflows.TaskQueue registered by register. With register nil no worker
+// runs (tests that start and stop their own, e.g. Server.NewWorker).
+// Everything stops when the test ends.
 func NewTemporal(t *testing.T, register func(worker.Registry)) *Temporal {
 	t.Helper()
 	ts := temporaltest.NewServer(temporaltest.WithT(t))
@@ -34,9 +35,9 @@ func NewTemporal(t *testing.T, register func(worker.Registry)) *Temporal {
 	if err := workflows.EnsureSearchAttributes(ctx, c, ts.GetDefaultNamespace()); err != nil {
 		t.Fatalf("testenv: register search attributes: %v", err)
 	}
-	if register == nil {
-		register = func(worker.Registry) {}
+	env := &Temporal{Server: ts, Client: c, Namespace: ts.GetDefaultNamespace(), TaskQueue: workflows.TaskQueue}
+	if register != nil {
+		env.Worker = ts.NewWorker(workflows.TaskQueue, register)
 	}
-	w := ts.NewWorker(workflows.TaskQueue, register)
-	return &Temporal{Server: ts, Client: c, Namespace: ts.GetDefaultNamespace(), TaskQueue: workflows.TaskQueue, Worker: w}
+	return env
 }
