@@ -4,6 +4,9 @@ package activities
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -139,4 +142,22 @@ func heartbeat(ctx context.Context) (stop func()) {
 		}
 	}()
 	return func() { close(done) }
+}
+
+// EnsureOIDCClient creates the OpenID client the company's own app signs
+// its users in with, unless one exists; an existing client (revoked or
+// not) is kept as it is, so provisioning never un-revokes it.
+func (p *Provisioning) EnsureOIDCClient(ctx context.Context, companyID string) (clientID string, err error) {
+	secret := make([]byte, 32)
+	id := make([]byte, 12)
+	_, _ = rand.Read(secret)
+	_, _ = rand.Read(id)
+	sum := sha256.Sum256([]byte(hex.EncodeToString(secret)))
+	c, err := p.Store.EnsureCompanyOIDCClient(ctx, models.CompanyOIDCClient{
+		CompanyID: companyID, ClientID: "co_" + hex.EncodeToString(id), SecretHash: hex.EncodeToString(sum[:]),
+	})
+	if err != nil {
+		return "", err
+	}
+	return c.ClientID, nil
 }

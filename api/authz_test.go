@@ -184,6 +184,9 @@ func TestAuthorizationMatrix(t *testing.T) {
 		{"GET", "/companies/" + w.bobCo, "", map[string]int{anon: 401, userA: 403, userB: 200, pat: 403, session: 403, company: 403, admin: 403}},
 		{"GET", "/companies/" + missing, "", map[string]int{anon: 401, userA: 404, userB: 404, pat: 404, session: 404, company: 404, admin: 404}},
 		{"DELETE", "/auth/tokens/" + missing, "", userRoute(404)},
+		{"POST", "/admin/user-auth/" + w.bobCo + "/disable?reason=abuse+report", "", map[string]int{anon: 401, userA: 403, userB: 403, pat: 403, session: 403, company: 403, admin: 200}},
+		{"GET", "/admin/companies/health", "", map[string]int{anon: 401, userA: 403, userB: 403, pat: 403, session: 403, company: 403, admin: 200}},
+		{"GET", "/companies/" + w.adaCo + "/resources", "", adaCompany(200)},
 		{"GET", "/admin/probe", "", map[string]int{anon: 401, userA: 403, userB: 403, pat: 403, session: 403, company: 403, admin: 204}},
 	}
 	for _, r := range rows {
@@ -314,6 +317,8 @@ func TestAuthValidation(t *testing.T) {
 		{"DELETE", "/auth/tokens/not-a-uuid", userA, "", []any{"path", "token_id"}},
 		{"PATCH", "/conglomerates/" + w.adaCong, userA, `{"daily_credit_cap":-5}`, []any{"body", "daily_credit_cap"}},
 		{"PATCH", "/conglomerates/" + w.adaCong, userA, `{"name":""}`, []any{"body", "name"}},
+		{"POST", "/admin/user-auth/" + w.adaCo + "/disable?reason=no", admin, "", []any{"query", "reason"}},
+		{"POST", "/admin/user-auth/" + w.adaCo + "/disable", admin, "", []any{"query", "reason"}},
 	}
 	for _, c := range cases {
 		rec := w.do(c.method, c.path, c.cred, c.body)

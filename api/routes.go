@@ -27,5 +27,6 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerConglomerateRoutes(api, &conglomerateHandlers{svc: d.Service})
 	registerCompanyRoutes(api, &companyHandlers{svc: d.Service})
 	registerProvisioningRoutes(api, &provisioningHandlers{svc: d.Service})
+	registerUserAuthRoutes(api, &userAuthHandlers{svc: d.Service})
 	registerPages(engine, &pages{svc: d.Service})
 }

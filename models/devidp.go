@@ -18,3 +18,6 @@ type DevIdPUser struct {
 }
 
 func (u *DevIdPUser) BeforeCreate(*gorm.DB) error { ensureID(&u.ID); return nil }
+
+// TableName pins the table name (gorm would derive dev_id_p_users).
+func (DevIdPUser) TableName() string { return "dev_idp_users" }

@@ -21,6 +21,7 @@ func migrations() []*gormigrate.Migration {
 		migration0003DevIdPUsers(),
 		migration0004CompanyAPIKeys(),
 		migration0005CompanyResources(),
+		migration0006CompanyOIDCClients(),
 	}
 }
 

@@ -22,7 +22,7 @@ func (s *Store) SaveResource(ctx context.Context, r models.CompanyResource) erro
 		Columns: []clause.Column{{Name: "company_id"}, {Name: "kind"}},
 		DoUpdates: clause.Assignments(map[string]any{
 			"status": r.Status, "ref": r.Ref, "last_error": r.LastError, "updated_at": r.UpdatedAt,
-			"attempts": gorm.Expr("company_resources.attempts + ?", inc),
+			"attempts": gorm.Expr(s.existing("company_resources", "attempts")+" + ?", inc),
 		}),
 	}).Create(&r).Error
 	return wrap("save resource", err)

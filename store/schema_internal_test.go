@@ -24,7 +24,9 @@ func TestMigrationsCoverEveryModelColumn(t *testing.T) {
 	require.NoError(t, s.Migrate(ctx))
 
 	m := s.db.Migrator()
-	for _, model := range []any{&models.User{}, &models.Conglomerate{}, &models.Membership{}, &models.Company{}} {
+	for _, model := range []any{&models.User{}, &models.Conglomerate{}, &models.Membership{}, &models.Company{},
+		&models.WebSession{}, &models.APIKey{}, &models.CLIAuthCode{}, &models.DeviceAuthorization{}, &models.AdminToken{},
+		&models.InstanceSecret{}, &models.DevIdPUser{}, &models.CompanyAPIKey{}, &models.CompanyResource{}, &models.CompanyOIDCClient{}} {
 		sch, err := schema.Parse(model, &sync.Map{}, s.db.NamingStrategy)
 		require.NoError(t, err)
 		require.True(t, m.HasTable(sch.Table), "table %s", sch.Table)

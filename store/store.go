@@ -77,3 +77,13 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 		return fn(&Store{db: tx, dialect: s.dialect, logger: s.logger, inTx: true})
 	})
 }
+
+// existing names a column of the row already stored, inside an upsert's
+// DO UPDATE SET: Postgres needs the table qualifier (the bare name is
+// ambiguous with EXCLUDED), while SQLite accepts only the bare name there.
+func (s *Store) existing(table, column string) string {
+	if s.dialect == DialectPostgres {
+		return table + "." + column
+	}
+	return column
+}

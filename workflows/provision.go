@@ -79,6 +79,12 @@ func Provision(ctx workflow.Context, in ProvisionInput) (ProvisionResult, error)
 	ctx = workflow.WithActivityOptions(ctx, provisionActivity)
 	var a *activities.Provisioning
 
+	// The client for the company's own app sign-in; kept when it exists.
+	if err := workflow.ExecuteActivity(ctx, a.EnsureOIDCClient, in.CompanyID).Get(ctx, nil); err != nil {
+		setState(ctx, stateFailed)
+		return result, err
+	}
+
 	pending := models.ResourceKinds
 	for {
 		setState(ctx, stateProvisioning)

@@ -25,6 +25,7 @@ func newEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	env := s.NewTestWorkflowEnvironment()
 	env.RegisterWorkflowWithOptions(workflows.Provision, workflowOptions)
 	env.RegisterActivity(a)
+	env.OnActivity(a.EnsureOIDCClient, mock.Anything, mock.Anything).Return("co_test", nil)
 	return env
 }
 

@@ -56,6 +56,8 @@ func recordHistories(t *testing.T) {
 	env := testenv.NewTemporal(t, func(r worker.Registry) {
 		r.RegisterWorkflowWithOptions(workflows.Provision, workflowOptions)
 		r.RegisterActivityWithOptions(fake, activity.RegisterOptions{Name: "ProvisionResource"})
+		r.RegisterActivityWithOptions(func(context.Context, string) (string, error) { return "co_test", nil },
+			activity.RegisterOptions{Name: "EnsureOIDCClient"})
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -6,13 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"holdco/service"
 	"holdco/store"
 )
 
 const adminUsage = `Usage:
-  holdco admin create-token --name NAME   mint an admin credential (printed once)
+  holdco admin create-token --name NAME        mint an admin credential (printed once)
+  holdco admin user-auth enable COMPANY_ID     clear the revocation of a company's app sign-in client
 `
 
 // admin runs operator commands against the configured database.
@@ -29,18 +31,15 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		if err := fs.Parse(args[1:]); err != nil {
 			return err
 		}
-		cfg, logger, err := load(getenv, stderr)
+		cfg, _, err := load(getenv, stderr)
 		if err != nil {
 			return err
 		}
-		s, err := store.Open(ctx, cfg.DatabaseURL, logger)
+		s, logger, err := openStore(ctx, getenv, stderr)
 		if err != nil {
-			return fmt.Errorf("DATABASE_URL: %w", err)
+			return err
 		}
 		defer s.Close()
-		if err := s.Migrate(ctx); err != nil {
-			return fmt.Errorf("DATABASE_URL: migrate: %w", err)
-		}
 		svc, err := service.New(ctx, service.Config{PublicURL: cfg.ResolvePublicURL(cfg.APIAddr), FrontendURL: cfg.FrontendURL, SecretKey: []byte(cfg.SecretKey)}, s, nil, logger, service.Options{})
 		if err != nil {
 			return err
@@ -52,7 +51,39 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		fmt.Fprintln(stdout, raw)
 		fmt.Fprintln(stderr, "Admin token created. It is shown only this once; store it in a secret manager.")
 		return nil
+	case "user-auth":
+		if len(args) != 3 || args[1] != "enable" {
+			fmt.Fprint(stderr, adminUsage)
+			return errors.New("admin user-auth: usage: holdco admin user-auth enable COMPANY_ID")
+		}
+		s, logger, err := openStore(ctx, getenv, stderr)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		if err := s.EnableCompanyOIDCClient(ctx, args[2]); err != nil {
+			return fmt.Errorf("admin user-auth enable %s: %w", args[2], err)
+		}
+		logger.Info("company app sign-in enabled", "company", args[2])
+		return nil
 	}
 	fmt.Fprint(stderr, adminUsage)
 	return fmt.Errorf("admin: unknown subcommand %q", args[0])
+}
+
+// openStore opens and migrates the configured database.
+func openStore(ctx context.Context, getenv func(string) string, stderr io.Writer) (*store.Store, *slog.Logger, error) {
+	cfg, logger, err := load(getenv, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := store.Open(ctx, cfg.DatabaseURL, logger)
+	if err != nil {
+		return nil, nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	if err := s.Migrate(ctx); err != nil {
+		s.Close()
+		return nil, nil, fmt.Errorf("DATABASE_URL: migrate: %w", err)
+	}
+	return s, logger, nil
 }

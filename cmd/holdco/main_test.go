@@ -49,3 +49,13 @@ func TestBadConfigurationNamesTheSetting(t *testing.T) {
 	err = run(context.Background(), []string{"bogus"}, func(string) string { return "" }, &errOut)
 	assert.ErrorContains(t, err, "unknown command")
 }
+
+func TestAdminUserAuthEnable(t *testing.T) {
+	env := map[string]string{"HOLDCO_DATA_DIR": t.TempDir()}
+	getenv := func(k string) string { return env[k] }
+	var out, errOut bytes.Buffer
+	err := admin(context.Background(), []string{"user-auth", "enable", "00000000-0000-4000-8000-000000000000"}, getenv, &out, &errOut)
+	assert.ErrorContains(t, err, "not found", "no client to enable")
+	err = admin(context.Background(), []string{"user-auth", "disable"}, getenv, &out, &errOut)
+	assert.ErrorContains(t, err, "usage")
+}
