@@ -1,0 +1,211 @@
+// Package gitrepo keeps company code repositories as bare git repositories
+// on disk (go-git): the local adapter of the code-repository provider.
+package gitrepo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/google/uuid"
+)
+
+// ErrNotFound is returned for a missing repository, branch or file.
+var ErrNotFound = errors.New("gitrepo: not found")
+
+// Branch is the branch sites are served from.
+const Branch = "main"
+
+// Store is a directory of bare repositories, one per company.
+type Store struct {
+	root string
+	mu   sync.Mutex // serializes Ensure: two first provisionings race here
+}
+
+// New returns a store under root (created if needed).
+func New(root string) (*Store, error) {
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, fmt.Errorf("gitrepo: %w", err)
+	}
+	return &Store{root: root}, nil
+}
+
+func (s *Store) path(companyID string) (string, error) {
+	if _, err := uuid.Parse(companyID); err != nil {
+		return "", fmt.Errorf("gitrepo: company id %q is not a UUID", companyID)
+	}
+	return filepath.Join(s.root, companyID+".git"), nil
+}
+
+// Ensure makes the company's bare repository exist. A new one is seeded
+// with a README and an index.html on main unless seed is false (an import
+// resume: the repository stays empty). An existing valid repository is
+// never changed. The repository is built in a temporary directory and
+// renamed into place, so a crash never leaves a half-made one that looks
+// valid; a broken leftover is replaced.
+func (s *Store) Ensure(ctx context.Context, companyID, name, idea string, seed bool) (string, error) {
+	dir, err := s.path(companyID)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Check(ctx, companyID) == nil {
+		return dir, nil
+	}
+	tmp, err := os.MkdirTemp(s.root, ".tmp-"+companyID+"-")
+	if err != nil {
+		return "", fmt.Errorf("gitrepo: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	repo, err := git.PlainInitWithOptions(tmp, &git.PlainInitOptions{Bare: true, InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName(Branch)}})
+	if err != nil {
+		return "", fmt.Errorf("gitrepo: init: %w", err)
+	}
+	if seed {
+		if err := seedRepo(repo, name, idea); err != nil {
+			return "", err
+		}
+	}
+	if err := os.RemoveAll(dir); err != nil { // a broken leftover
+		return "", fmt.Errorf("gitrepo: %w", err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return "", fmt.Errorf("gitrepo: %w", err)
+	}
+	return dir, nil
+}
+
+// seedRepo writes the first commit straight into the bare repository:
+// blobs, one tree, a commit, and branch main pointing at it.
+func seedRepo(repo *git.Repository, name, idea string) error {
+	st := repo.Storer
+	files := []struct{ name, content string }{ // sorted by name, as trees must be
+		{"README.md", fmt.Sprintf("# %s\n\n%s\n", name, idea)},
+		{"index.html", fmt.Sprintf("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title></head>\n<body><h1>%s</h1><p>Coming soon.</p></body></html>\n",
+			html.EscapeString(name), html.EscapeString(name))},
+	}
+	tree := &object.Tree{}
+	for _, f := range files {
+		obj := st.NewEncodedObject()
+		obj.SetType(plumbing.BlobObject)
+		w, err := obj.Writer()
+		if err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, f.content); err != nil {
+			return err
+		}
+		w.Close()
+		h, err := st.SetEncodedObject(obj)
+		if err != nil {
+			return fmt.Errorf("gitrepo: seed: %w", err)
+		}
+		tree.Entries = append(tree.Entries, object.TreeEntry{Name: f.name, Mode: filemode.Regular, Hash: h})
+	}
+	treeHash, err := store(st, tree)
+	if err != nil {
+		return err
+	}
+	sig := object.Signature{Name: "holdco", Email: "provisioning@holdco.invalid", When: time.Now()}
+	commitHash, err := store(st, &object.Commit{Author: sig, Committer: sig, Message: "Initial commit\n", TreeHash: treeHash})
+	if err != nil {
+		return err
+	}
+	return st.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName(Branch), commitHash))
+}
+
+type encoder interface {
+	Encode(plumbing.EncodedObject) error
+}
+
+func store(st interface {
+	NewEncodedObject() plumbing.EncodedObject
+	SetEncodedObject(plumbing.EncodedObject) (plumbing.Hash, error)
+}, o encoder) (plumbing.Hash, error) {
+	obj := st.NewEncodedObject()
+	if err := o.Encode(obj); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("gitrepo: seed: %w", err)
+	}
+	return st.SetEncodedObject(obj)
+}
+
+// Check opens the repository and resolves main when it exists: a missing
+// or corrupt repository is an error, an unseeded (empty) one is not.
+func (s *Store) Check(_ context.Context, companyID string) error {
+	dir, err := s.path(companyID)
+	if err != nil {
+		return err
+	}
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		return fmt.Errorf("gitrepo: open %s: %w", companyID, err)
+	}
+	ref, err := repo.Reference(plumbing.NewBranchReferenceName(Branch), true)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return nil // an import resume not pushed yet
+	}
+	if err != nil {
+		return fmt.Errorf("gitrepo: read %s: %w", Branch, err)
+	}
+	c, err := repo.CommitObject(ref.Hash())
+	if err != nil {
+		return fmt.Errorf("gitrepo: read commit: %w", err)
+	}
+	if _, err := c.Tree(); err != nil {
+		return fmt.Errorf("gitrepo: read tree: %w", err)
+	}
+	return nil
+}
+
+// ReadFile returns a file from the tip of main.
+func (s *Store) ReadFile(_ context.Context, companyID, path string) ([]byte, error) {
+	dir, err := s.path(companyID)
+	if err != nil {
+		return nil, err
+	}
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		return nil, ErrNotFound
+	}
+	ref, err := repo.Reference(plumbing.NewBranchReferenceName(Branch), true)
+	if err != nil {
+		return nil, ErrNotFound
+	}
+	c, err := repo.CommitObject(ref.Hash())
+	if err != nil {
+		return nil, err
+	}
+	f, err := c.File(path)
+	if errors.Is(err, object.ErrFileNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	r, err := f.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
+// Delete removes the repository (tests; "deleted behind the service's back").
+func (s *Store) Delete(_ context.Context, companyID string) error {
+	dir, err := s.path(companyID)
+	if err != nil {
+		return err
+	}
+	return os.RemoveAll(dir)
+}
