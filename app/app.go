@@ -75,6 +75,7 @@ type App struct {
 	http     *http.Server
 	listener net.Listener
 	serveErr chan error
+	closers  []func() error // adapters' resources, closed last
 }
 
 // Start brings every part of the requested roles up. Failures name the
@@ -108,19 +109,29 @@ func Start(ctx context.Context, cfg config.Config, roles []Role, logger *slog.Lo
 		return nil, err
 	}
 
+	publicURL := cfg.ResolvePublicURL(cfg.APIAddr)
+	if a.listener != nil {
+		publicURL = cfg.ResolvePublicURL(a.listener.Addr().String())
+	}
+	prov, sites, err := a.buildProvisioning(ctx, publicURL)
+	if err != nil {
+		return nil, err
+	}
+
 	if slices.Contains(roles, RoleWorker) {
 		a.worker = worker.New(a.Temporal, workflows.TaskQueue, worker.Options{})
+		workflows.Register(a.worker, prov)
 		if err = a.worker.Start(); err != nil {
 			return nil, fmt.Errorf("start worker: %w", err)
 		}
 	}
 
 	if a.listener != nil {
-		publicURL := cfg.ResolvePublicURL(a.listener.Addr().String())
-		svc, mounts, err := a.buildService(ctx, publicURL)
+		svc, mounts, err := a.buildService(ctx, publicURL, prov)
 		if err != nil {
 			return nil, err
 		}
+		mounts[sitesPath] = sites
 		a.Service = svc
 		router := api.New(api.Deps{
 			Logger:        logger,
@@ -145,7 +156,7 @@ func Start(ctx context.Context, cfg config.Config, roles []Role, logger *slog.Lo
 
 	attrs := []any{"roles", roles, "database", config.Redact(cfg.DatabaseURL), "temporal", a.temporalAddress()}
 	if a.listener != nil {
-		attrs = append(attrs, "api", cfg.ResolvePublicURL(a.listener.Addr().String()))
+		attrs = append(attrs, "api", publicURL)
 	}
 	if a.dev != nil && a.dev.UIAddress() != "" {
 		attrs = append(attrs, "temporal_ui", "http://"+a.dev.UIAddress())
@@ -211,6 +222,11 @@ func (a *App) stop(ctx context.Context) {
 	}
 	if a.dev != nil {
 		a.dev.Stop()
+	}
+	for _, closeFn := range a.closers {
+		if err := closeFn(); err != nil {
+			a.logger.Warn("close", "error", err)
+		}
 	}
 	if a.Store != nil {
 		if err := a.Store.Close(); err != nil {

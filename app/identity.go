@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"fmt"
+	"holdco/activities"
 	"net/http"
 	"strings"
 
@@ -21,7 +22,7 @@ const devIdPPath = "/dev-idp"
 // buildService wires the use-case layer to its identity provider: the
 // configured one, or the embedded development provider mounted on the REST
 // listener (returned in mounts).
-func (a *App) buildService(ctx context.Context, publicURL string) (*service.Service, map[string]http.Handler, error) {
+func (a *App) buildService(ctx context.Context, publicURL string, prov *activities.Provisioning) (*service.Service, map[string]http.Handler, error) {
 	cfg := a.cfg
 	frontend := cfg.FrontendURL
 	if frontend == "" {
@@ -29,7 +30,7 @@ func (a *App) buildService(ctx context.Context, publicURL string) (*service.Serv
 	}
 	callbacks := []string{publicURL + service.WebCallbackPath, publicURL + service.CLICallbackPath}
 	issuer, clientID, secret := cfg.OIDCIssuer, cfg.OIDCClientID, cfg.OIDCClientSecret
-	var mounts map[string]http.Handler
+	mounts := map[string]http.Handler{}
 	if issuer == "" {
 		// Both ends live in this process, so the client secret is made
 		// fresh at every start.
@@ -44,11 +45,11 @@ func (a *App) buildService(ctx context.Context, publicURL string) (*service.Serv
 		if err != nil {
 			return nil, nil, fmt.Errorf("embedded identity provider: %w", err)
 		}
-		mounts = map[string]http.Handler{p.Prefix(): p.Handler()}
+		mounts[p.Prefix()] = p.Handler()
 	}
 	idp := oidcrp.New(oidcrp.Options{Issuer: issuer, ClientID: clientID, ClientSecret: secret, RedirectURIs: callbacks})
 	svc, err := service.New(ctx, service.Config{PublicURL: publicURL, FrontendURL: frontend, SecretKey: []byte(cfg.SecretKey)},
-		a.Store, idp, a.logger, service.Options{})
+		a.Store, idp, a.logger, service.Options{Temporal: a.Temporal, Checker: prov})
 	if err != nil {
 		return nil, nil, err
 	}
