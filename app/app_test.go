@@ -22,7 +22,7 @@ import (
 	"holdco/models"
 )
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -31,7 +31,7 @@ func freePort(t *testing.T) int {
 }
 
 // embeddedConfig is the embedded default on free ports under dir.
-func embeddedConfig(t *testing.T, dir string, env map[string]string) config.Config {
+func embeddedConfig(t testing.TB, dir string, env map[string]string) config.Config {
 	t.Helper()
 	base := map[string]string{
 		"HOLDCO_DATA_DIR":         dir,
