@@ -49,6 +49,6 @@ func (s *Service) DeleteAccount(ctx context.Context) error {
 		return err
 	}
 	s.userKeys.DeleteWhere(func(q Principal) bool { return q.UserID == p.UserID })
-	s.sessions.DeleteWhere(func(bool) bool { return true })
+	s.sessions.DeleteWhere(func(q Principal) bool { return q.UserID == p.UserID })
 	return nil
 }

@@ -80,25 +80,21 @@ func (s *Service) authenticateWebJWT(ctx context.Context, raw string) (Principal
 	if err != nil {
 		return Principal{}, errBadCredential
 	}
-	live, ok := s.sessions.Get(claims.SessionID)
-	if !ok {
-		sess, err := s.store.GetWebSession(ctx, claims.SessionID)
-		switch {
-		case errors.Is(err, models.ErrNotFound):
-			live = false
-		case err != nil:
-			return Principal{}, err
-		default:
-			live = sess.Live(s.now()) && sess.UserID == claims.Subject
+	if p, ok := s.sessions.Get(claims.SessionID); ok {
+		if p.CredentialID == "" || p.UserID != claims.Subject {
+			return Principal{}, errBadCredential // cached: ended session
 		}
-		s.sessions.Set(claims.SessionID, live)
+		return p, nil
 	}
-	if !live {
+	sess, err := s.store.GetWebSession(ctx, claims.SessionID)
+	if errors.Is(err, models.ErrNotFound) || err == nil && (!sess.Live(s.now()) || sess.UserID != claims.Subject) {
+		s.sessions.Set(claims.SessionID, Principal{})
 		return Principal{}, errBadCredential
 	}
-	p := Principal{Credential: CredentialWebSession, CredentialID: claims.SessionID, UserID: claims.Subject}
-	// The conglomerate is looked up per request only for web sessions;
-	// keys carry theirs.
+	if err != nil {
+		return Principal{}, err
+	}
+	p := Principal{Credential: CredentialWebSession, CredentialID: sess.ID, UserID: sess.UserID}
 	congs, err := s.store.ListConglomeratesForUser(ctx, p.UserID)
 	if err != nil {
 		return Principal{}, err
@@ -106,6 +102,7 @@ func (s *Service) authenticateWebJWT(ctx context.Context, raw string) (Principal
 	if len(congs) > 0 {
 		p.ConglomerateID = congs[0].ID
 	}
+	s.sessions.Set(claims.SessionID, p)
 	return p, nil
 }
 

@@ -58,7 +58,7 @@ type Service struct {
 	checker  ResourceChecker
 
 	userKeys    *ttlCache[string, Principal] // by token hash
-	sessions    *ttlCache[string, bool]      // web session id → live
+	sessions    *ttlCache[string, Principal] // by web session id
 	adminKeys   *ttlCache[string, Principal] // by token hash
 	companyKeys *ttlCache[string, Principal] // by key hash
 }
@@ -121,7 +121,7 @@ func New(ctx context.Context, cfg Config, st *store.Store, idp IdentityProvider,
 	}
 	s.companyKeys = newTTLCache[string, Principal](CompanyKeyCacheTTL, cacheMaxEntries, s.now)
 	s.userKeys = newTTLCache[string, Principal](userKeyCacheTTL, cacheMaxEntries, s.now)
-	s.sessions = newTTLCache[string, bool](sessionCacheTTL, cacheMaxEntries, s.now)
+	s.sessions = newTTLCache[string, Principal](sessionCacheTTL, cacheMaxEntries, s.now)
 	s.adminKeys = newTTLCache[string, Principal](userKeyCacheTTL, 1000, s.now)
 	return s, nil
 }

@@ -168,7 +168,7 @@ func (s *Service) Logout(ctx context.Context, token string) string {
 		s.logger.ErrorContext(ctx, "logout: revoke sessions", "error", err)
 		return login
 	}
-	s.sessions.DeleteWhere(func(bool) bool { return true })
+	s.sessions.DeleteWhere(func(p Principal) bool { return p.UserID == claims.Subject })
 	if end := s.idp.EndSessionURL(ctx, s.cfg.PublicURL+WebCallbackPath, login); end != "" {
 		return end
 	}
