@@ -18,6 +18,7 @@ import (
 	"holdco/config"
 	"holdco/logging"
 	"holdco/store"
+	"holdco/usercli"
 )
 
 const usage = `holdco — found and run AI-operated companies.
@@ -27,6 +28,10 @@ Usage:
   holdco worker                       run only the Temporal worker (same as serve --roles worker)
   holdco migrate                      apply database migrations and exit
   holdco admin create-token --name N  mint an admin credential (printed once)
+  holdco login [--device] [--api URL] sign in (browser with loopback PKCE, or device code) and store a session key
+  holdco logout                       revoke the stored session key and remove it
+  holdco whoami [--json]              show who the stored credential is
+  holdco tokens list|create|revoke    personal access tokens (create --name N [--expires-in-days D])
   holdco help                         show this text
 
 Configuration is read from the environment; see README.md for every variable.
@@ -56,6 +61,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return migrate(ctx, args, getenv, stderr)
 	case "admin":
 		return admin(ctx, args, getenv, os.Stdout, stderr)
+	case "login", "logout", "whoami", "tokens":
+		ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		e := usercli.DefaultEnv()
+		e.Getenv, e.Stderr = getenv, stderr
+		return map[string]func(context.Context, usercli.Env, []string) error{
+			"login": usercli.Login, "logout": usercli.Logout, "whoami": usercli.Whoami, "tokens": usercli.Tokens,
+		}[cmd](ctx, e, args)
 	case "help", "-h", "--help":
 		fmt.Fprint(stderr, usage)
 		return nil
