@@ -39,7 +39,9 @@ func authenticate(api huma.API, svc *service.Service) func(huma.Context, func(hu
 		}
 		p, err := svc.Authenticate(ctx.Context(), bearerToken(ctx.Header("Authorization")))
 		if err != nil {
-			_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "", err)
+			// A domain error picks its own status (401); anything else is a
+			// server failure, not a bad credential.
+			_ = huma.WriteErr(api, ctx, http.StatusInternalServerError, "authentication failed", err)
 			return
 		}
 		if admin, _ := op.Metadata[adminOnly].(bool); admin && !p.IsAdmin() {

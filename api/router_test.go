@@ -213,3 +213,12 @@ func TestStatusTableCoversEveryCode(t *testing.T) {
 	assert.Equal(t, http.StatusPaymentRequired, StatusOf(models.CodeInsufficientCredits))
 	assert.Equal(t, http.StatusBadGateway, StatusOf(models.CodeUpstreamUnavailable))
 }
+
+// TestAuthFailureOfTheServerIsNot401 covers the status the auth middleware
+// passes: a domain error keeps its own, anything else is a 500.
+func TestAuthFailureOfTheServerIsNot401(t *testing.T) {
+	body := newError(nil, http.StatusInternalServerError, "authentication failed", errors.New("database is down"))
+	assert.Equal(t, http.StatusInternalServerError, body.GetStatus())
+	body = newError(nil, http.StatusInternalServerError, "authentication failed", models.Errorf(models.CodeUnauthenticated, "bad"))
+	assert.Equal(t, http.StatusUnauthorized, body.GetStatus())
+}
