@@ -22,6 +22,7 @@ func migrations() []*gormigrate.Migration {
 		migration0004CompanyAPIKeys(),
 		migration0005CompanyResources(),
 		migration0006CompanyOIDCClients(),
+		migration0007CreditLedger(),
 	}
 }
 

@@ -1,0 +1,176 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"holdco/models"
+)
+
+// Errors of ApplyCreditEntry; the outcome carries the numbers.
+var (
+	ErrInsufficientCredits = errors.New("store: insufficient credits")
+	ErrDailyCapReached     = errors.New("store: daily credit cap reached")
+)
+
+// CreditOutcome is the account after (or, when refused, before) an entry.
+type CreditOutcome struct {
+	Balance    int64
+	SpentToday int64 // credits spent since dayStart, this entry included when applied
+}
+
+// GroupKey is the page group of an entry: usage entries of one run sum
+// into one line per type; everything else stands alone.
+func GroupKey(e models.CreditLedgerEntry) string {
+	if e.RunID != nil && (e.Type == models.EntryTokenUsagePartial || e.Type == models.EntryToolUsage) {
+		return string(e.Type) + ":" + *e.RunID
+	}
+	return "entry:" + e.ID
+}
+
+// ApplyCreditEntry appends an entry, updates its page group and the
+// balance, in one transaction serialized per conglomerate (a row lock on
+// Postgres; SQLite transactions are IMMEDIATE). A spend (negative amount)
+// that would take the balance below zero is refused with
+// ErrInsufficientCredits, and a spend over dailyCap (credits per UTC day
+// since dayStart) with ErrDailyCapReached; nothing is written then. A
+// second welcome grant fails with models.ErrDuplicate.
+func (s *Store) ApplyCreditEntry(ctx context.Context, e models.CreditLedgerEntry, dailyCap *int64, dayStart time.Time) (CreditOutcome, error) {
+	var out CreditOutcome
+	if e.ID == "" {
+		e.ID = uuid.NewString()
+	}
+	if e.CreatedAt.IsZero() {
+		e.CreatedAt = now()
+	}
+	e.GroupKey = GroupKey(e)
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&models.CreditAccount{ConglomerateID: e.ConglomerateID, UpdatedAt: e.CreatedAt}).Error; err != nil {
+			return err
+		}
+		q := tx.Model(&models.CreditAccount{}).Where("conglomerate_id = ?", e.ConglomerateID)
+		if s.dialect == DialectPostgres {
+			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
+		}
+		var acct models.CreditAccount
+		if err := q.Take(&acct).Error; err != nil {
+			return err
+		}
+		out.Balance = acct.Balance
+		if e.Type.Spends() || dailyCap != nil {
+			spent, err := spentSince(tx, e.ConglomerateID, dayStart)
+			if err != nil {
+				return err
+			}
+			out.SpentToday = spent
+		}
+		if e.Amount < 0 {
+			if dailyCap != nil && e.Type.Spends() && out.SpentToday-e.Amount > *dailyCap {
+				return ErrDailyCapReached
+			}
+			if acct.Balance+e.Amount < 0 {
+				return ErrInsufficientCredits
+			}
+		}
+		if err := tx.Create(&e).Error; err != nil {
+			return err
+		}
+		newGroup, err := s.addToGroup(tx, e)
+		if err != nil {
+			return err
+		}
+		out.Balance = acct.Balance + e.Amount
+		if e.Type.Spends() {
+			out.SpentToday -= e.Amount
+		}
+		updates := map[string]any{"balance": out.Balance, "updated_at": e.CreatedAt}
+		if newGroup {
+			updates["groups"] = acct.Groups + 1
+		}
+		return tx.Model(&models.CreditAccount{}).Where("conglomerate_id = ?", e.ConglomerateID).Updates(updates).Error
+	})
+	if errors.Is(err, ErrInsufficientCredits) || errors.Is(err, ErrDailyCapReached) {
+		return out, err
+	}
+	return out, wrap("apply credit entry", err)
+}
+
+// addToGroup adds the entry to its page group and reports whether the
+// group is new.
+func (s *Store) addToGroup(tx *gorm.DB, e models.CreditLedgerEntry) (bool, error) {
+	g := models.CreditLedgerGroup{
+		ConglomerateID: e.ConglomerateID, GroupKey: e.GroupKey, Type: e.Type, RunID: e.RunID, CompanyID: e.CompanyID,
+		Reference: e.Reference, Amount: e.Amount, Entries: 1, FirstAt: e.CreatedAt, LastAt: e.CreatedAt,
+	}
+	err := tx.Clauses(clause.OnConflict{
+		Columns: []clause.Column{{Name: "conglomerate_id"}, {Name: "group_key"}},
+		DoUpdates: clause.Assignments(map[string]any{
+			"amount":  gorm.Expr(s.existing("credit_ledger_groups", "amount")+" + ?", e.Amount),
+			"entries": gorm.Expr(s.existing("credit_ledger_groups", "entries") + " + 1"),
+			"last_at": e.CreatedAt,
+		}),
+	}).Create(&g).Error
+	if err != nil {
+		return false, err
+	}
+	var entries int64
+	err = tx.Model(&models.CreditLedgerGroup{}).Select("entries").
+		Where("conglomerate_id = ? AND group_key = ?", e.ConglomerateID, e.GroupKey).Scan(&entries).Error
+	return entries == 1, err
+}
+
+// spentTypes are the entry types that count as spending.
+var spentTypes = []models.LedgerEntryType{models.EntryTokenUsagePartial, models.EntryToolUsage, models.EntryAdSpend}
+
+func spentSince(tx *gorm.DB, conglomerateID string, since time.Time) (int64, error) {
+	var spent int64
+	err := tx.Model(&models.CreditLedgerEntry{}).Select("COALESCE(-SUM(amount), 0)").
+		Where("conglomerate_id = ? AND created_at >= ? AND type IN ?", conglomerateID, since, spentTypes).Scan(&spent).Error
+	return spent, err
+}
+
+// CreditBalance returns the balance and the credits spent since dayStart.
+func (s *Store) CreditBalance(ctx context.Context, conglomerateID string, dayStart time.Time) (CreditOutcome, error) {
+	var acct models.CreditAccount
+	db := s.db.WithContext(ctx)
+	err := db.Where("conglomerate_id = ?", conglomerateID).Take(&acct).Error
+	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
+		return CreditOutcome{}, wrap("credit balance", err)
+	}
+	spent, err := spentSince(db, conglomerateID, dayStart)
+	return CreditOutcome{Balance: acct.Balance, SpentToday: spent}, wrap("credit balance", err)
+}
+
+// CreditLedgerPage returns one page of page groups, newest first, and how
+// many groups there are: an index range of the groups table and the count
+// kept on the account, so the cost does not grow with the ledger (deep
+// offsets still skip rows).
+func (s *Store) CreditLedgerPage(ctx context.Context, conglomerateID string, offset, limit int) ([]models.CreditLedgerGroup, int64, error) {
+	db := s.db.WithContext(ctx)
+	groups := []models.CreditLedgerGroup{}
+	err := db.Where("conglomerate_id = ?", conglomerateID).Order("last_at DESC, group_key DESC").
+		Offset(offset).Limit(limit).Find(&groups).Error
+	if err != nil {
+		return nil, 0, wrap("credit ledger page", err)
+	}
+	var acct models.CreditAccount
+	err = db.Where("conglomerate_id = ?", conglomerateID).Take(&acct).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		err = nil
+	}
+	return groups, acct.Groups, wrap("credit ledger page", err)
+}
+
+// SumCreditEntries adds up the conglomerate's entries (tests compare it
+// with the kept balance).
+func (s *Store) SumCreditEntries(ctx context.Context, conglomerateID string) (sum, count int64, err error) {
+	row := struct{ Sum, Count int64 }{}
+	err = s.db.WithContext(ctx).Model(&models.CreditLedgerEntry{}).Select("COALESCE(SUM(amount), 0) AS sum, COUNT(*) AS count").
+		Where("conglomerate_id = ?", conglomerateID).Scan(&row).Error
+	return row.Sum, row.Count, wrap("sum credit entries", err)
+}
