@@ -187,6 +187,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 		{"POST", "/admin/user-auth/" + w.bobCo + "/disable?reason=abuse+report", "", map[string]int{anon: 401, userA: 403, userB: 403, pat: 403, session: 403, company: 403, admin: 200}},
 		{"GET", "/admin/companies/health", "", map[string]int{anon: 401, userA: 403, userB: 403, pat: 403, session: 403, company: 403, admin: 200}},
 		{"GET", "/companies/" + w.adaCo + "/resources", "", adaCompany(200)},
+		{"GET", "/conglomerates/" + w.adaCong + "/credit-ledger?offset=0&limit=5", "", with(userRoute(200), map[string]int{userB: 403})},
 		{"GET", "/admin/probe", "", map[string]int{anon: 401, userA: 403, userB: 403, pat: 403, session: 403, company: 403, admin: 204}},
 	}
 	for _, r := range rows {
@@ -318,6 +319,9 @@ func TestAuthValidation(t *testing.T) {
 		{"PATCH", "/conglomerates/" + w.adaCong, userA, `{"daily_credit_cap":-5}`, []any{"body", "daily_credit_cap"}},
 		{"PATCH", "/conglomerates/" + w.adaCong, userA, `{"name":""}`, []any{"body", "name"}},
 		{"POST", "/admin/user-auth/" + w.adaCo + "/disable?reason=no", admin, "", []any{"query", "reason"}},
+		{"GET", "/conglomerates/" + w.adaCong + "/credit-ledger?offset=-1", userA, "", []any{"query", "offset"}},
+		{"GET", "/conglomerates/" + w.adaCong + "/credit-ledger?limit=0", userA, "", []any{"query", "limit"}},
+		{"GET", "/conglomerates/" + w.adaCong + "/credit-ledger?limit=101", userA, "", []any{"query", "limit"}},
 		{"POST", "/admin/user-auth/" + w.adaCo + "/disable", admin, "", []any{"query", "reason"}},
 	}
 	for _, c := range cases {
@@ -368,4 +372,38 @@ func TestBrowserRedirects(t *testing.T) {
 	require.Equal(t, http.StatusFound, rec.Code)
 	assert.Equal(t, "http://holdco.test/login", rec.Header().Get("Location"))
 	w.call("GET", "/auth/me", userA, "", 401, nil)
+}
+
+func TestCreditLedgerEndpoint(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	_, err := w.svc.GrantCredits(ctx, w.adaCong, "TOP_UP", 100, "checkout")
+	require.NoError(t, err)
+	for _, run := range []string{"r1", "r1", "r2"} {
+		_, err := w.svc.Spend(ctx, w.adaCong, w.adaCo, run, "TOKEN_USAGE_PARTIAL", 3)
+		require.NoError(t, err)
+	}
+	_, err = w.svc.Spend(ctx, w.adaCong, w.adaCo, "", "TOOL_USAGE", 1)
+	require.NoError(t, err)
+
+	var page map[string]any
+	w.call("GET", "/conglomerates/"+w.adaCong+"/credit-ledger", userA, "", 200, &page)
+	assert.Equal(t, 0.0, page["offset"])
+	assert.Equal(t, 20.0, page["limit"], "default limit")
+	assert.Equal(t, 4.0, page["total"], "top-up, run r1, run r2, the run-less tool use")
+	assert.Equal(t, 90.0, page["balance"])
+	lines := page["lines"].([]any)
+	require.Len(t, lines, 4)
+	sum := map[string]float64{}
+	for _, l := range lines {
+		l := l.(map[string]any)
+		key := l["type"].(string)
+		if r, ok := l["run_id"].(string); ok {
+			key += ":" + r
+		}
+		sum[key] += l["credits"].(float64)
+	}
+	assert.Equal(t, map[string]float64{"TOP_UP": 100, "TOKEN_USAGE_PARTIAL:r1": -6, "TOKEN_USAGE_PARTIAL:r2": -3, "TOOL_USAGE": -1}, sum)
+	w.call("GET", "/conglomerates/"+w.adaCong+"/credit-ledger?offset=3&limit=2", userA, "", 200, &page)
+	assert.Len(t, page["lines"], 1)
 }

@@ -28,5 +28,6 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerCompanyRoutes(api, &companyHandlers{svc: d.Service})
 	registerProvisioningRoutes(api, &provisioningHandlers{svc: d.Service})
 	registerUserAuthRoutes(api, &userAuthHandlers{svc: d.Service})
+	registerCreditRoutes(api, &creditHandlers{svc: d.Service})
 	registerPages(engine, &pages{svc: d.Service})
 }
