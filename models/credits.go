@@ -71,7 +71,11 @@ type CreditAccount struct {
 	ConglomerateID string `gorm:"primaryKey;size:36"`
 	Balance        int64  `gorm:"not null"`
 	Groups         int64  `gorm:"not null"` // page groups, for the ledger's total
-	UpdatedAt      time.Time
+	// SpentToday counts the credits spent on SpentDay (a UTC midnight), so
+	// the daily cap is checked without summing the day's entries.
+	SpentDay   time.Time `gorm:"not null"`
+	SpentToday int64     `gorm:"not null"`
+	UpdatedAt  time.Time
 }
 
 // Table names are pinned: the ledger's tables are named in raw SQL too.

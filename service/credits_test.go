@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -53,6 +54,14 @@ func TestSpendRefusalsCarryExactNumbersAndLinks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(8), state.Balance)
 	assert.Equal(t, int64(7), state.SpentToday)
+
+	// A new UTC day starts the count again.
+	e.clock.Advance(24 * time.Hour)
+	state, err = e.svc.Credits(ada, cong)
+	require.NoError(t, err)
+	assert.Equal(t, int64(0), state.SpentToday)
+	_, err = e.svc.Spend(context.Background(), cong, "", "run-3", models.EntryToolUsage, 3)
+	require.NoError(t, err)
 }
 
 func TestWelcomeCreditsOnceUnderConcurrentCalls(t *testing.T) {

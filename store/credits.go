@@ -61,14 +61,7 @@ func (s *Store) ApplyCreditEntry(ctx context.Context, e models.CreditLedgerEntry
 		if err := q.Take(&acct).Error; err != nil {
 			return err
 		}
-		out.Balance = acct.Balance
-		if e.Type.Spends() || dailyCap != nil {
-			spent, err := spentSince(tx, e.ConglomerateID, dayStart)
-			if err != nil {
-				return err
-			}
-			out.SpentToday = spent
-		}
+		out.Balance, out.SpentToday = acct.Balance, spentOn(acct, dayStart)
 		if e.Amount < 0 {
 			if dailyCap != nil && e.Type.Spends() && out.SpentToday-e.Amount > *dailyCap {
 				return ErrDailyCapReached
@@ -88,7 +81,7 @@ func (s *Store) ApplyCreditEntry(ctx context.Context, e models.CreditLedgerEntry
 		if e.Type.Spends() {
 			out.SpentToday -= e.Amount
 		}
-		updates := map[string]any{"balance": out.Balance, "updated_at": e.CreatedAt}
+		updates := map[string]any{"balance": out.Balance, "updated_at": e.CreatedAt, "spent_day": dayStart, "spent_today": out.SpentToday}
 		if newGroup {
 			updates["groups"] = acct.Groups + 1
 		}
@@ -124,26 +117,24 @@ func (s *Store) addToGroup(tx *gorm.DB, e models.CreditLedgerEntry) (bool, error
 	return entries == 1, err
 }
 
-// spentTypes are the entry types that count as spending.
-var spentTypes = []models.LedgerEntryType{models.EntryTokenUsagePartial, models.EntryToolUsage, models.EntryAdSpend}
-
-func spentSince(tx *gorm.DB, conglomerateID string, since time.Time) (int64, error) {
-	var spent int64
-	err := tx.Model(&models.CreditLedgerEntry{}).Select("COALESCE(-SUM(amount), 0)").
-		Where("conglomerate_id = ? AND created_at >= ? AND type IN ?", conglomerateID, since, spentTypes).Scan(&spent).Error
-	return spent, err
-}
-
-// CreditBalance returns the balance and the credits spent since dayStart.
+// CreditBalance returns the balance and the credits spent on the UTC day
+// starting at dayStart.
 func (s *Store) CreditBalance(ctx context.Context, conglomerateID string, dayStart time.Time) (CreditOutcome, error) {
 	var acct models.CreditAccount
-	db := s.db.WithContext(ctx)
-	err := db.Where("conglomerate_id = ?", conglomerateID).Take(&acct).Error
+	err := s.db.WithContext(ctx).Where("conglomerate_id = ?", conglomerateID).Take(&acct).Error
 	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
 		return CreditOutcome{}, wrap("credit balance", err)
 	}
-	spent, err := spentSince(db, conglomerateID, dayStart)
-	return CreditOutcome{Balance: acct.Balance, SpentToday: spent}, wrap("credit balance", err)
+	return CreditOutcome{Balance: acct.Balance, SpentToday: spentOn(acct, dayStart)}, nil
+}
+
+// spentOn is the account's spend on the day starting at dayStart: the
+// counter only belongs to the day it was last written on.
+func spentOn(acct models.CreditAccount, dayStart time.Time) int64 {
+	if acct.SpentDay.Equal(dayStart) {
+		return acct.SpentToday
+	}
+	return 0
 }
 
 // CreditLedgerPage returns one page of page groups, newest first, and how

@@ -62,6 +62,8 @@ type m0007Account struct {
 	ConglomerateID string    `gorm:"primaryKey;size:36"`
 	Balance        int64     `gorm:"not null"`
 	Groups         int64     `gorm:"not null"`
+	SpentDay       time.Time `gorm:"not null"`
+	SpentToday     int64     `gorm:"not null"`
 	UpdatedAt      time.Time `gorm:"not null"`
 }
 
