@@ -29,5 +29,6 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerProvisioningRoutes(api, &provisioningHandlers{svc: d.Service})
 	registerUserAuthRoutes(api, &userAuthHandlers{svc: d.Service})
 	registerCreditRoutes(api, &creditHandlers{svc: d.Service})
+	registerBillingRoutes(api, &billingHandlers{svc: d.Service})
 	registerPages(engine, &pages{svc: d.Service})
 }

@@ -5,12 +5,14 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"fmt"
-	"holdco/activities"
 	"net/http"
 	"strings"
 
+	"holdco/activities"
+	"holdco/models"
 	"holdco/providers/devoidc"
 	"holdco/providers/oidcrp"
+	"holdco/providers/stripepay"
 	"holdco/service"
 	"holdco/store"
 )
@@ -48,8 +50,19 @@ func (a *App) buildService(ctx context.Context, publicURL string, prov *activiti
 		mounts[p.Prefix()] = p.Handler()
 	}
 	idp := oidcrp.New(oidcrp.Options{Issuer: issuer, ClientID: clientID, ClientSecret: secret, RedirectURIs: callbacks})
-	svc, err := service.New(ctx, service.Config{PublicURL: publicURL, FrontendURL: frontend, SecretKey: []byte(cfg.SecretKey)},
-		a.Store, idp, a.logger, service.Options{Temporal: a.Temporal, Checker: prov})
+	opts := service.Options{Temporal: a.Temporal, Checker: prov}
+	if cfg.PaymentsEnabled() {
+		pay, err := stripepay.New(stripepay.Config{SecretKey: cfg.StripeSecretKey, ConnectSecretKey: cfg.StripeConnectSecretKey,
+			WebhookSecret: cfg.StripeWebhookSecret, APIBase: cfg.StripeAPIBase,
+			PlanPrices:  map[models.Plan]string{models.PlanFounder: cfg.StripeFounderPriceID, models.PlanHosting: cfg.StripeHostingPriceID},
+			PlanCredits: map[models.Plan]int64{models.PlanFounder: cfg.FounderMonthlyCredits}})
+		if err != nil {
+			return nil, nil, fmt.Errorf("STRIPE_SECRET_KEY: %w", err)
+		}
+		opts.Payments = pay
+	}
+	svc, err := service.New(ctx, service.Config{PublicURL: publicURL, FrontendURL: frontend, SecretKey: []byte(cfg.SecretKey), CreditPriceCents: cfg.CreditPriceCents},
+		a.Store, idp, a.logger, opts)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -49,6 +49,16 @@ type Config struct {
 	LogLevel  slog.Level
 	LogFormat string // text or json
 
+	// Payments (Stripe); all empty: payments are not configured.
+	StripeSecretKey        string
+	StripeConnectSecretKey string
+	StripeWebhookSecret    string
+	StripeAPIBase          string
+	StripeFounderPriceID   string
+	StripeHostingPriceID   string
+	CreditPriceCents       int64
+	FounderMonthlyCredits  int64
+
 	// ShutdownTimeout bounds how long in-flight requests get on Ctrl-C.
 	ShutdownTimeout time.Duration
 }
@@ -84,6 +94,14 @@ var Settings = []Setting{
 	{"HOLDCO_TEMPORAL_UI_PORT", "8233", "embedded Temporal Web UI port; 0 disables it"},
 	{"HOLDCO_LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"HOLDCO_LOG_FORMAT", "text", "text or json"},
+	{"STRIPE_SECRET_KEY", "(empty)", "Stripe secret key of the platform account (credits and plans); when empty payments are off and payment links are null with a reason"},
+	{"STRIPE_CONNECT_SECRET_KEY", "(empty)", "Stripe secret key of the Connect platform account (payout onboarding); empty uses STRIPE_SECRET_KEY"},
+	{"STRIPE_WEBHOOK_SECRET", "(empty)", "signing secret (whsec_…) of the webhook endpoint <public URL>/webhooks/stripe; required with STRIPE_SECRET_KEY"},
+	{"STRIPE_API_BASE", "(empty)", "Stripe API address override (for example a local stripe-mock); empty uses Stripe's"},
+	{"STRIPE_FOUNDER_PRICE_ID", "(empty)", "recurring price (price_…) of the Founder plan; empty: the plan is not for sale (upgrade links null)"},
+	{"STRIPE_HOSTING_PRICE_ID", "(empty)", "recurring price of the Hosting plan (sites online, no agents), when sold"},
+	{"HOLDCO_CREDIT_PRICE_CENTS", "10", "price of one credit in US cents"},
+	{"HOLDCO_FOUNDER_MONTHLY_CREDITS", "100", "credits granted with each paid Founder invoice"},
 	{"HOLDCO_SHUTDOWN_TIMEOUT", "15s", "how long in-flight requests may run after Ctrl-C/SIGTERM"},
 }
 
@@ -153,6 +171,21 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return c, &Error{"HOLDCO_LOG_FORMAT", fmt.Sprintf("%q is not one of text, json", c.LogFormat)}
 	}
+	c.StripeSecretKey = strings.TrimSpace(getenv("STRIPE_SECRET_KEY"))
+	c.StripeConnectSecretKey = strings.TrimSpace(getenv("STRIPE_CONNECT_SECRET_KEY"))
+	c.StripeWebhookSecret = strings.TrimSpace(getenv("STRIPE_WEBHOOK_SECRET"))
+	c.StripeAPIBase = strings.TrimRight(strings.TrimSpace(getenv("STRIPE_API_BASE")), "/")
+	c.StripeFounderPriceID = strings.TrimSpace(getenv("STRIPE_FOUNDER_PRICE_ID"))
+	c.StripeHostingPriceID = strings.TrimSpace(getenv("STRIPE_HOSTING_PRICE_ID"))
+	if err := c.validateStripe(); err != nil {
+		return c, err
+	}
+	if c.CreditPriceCents, err = positive("HOLDCO_CREDIT_PRICE_CENTS", get("HOLDCO_CREDIT_PRICE_CENTS"), false); err != nil {
+		return c, err
+	}
+	if c.FounderMonthlyCredits, err = positive("HOLDCO_FOUNDER_MONTHLY_CREDITS", get("HOLDCO_FOUNDER_MONTHLY_CREDITS"), true); err != nil {
+		return c, err
+	}
 	if c.ShutdownTimeout, err = time.ParseDuration(get("HOLDCO_SHUTDOWN_TIMEOUT")); err != nil || c.ShutdownTimeout <= 0 {
 		return c, &Error{"HOLDCO_SHUTDOWN_TIMEOUT", fmt.Sprintf("%q is not a positive duration such as 15s", get("HOLDCO_SHUTDOWN_TIMEOUT"))}
 	}
@@ -162,6 +195,43 @@ func Load(getenv func(string) string) (Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// PaymentsEnabled reports whether Stripe is configured.
+func (c Config) PaymentsEnabled() bool { return c.StripeSecretKey != "" }
+
+func (c Config) validateStripe() error {
+	if c.StripeSecretKey == "" {
+		for name, v := range map[string]string{"STRIPE_CONNECT_SECRET_KEY": c.StripeConnectSecretKey, "STRIPE_WEBHOOK_SECRET": c.StripeWebhookSecret,
+			"STRIPE_FOUNDER_PRICE_ID": c.StripeFounderPriceID, "STRIPE_HOSTING_PRICE_ID": c.StripeHostingPriceID} {
+			if v != "" {
+				return &Error{"STRIPE_SECRET_KEY", "is required when " + name + " is set"}
+			}
+		}
+		return nil
+	}
+	for name, v := range map[string]string{"STRIPE_SECRET_KEY": c.StripeSecretKey, "STRIPE_CONNECT_SECRET_KEY": c.StripeConnectSecretKey} {
+		if v != "" && !strings.HasPrefix(v, "sk_") && !strings.HasPrefix(v, "rk_") {
+			return &Error{name, "must be a Stripe secret or restricted key (sk_… or rk_…)"}
+		}
+	}
+	if c.StripeWebhookSecret == "" {
+		return &Error{"STRIPE_WEBHOOK_SECRET", "is required with STRIPE_SECRET_KEY (the signing secret of <public URL>/webhooks/stripe)"}
+	}
+	if c.StripeAPIBase != "" {
+		if u, err := url.Parse(c.StripeAPIBase); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return &Error{"STRIPE_API_BASE", fmt.Sprintf("%q is not an absolute http(s) URL", c.StripeAPIBase)}
+		}
+	}
+	return nil
+}
+
+func positive(name, v string, zeroOK bool) (int64, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || (n == 0 && !zeroOK) {
+		return 0, &Error{name, fmt.Sprintf("%q is not a positive whole number", v)}
+	}
+	return n, nil
 }
 
 // EmbeddedTemporal reports whether holdco starts its own Temporal server.

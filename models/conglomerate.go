@@ -19,8 +19,10 @@ type Conglomerate struct {
 	// DailyCreditCap limits the credits spent per day across all companies;
 	// nil means no cap.
 	DailyCreditCap *int64
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// Billing is the plan, subscription, auto top-up and payout state.
+	Billing   Billing `gorm:"embedded"`
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // BeforeCreate gives a new conglomerate its UUID.

@@ -74,9 +74,13 @@ func TestCompanyLifecycleAndOwnership(t *testing.T) {
 	assert.NotNil(t, arch[0].ArchivedAt)
 }
 
-type failingPayments struct{ err error }
+type failingPayments struct {
+	service.Payments // nil: only archiving is exercised
+	err              error
+}
 
 func (f failingPayments) DeactivateCompany(context.Context, string) error { return f.err }
+func (f failingPayments) Livemode() bool                                  { return true }
 
 func TestArchiveKeepsTheCompanyWhenPaymentsFail(t *testing.T) {
 	e := newEnvWith(t, service.Options{Payments: failingPayments{err: assert.AnError}})

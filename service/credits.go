@@ -118,22 +118,3 @@ func (s *Service) CreditLedger(ctx context.Context, conglomerateID string, offse
 	bal, err := s.store.CreditBalance(ctx, v.ID, dayStart(s.now()))
 	return LedgerPage{Groups: groups, Total: total, Balance: bal.Balance}, err
 }
-
-// InsufficientCredits is the one insufficient_credits answer of REST and
-// the connector: the exact numbers and the links to fix it. A link the
-// account cannot use is null with a reason key beside it.
-func (s *Service) InsufficientCredits(cong models.Conglomerate, balance, needed int64) *models.Error {
-	e := models.Errorf(models.CodeInsufficientCredits, "This needs %d credits but the account has %d; add at least %d credits or upgrade the plan.",
-		needed, balance, needed-balance).With("balance", balance).With("needed", needed)
-	links := map[string]any{
-		"dashboard": s.cfg.FrontendURL + "/conglomerates/" + cong.ID + "/billing",
-		// Payments are not configured on this server yet: no checkout or
-		// portal can be opened.
-		"top_up": nil, "upgrade": nil, "customer_portal": nil,
-	}
-	e.With("links", links)
-	e.With("top_up_unavailable", "payments_not_configured")
-	e.With("upgrade_unavailable", "payments_not_configured")
-	e.With("customer_portal_unavailable", "payments_not_configured")
-	return e
-}

@@ -41,6 +41,9 @@ type Config struct {
 	// SecretKey signs web session JWTs and login state. Empty: a random key
 	// kept in the database and shared by every replica.
 	SecretKey []byte
+	// CreditPriceCents is the price of one credit in US cents (0: the
+	// default).
+	CreditPriceCents int64
 }
 
 // Service is the use-case layer.
@@ -53,7 +56,7 @@ type Service struct {
 	sign   signer
 
 	seal     sealer
-	payments PaymentObjects
+	payments Payments
 	temporal client.Client
 	checker  ResourceChecker
 
@@ -66,9 +69,9 @@ type Service struct {
 // Options are optional dependencies (tests inject a clock).
 type Options struct {
 	Clock func() time.Time
-	// Payments deactivates live payment objects when a company is
-	// archived; nil when payments are not configured.
-	Payments PaymentObjects
+	// Payments is the payment provider; nil when payments are not
+	// configured (payment links are then null with a reason).
+	Payments Payments
 	// Temporal starts and signals workflows; nil disables provisioning.
 	Temporal client.Client
 	// Checker verifies provisioned resources for the admin health check.

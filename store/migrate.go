@@ -23,6 +23,7 @@ func migrations() []*gormigrate.Migration {
 		migration0005CompanyResources(),
 		migration0006CompanyOIDCClients(),
 		migration0007CreditLedger(),
+		migration0008Billing(),
 	}
 }
 

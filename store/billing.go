@@ -1,0 +1,100 @@
+package store
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"holdco/models"
+)
+
+// updateConglomerate writes columns of one conglomerate; a missing row is
+// models.ErrNotFound.
+func (s *Store) updateConglomerate(ctx context.Context, op string, where string, arg any, cols map[string]any) error {
+	res := s.db.WithContext(ctx).Model(&models.Conglomerate{}).Where(where, arg).Updates(cols)
+	if res.Error == nil && res.RowsAffected == 0 {
+		return wrap(op, gorm.ErrRecordNotFound)
+	}
+	return wrap(op, res.Error)
+}
+
+// SetCustomerID records the conglomerate's payment-provider customer.
+func (s *Store) SetCustomerID(ctx context.Context, conglomerateID, customerID string) error {
+	return s.updateConglomerate(ctx, "set customer id", "id = ?", conglomerateID, map[string]any{"customer_id": customerID, "updated_at": now()})
+}
+
+// SetSubscription records the plan and subscription state. A conglomerate
+// may be named by id or, when conglomerateID is empty, by customer id.
+func (s *Store) SetSubscription(ctx context.Context, conglomerateID, customerID, subscriptionID string, plan models.Plan, status string, renewsAt *time.Time) error {
+	cols := map[string]any{"plan": plan, "plan_status": status, "plan_renews_at": renewsAt, "updated_at": now()}
+	if subscriptionID != "" {
+		cols["subscription_id"] = subscriptionID
+	}
+	if customerID != "" {
+		cols["customer_id"] = customerID
+	}
+	if conglomerateID != "" {
+		return s.updateConglomerate(ctx, "set subscription", "id = ?", conglomerateID, cols)
+	}
+	return s.updateConglomerate(ctx, "set subscription", "customer_id = ?", customerID, cols)
+}
+
+// ConglomerateIDByCustomer finds the conglomerate of a customer id.
+func (s *Store) ConglomerateIDByCustomer(ctx context.Context, customerID string) (string, error) {
+	var c models.Conglomerate
+	err := s.db.WithContext(ctx).Select("id").Where("customer_id = ?", customerID).Take(&c).Error
+	return c.ID, wrap("conglomerate by customer", err)
+}
+
+// SetBlocked blocks (at non-nil) or unblocks the conglomerate's paid work.
+func (s *Store) SetBlocked(ctx context.Context, conglomerateID, customerID string, at *time.Time, reason string) error {
+	cols := map[string]any{"blocked_at": at, "blocked_reason": reason, "updated_at": now()}
+	if conglomerateID != "" {
+		return s.updateConglomerate(ctx, "set blocked", "id = ?", conglomerateID, cols)
+	}
+	return s.updateConglomerate(ctx, "set blocked", "customer_id = ?", customerID, cols)
+}
+
+// SetAutoTopUp stores the auto top-up settings.
+func (s *Store) SetAutoTopUp(ctx context.Context, conglomerateID string, enabled bool, threshold, credits int64) error {
+	return s.updateConglomerate(ctx, "set auto top-up", "id = ?", conglomerateID, map[string]any{
+		"auto_top_up_enabled": enabled, "auto_top_up_threshold": threshold, "auto_top_up_credits": credits, "updated_at": now()})
+}
+
+// SetConnectAccount links the conglomerate to its connected account.
+func (s *Store) SetConnectAccount(ctx context.Context, conglomerateID, accountID string) error {
+	return s.updateConglomerate(ctx, "set connect account", "id = ?", conglomerateID, map[string]any{"connect_account_id": accountID, "updated_at": now()})
+}
+
+// UpdateConnectState stores what the provider reports of a connected
+// account; an account no conglomerate holds is models.ErrNotFound.
+func (s *Store) UpdateConnectState(ctx context.Context, st models.ConnectState) error {
+	return s.updateConglomerate(ctx, "update connect state", "connect_account_id = ?", st.AccountID, map[string]any{
+		"connect_charges_enabled": st.ChargesEnabled, "connect_payouts_enabled": st.PayoutsEnabled,
+		"connect_details_submitted": st.DetailsSubmitted, "connect_requirements": truncate(strings.Join(st.Requirements, ","), 1000),
+		"updated_at": now(),
+	})
+}
+
+// PaymentEventProcessed reports whether an event id was handled before.
+func (s *Store) PaymentEventProcessed(ctx context.Context, id string) (bool, error) {
+	var n int64
+	err := s.db.WithContext(ctx).Model(&models.ProcessedPaymentEvent{}).Where("id = ?", id).Count(&n).Error
+	return n > 0, wrap("payment event processed", err)
+}
+
+// RecordPaymentEvent marks an event handled; recording it twice is fine.
+func (s *Store) RecordPaymentEvent(ctx context.Context, ev models.ProcessedPaymentEvent) error {
+	err := s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&ev).Error
+	return wrap("record payment event", err)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
