@@ -6,6 +6,8 @@ BIN := bin/holdco
 # Tools the targets install at pinned versions, kept in an ignored folder.
 TOOLS := $(CURDIR)/.cache/bin
 WORKFLOWCHECK_VERSION := v0.6.0
+# Stripe's API served from its OpenAPI document, for the payment tests.
+STRIPE_MOCK_VERSION := v0.203.0
 TEST_PG_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 # -race needs cgo.
 export CGO_ENABLED := 1
@@ -20,11 +22,17 @@ build:
 
 test: test-sqlite test-postgres
 
-test-sqlite:
+# The payment tests find stripe-mock through STRIPE_MOCK_BIN.
+export STRIPE_MOCK_BIN := $(TOOLS)/stripe-mock
+
+$(TOOLS)/stripe-mock:
+	GOBIN=$(TOOLS) $(GO) install github.com/stripe/stripe-mock@$(STRIPE_MOCK_VERSION)
+
+test-sqlite: $(TOOLS)/stripe-mock
 	$(GO) test -race -count=1 ./...
 
 # Runs only when Postgres answers on 127.0.0.1:5432 (database `test`).
-test-postgres:
+test-postgres: $(TOOLS)/stripe-mock
 	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then \
 		echo "Postgres answers on 127.0.0.1:5432: running the tests again on it"; \
 		TEST_DATABASE_URL='$(TEST_PG_URL)' $(GO) test -race -count=1 ./...; \

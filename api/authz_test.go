@@ -45,12 +45,14 @@ const (
 
 var credentialNames = []string{anon, userA, userB, pat, session, company, admin}
 
-func newWorld(t testing.TB) *world {
+func newWorld(t testing.TB) *world { return newWorldWith(t, service.Options{}) }
+
+func newWorldWith(t testing.TB, opts service.Options) *world {
 	t.Helper()
 	ctx := context.Background()
 	idp := testenv.NewIdP()
 	svc, err := service.New(ctx, service.Config{PublicURL: "http://holdco.test"}, testenv.NewStore(t), idp,
-		slog.New(slog.NewTextHandler(io.Discard, nil)), service.Options{})
+		slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
 	r := api.New(api.Deps{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Service: svc})
 	// An admin-only operation, to prove the middleware's admin rule before
@@ -188,6 +190,15 @@ func TestAuthorizationMatrix(t *testing.T) {
 		{"GET", "/admin/companies/health", "", map[string]int{anon: 401, userA: 403, userB: 403, pat: 403, session: 403, company: 403, admin: 200}},
 		{"GET", "/companies/" + w.adaCo + "/resources", "", adaCompany(200)},
 		{"GET", "/conglomerates/" + w.adaCong + "/credit-ledger?offset=0&limit=5", "", with(userRoute(200), map[string]int{userB: 403})},
+		{"GET", "/conglomerates/" + w.adaCong + "/billing", "", with(userRoute(200), map[string]int{userB: 403})},
+		{"POST", "/conglomerates/" + w.adaCong + "/billing/checkout-session", `{"kind":"top_up","credits":100}`, with(userRoute(409), map[string]int{userB: 403})},
+		{"POST", "/conglomerates/" + w.adaCong + "/billing/portal-session", "", with(userRoute(409), map[string]int{userB: 403})},
+		{"PUT", "/conglomerates/" + w.adaCong + "/billing/auto-top-up", `{"enabled":false,"threshold":5,"credits":0}`, with(userRoute(200), map[string]int{userB: 403})},
+		{"GET", "/conglomerates/me/connect-status", "", userRoute(200)},
+		{"POST", "/conglomerates/me/connect-onboarding", "", userRoute(409)},
+		{"GET", "/health/stripe", "", map[string]int{anon: 401, userA: 403, userB: 403, pat: 403, session: 403, company: 403, admin: 409}},
+		{"POST", "/webhooks/stripe", `{}`, all(404)}, // payments are not configured in this world
+		{"GET", "/billing/go?t=bogus", "", all(404)},
 		{"GET", "/admin/probe", "", map[string]int{anon: 401, userA: 403, userB: 403, pat: 403, session: 403, company: 403, admin: 204}},
 	}
 	for _, r := range rows {

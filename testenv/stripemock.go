@@ -1,0 +1,83 @@
+package testenv
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+var stripeMock struct {
+	once sync.Once
+	url  string
+	err  error
+}
+
+// StripeMock returns the address of a stripe-mock (Stripe's API served
+// from its OpenAPI document) shared by the tests of this process, started
+// on first use from STRIPE_MOCK_BIN, the repository's .cache/bin or PATH.
+// Without the binary the test is skipped, except under CI=true, where
+// `make test` installs it and its absence is a failure.
+func StripeMock(t testing.TB) string {
+	t.Helper()
+	stripeMock.once.Do(func() { stripeMock.url, stripeMock.err = startStripeMock() })
+	if stripeMock.err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("stripe-mock: %v", stripeMock.err)
+		}
+		t.Skipf("stripe-mock: %v (make test installs it)", stripeMock.err)
+	}
+	return stripeMock.url
+}
+
+func stripeMockBinary() (string, error) {
+	if p := os.Getenv("STRIPE_MOCK_BIN"); p != "" {
+		return p, nil
+	}
+	_, file, _, _ := runtime.Caller(0)
+	if p := filepath.Join(filepath.Dir(file), "..", ".cache", "bin", "stripe-mock"); fileExists(p) {
+		return p, nil
+	}
+	return exec.LookPath("stripe-mock")
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+func startStripeMock() (string, error) {
+	bin, err := stripeMockBinary()
+	if err != nil {
+		return "", fmt.Errorf("binary not found: %w", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	// HTTPS on a port of its own choosing, so parallel test binaries never clash.
+	cmd := exec.Command(bin, "-http-addr", addr, "-https-addr", "127.0.0.1:")
+	cmd.SysProcAttr = dieWithParent()
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	url := "http://" + addr
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		req, _ := http.NewRequest(http.MethodGet, url+"/v1/account", nil)
+		req.SetBasicAuth("sk_test_probe", "")
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			_ = res.Body.Close()
+			return url, nil
+		}
+	}
+	_ = cmd.Process.Kill()
+	return "", fmt.Errorf("%s did not answer on %s", bin, addr)
+}
