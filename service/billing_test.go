@@ -2,7 +2,6 @@ package service_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/url"
 	"strings"
 	"sync"
@@ -12,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/stripe/stripe-go/v76"
-	"github.com/stripe/stripe-go/v76/webhook"
 
 	"holdco/models"
 	"holdco/providers/stripepay"
@@ -33,16 +31,8 @@ func stripeEnv(t *testing.T) *env {
 	return newEnvWith(t, service.Options{Payments: pay})
 }
 
-// signedEvent is a webhook delivery signed as the provider signs it.
 func signedEvent(t *testing.T, id, typ string, object map[string]any) ([]byte, string) {
-	t.Helper()
-	raw, err := json.Marshal(object)
-	require.NoError(t, err)
-	payload, err := json.Marshal(map[string]any{"id": id, "object": "event", "type": typ, "api_version": stripe.APIVersion,
-		"created": time.Now().Unix(), "data": map[string]any{"object": json.RawMessage(raw)}})
-	require.NoError(t, err)
-	sp := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: payload, Secret: testWebhookSecret})
-	return sp.Payload, sp.Header
+	return testenv.SignedStripeEvent(t, testWebhookSecret, id, typ, object)
 }
 
 func balance(t *testing.T, e *env, ctx context.Context, cong string) int64 {
@@ -397,4 +387,19 @@ func TestPaymentHealthIsForOperators(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEmpty(t, h.PlatformAccountID)
 	assert.Equal(t, stripe.APIVersion, h.APIVersion)
+}
+
+func TestPaidGrantsAreUniqueByReference(t *testing.T) {
+	e := newEnv(t)
+	ada, cong := e.user(t, "ada@example.com")
+	_, err := e.svc.GrantCredits(context.Background(), cong, models.EntryTopUp, 50, "checkout:cs_9")
+	require.NoError(t, err)
+	_, err = e.svc.GrantCredits(context.Background(), cong, models.EntryTopUp, 50, "checkout:cs_9")
+	assert.True(t, models.IsCode(err, models.CodeConflict), "%v", err)
+	// Adjustments may repeat a reference (an operator's note).
+	for range 2 {
+		_, err = e.svc.GrantCredits(context.Background(), cong, models.EntryAdminAdjustment, 5, "goodwill")
+		require.NoError(t, err)
+	}
+	assert.Equal(t, int64(60), balance(t, e, ada, cong))
 }

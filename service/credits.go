@@ -64,6 +64,9 @@ func (s *Service) GrantCredits(ctx context.Context, conglomerateID string, typ m
 	if errors.Is(err, store.ErrInsufficientCredits) { // a negative adjustment below zero
 		return CreditState{Balance: out.Balance}, models.Errorf(models.CodeConflict, "The adjustment would take the balance (%d) below zero.", out.Balance)
 	}
+	if errors.Is(err, models.ErrDuplicate) { // a paid grant's reference is used once
+		return CreditState{Balance: out.Balance}, models.Errorf(models.CodeConflict, "Credits for %q were granted already.", reference).With("reason", "already_granted")
+	}
 	return CreditState{Balance: out.Balance, SpentToday: out.SpentToday}, err
 }
 

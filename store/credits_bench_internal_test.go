@@ -20,14 +20,7 @@ func BenchmarkCreditLedgerPage(b *testing.B) {
 	for _, n := range []int{10_000, 1_000_000} {
 		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
 			ctx := context.Background()
-			s, err := Open(ctx, filepath.Join(b.TempDir(), "ledger.db"), nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer s.Close()
-			if err := s.Migrate(ctx); err != nil {
-				b.Fatal(err)
-			}
+			s := benchStore(b)
 			cong := uuid.NewString()
 			fill(b, s, cong, n)
 			for _, offset := range []int{0, 1000} {
@@ -76,14 +69,7 @@ func fill(b *testing.B, s *Store, cong string, n int) {
 // BenchmarkSpend is the write path: spends per second on one conglomerate.
 func BenchmarkSpend(b *testing.B) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(b.TempDir(), "spend.db"), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
+	s := benchStore(b)
 	cong := uuid.NewString()
 	if _, err := s.ApplyCreditEntry(ctx, models.CreditLedgerEntry{ConglomerateID: cong, Type: models.EntryTopUp, Amount: 1 << 40}, nil, time.Time{}); err != nil {
 		b.Fatal(err)
@@ -94,4 +80,19 @@ func BenchmarkSpend(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// benchStore is a migrated SQLite store (the embedded default's database).
+func benchStore(b *testing.B) *Store {
+	b.Helper()
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(b.TempDir(), "bench.db"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = s.Close() })
+	if err := s.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	return s
 }

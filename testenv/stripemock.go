@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -11,6 +12,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stripe/stripe-go/v76"
+	"github.com/stripe/stripe-go/v76/webhook"
 )
 
 var stripeMock struct {
@@ -80,4 +84,22 @@ func startStripeMock() (string, error) {
 	}
 	_ = cmd.Process.Kill()
 	return "", fmt.Errorf("%s did not answer on %s", bin, addr)
+}
+
+// SignedStripeEvent builds a webhook delivery of an event wrapping object,
+// signed with secret as Stripe signs it: the payload and the
+// Stripe-Signature header.
+func SignedStripeEvent(t testing.TB, secret, id, typ string, object any) ([]byte, string) {
+	t.Helper()
+	raw, err := json.Marshal(object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, err := json.Marshal(map[string]any{"id": id, "object": "event", "type": typ, "api_version": stripe.APIVersion,
+		"created": time.Now().Unix(), "livemode": false, "data": map[string]any{"object": json.RawMessage(raw)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: payload, Secret: secret})
+	return sp.Payload, sp.Header
 }

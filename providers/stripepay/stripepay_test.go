@@ -2,15 +2,12 @@ package stripepay_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/stripe/stripe-go/v76"
-	"github.com/stripe/stripe-go/v76/webhook"
 
 	"holdco/models"
 	"holdco/providers/stripepay"
@@ -102,16 +99,8 @@ func TestHealthReportsSameAccountAndUnpinnedEndpoints(t *testing.T) {
 	assert.Contains(t, h.Problems, "webhook endpoint "+h.WebhookEndpoints[0].ID+" uses API version the account default, not "+stripe.APIVersion)
 }
 
-// signed builds a webhook delivery as Stripe signs it.
 func signed(t *testing.T, id, typ string, object any) ([]byte, string) {
-	t.Helper()
-	raw, err := json.Marshal(object)
-	require.NoError(t, err)
-	payload, err := json.Marshal(map[string]any{"id": id, "object": "event", "type": typ, "api_version": stripe.APIVersion,
-		"created": time.Now().Unix(), "livemode": false, "data": map[string]any{"object": json.RawMessage(raw)}})
-	require.NoError(t, err)
-	sp := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: payload, Secret: whsec})
-	return sp.Payload, sp.Header
+	return testenv.SignedStripeEvent(t, whsec, id, typ, object)
 }
 
 func TestParseWebhook(t *testing.T) {
