@@ -25,6 +25,9 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, 8233, c.TemporalUIPort)
 	assert.Equal(t, slog.LevelInfo, c.LogLevel)
 	assert.Equal(t, 15*time.Second, c.ShutdownTimeout)
+	assert.False(t, c.PaymentsEnabled())
+	assert.Equal(t, int64(10), c.CreditPriceCents)
+	assert.Equal(t, int64(100), c.FounderMonthlyCredits)
 }
 
 func TestOverrides(t *testing.T) {
@@ -54,6 +57,14 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		"HOLDCO_LOG_FORMAT":       {map[string]string{"HOLDCO_LOG_FORMAT": "xml"}},
 		"HOLDCO_SHUTDOWN_TIMEOUT": {map[string]string{"HOLDCO_SHUTDOWN_TIMEOUT": "-1s"}},
 		"TEMPORAL_ADDRESS":        {map[string]string{"TEMPORAL_ADDRESS": "temporal"}},
+		// Payments: a key needs its webhook secret; a publishable key is not
+		// a secret key; a price without a key is a mistake.
+		"STRIPE_WEBHOOK_SECRET":          {map[string]string{"STRIPE_SECRET_KEY": "sk_test_1"}},
+		"STRIPE_SECRET_KEY":              {map[string]string{"STRIPE_SECRET_KEY": "pk_test_1", "STRIPE_WEBHOOK_SECRET": "whsec_1"}},
+		"STRIPE_CONNECT_SECRET_KEY":      {map[string]string{"STRIPE_SECRET_KEY": "sk_test_1", "STRIPE_WEBHOOK_SECRET": "whsec_1", "STRIPE_CONNECT_SECRET_KEY": "acct_1"}},
+		"STRIPE_API_BASE":                {map[string]string{"STRIPE_SECRET_KEY": "sk_test_1", "STRIPE_WEBHOOK_SECRET": "whsec_1", "STRIPE_API_BASE": "localhost:12111"}},
+		"HOLDCO_CREDIT_PRICE_CENTS":      {map[string]string{"HOLDCO_CREDIT_PRICE_CENTS": "0"}},
+		"HOLDCO_FOUNDER_MONTHLY_CREDITS": {map[string]string{"HOLDCO_FOUNDER_MONTHLY_CREDITS": "-5"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
