@@ -69,7 +69,7 @@ type PlanInfo struct {
 	BlockedReason string
 }
 
-// Plan reads the plan state of a conglomerate at now.
+// planInfo reads the plan state of a conglomerate at now.
 func planInfo(c models.Conglomerate, now time.Time) PlanInfo {
 	ends := c.TrialStartedAt.Add(TrialLength)
 	return PlanInfo{Plan: c.Billing.Plan, Status: c.Billing.PlanStatus, RenewsAt: c.Billing.PlanRenewsAt, TrialEndsAt: ends,
