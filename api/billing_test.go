@@ -12,8 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/stripe/stripe-go/v76"
 
-	"holdco/models"
-	"holdco/providers/stripepay"
 	"holdco/service"
 	"holdco/testenv"
 )
@@ -22,10 +20,7 @@ const apiWebhookSecret = "whsec_api_test"
 
 func paymentsWorld(t *testing.T) *world {
 	t.Helper()
-	pay, err := stripepay.New(stripepay.Config{SecretKey: "sk_test_platform", WebhookSecret: apiWebhookSecret, APIBase: testenv.StripeMock(t),
-		PlanPrices: map[models.Plan]string{models.PlanFounder: "price_founder"}})
-	require.NoError(t, err)
-	return newWorldWith(t, service.Options{Payments: pay})
+	return newWorldWith(t, service.Options{Payments: testenv.StripePayments(t, apiWebhookSecret)})
 }
 
 func (w *world) webhook(payload []byte, signature string) *httptest.ResponseRecorder {

@@ -13,7 +13,6 @@ import (
 	"github.com/stripe/stripe-go/v76"
 
 	"holdco/models"
-	"holdco/providers/stripepay"
 	"holdco/service"
 	"holdco/testenv"
 )
@@ -23,12 +22,7 @@ const testWebhookSecret = "whsec_service_test"
 // stripeEnv is a service whose payments go to stripe-mock.
 func stripeEnv(t *testing.T) *env {
 	t.Helper()
-	pay, err := stripepay.New(stripepay.Config{SecretKey: "sk_test_platform", ConnectSecretKey: "sk_test_connect", WebhookSecret: testWebhookSecret,
-		APIBase:     testenv.StripeMock(t),
-		PlanPrices:  map[models.Plan]string{models.PlanFounder: "price_founder"},
-		PlanCredits: map[models.Plan]int64{models.PlanFounder: 100}})
-	require.NoError(t, err)
-	return newEnvWith(t, service.Options{Payments: pay})
+	return newEnvWith(t, service.Options{Payments: testenv.StripePayments(t, testWebhookSecret)})
 }
 
 func signedEvent(t *testing.T, id, typ string, object map[string]any) ([]byte, string) {
@@ -286,7 +280,7 @@ func TestWebhooksCreditOnceAndTrackThePlan(t *testing.T) {
 	assert.True(t, models.IsCode(e.svc.PlanDecision(c, service.ActionAgentWork), models.CodePlanExpired))
 	sub := map[string]any{"id": "sub_1", "object": "subscription", "status": "active", "customer": "cus_ada", "current_period_end": 1900000000,
 		"metadata": map[string]string{"holdco_conglomerate_id": cong, "holdco_plan": "founder"},
-		"items":    map[string]any{"object": "list", "data": []any{map[string]any{"id": "si_1", "price": map[string]any{"id": "price_founder"}}}}}
+		"items":    map[string]any{"object": "list", "data": []any{map[string]any{"id": "si_1", "price": map[string]any{"id": testenv.FounderPriceID}}}}}
 	payload, sig = signedEvent(t, "evt_sub", "customer.subscription.created", sub)
 	_, err = e.svc.HandlePaymentWebhook(ctx, payload, sig)
 	require.NoError(t, err)
@@ -297,7 +291,7 @@ func TestWebhooksCreditOnceAndTrackThePlan(t *testing.T) {
 	require.NotNil(t, c.Billing.PlanRenewsAt)
 
 	invoice := map[string]any{"id": "in_1", "object": "invoice", "customer": "cus_ada",
-		"lines": map[string]any{"object": "list", "data": []any{map[string]any{"id": "il_1", "price": map[string]any{"id": "price_founder"}}}}}
+		"lines": map[string]any{"object": "list", "data": []any{map[string]any{"id": "il_1", "price": map[string]any{"id": testenv.FounderPriceID}}}}}
 	payload, sig = signedEvent(t, "evt_inv", "invoice.paid", invoice)
 	_, err = e.svc.HandlePaymentWebhook(ctx, payload, sig)
 	require.NoError(t, err)

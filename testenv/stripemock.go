@@ -15,6 +15,9 @@ import (
 
 	"github.com/stripe/stripe-go/v76"
 	"github.com/stripe/stripe-go/v76/webhook"
+
+	"holdco/models"
+	"holdco/providers/stripepay"
 )
 
 var stripeMock struct {
@@ -102,4 +105,25 @@ func SignedStripeEvent(t testing.TB, secret, id, typ string, object any) ([]byte
 	}
 	sp := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: payload, Secret: secret})
 	return sp.Payload, sp.Header
+}
+
+// Test prices of the plans StripePayments sells.
+const (
+	FounderPriceID = "price_founder"
+	HostingPriceID = "price_hosting"
+)
+
+// StripePayments is the Stripe adapter pointed at the shared stripe-mock,
+// verifying webhooks with webhookSecret; the Founder plan grants 100
+// credits per paid invoice.
+func StripePayments(t testing.TB, webhookSecret string) *stripepay.Client {
+	t.Helper()
+	c, err := stripepay.New(stripepay.Config{SecretKey: "sk_test_platform", ConnectSecretKey: "sk_test_connect", WebhookSecret: webhookSecret,
+		APIBase:     StripeMock(t),
+		PlanPrices:  map[models.Plan]string{models.PlanFounder: FounderPriceID, models.PlanHosting: HostingPriceID},
+		PlanCredits: map[models.Plan]int64{models.PlanFounder: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

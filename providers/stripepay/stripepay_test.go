@@ -16,15 +16,7 @@ import (
 
 const whsec = "whsec_test_secret"
 
-func newClient(t *testing.T) *stripepay.Client {
-	t.Helper()
-	c, err := stripepay.New(stripepay.Config{SecretKey: "sk_test_platform", ConnectSecretKey: "sk_test_connect", WebhookSecret: whsec,
-		APIBase:     testenv.StripeMock(t),
-		PlanPrices:  map[models.Plan]string{models.PlanFounder: "price_founder", models.PlanHosting: "price_hosting"},
-		PlanCredits: map[models.Plan]int64{models.PlanFounder: 100}})
-	require.NoError(t, err)
-	return c
-}
+func newClient(t *testing.T) *stripepay.Client { return testenv.StripePayments(t, whsec) }
 
 func TestConfigIsChecked(t *testing.T) {
 	_, err := stripepay.New(stripepay.Config{SecretKey: "pk_test_x", WebhookSecret: whsec})
@@ -51,7 +43,7 @@ func TestCallsAgainstStripeMock(t *testing.T) {
 	for _, req := range []models.CheckoutRequest{
 		{Kind: models.CheckoutTopUp, ConglomerateID: "cong-1", CustomerID: cust, Credits: 120, UnitAmountCents: 10,
 			SuccessURL: "http://app.test/ok", CancelURL: "http://app.test/cancel"},
-		{Kind: models.CheckoutPlan, ConglomerateID: "cong-1", CustomerID: cust, Plan: models.PlanFounder, PriceID: "price_founder",
+		{Kind: models.CheckoutPlan, ConglomerateID: "cong-1", CustomerID: cust, Plan: models.PlanFounder, PriceID: testenv.FounderPriceID,
 			SuccessURL: "http://app.test/ok", CancelURL: "http://app.test/cancel"},
 	} {
 		cs, err := c.Checkout(ctx, req)
@@ -140,7 +132,7 @@ func TestParseWebhook(t *testing.T) {
 
 	payload, sig = signed(t, "evt_4", "customer.subscription.updated", map[string]any{"id": "sub_1", "object": "subscription",
 		"status": "past_due", "customer": "cus_1", "current_period_end": 1900000000,
-		"items": map[string]any{"object": "list", "data": []any{map[string]any{"id": "si_1", "price": map[string]any{"id": "price_founder"}}}}})
+		"items": map[string]any{"object": "list", "data": []any{map[string]any{"id": "si_1", "price": map[string]any{"id": testenv.FounderPriceID}}}}})
 	ev, err = c.ParseWebhook(ctx, payload, sig)
 	require.NoError(t, err)
 	assert.Equal(t, models.EventSubscription, ev.Kind)
@@ -156,7 +148,7 @@ func TestParseWebhook(t *testing.T) {
 	assert.Equal(t, models.SubscriptionCanceled, ev.PlanStatus)
 
 	payload, sig = signed(t, "evt_6", "invoice.paid", map[string]any{"id": "in_1", "object": "invoice", "customer": "cus_1",
-		"lines": map[string]any{"object": "list", "data": []any{map[string]any{"id": "il_1", "price": map[string]any{"id": "price_founder"}}}}})
+		"lines": map[string]any{"object": "list", "data": []any{map[string]any{"id": "il_1", "price": map[string]any{"id": testenv.FounderPriceID}}}}})
 	ev, err = c.ParseWebhook(ctx, payload, sig)
 	require.NoError(t, err)
 	assert.Equal(t, models.EventCredits, ev.Kind)
