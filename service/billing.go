@@ -288,14 +288,21 @@ func (s *Service) requirePayments() error {
 
 // billingOwner authorizes a payment action: only the account's owner pays.
 func (s *Service) billingOwner(ctx context.Context, conglomerateID string) (ConglomerateView, error) {
-	v, err := s.authorizeConglomerate(ctx, conglomerateID)
+	v, err := s.authorizeOwner(ctx, conglomerateID)
 	if err != nil {
 		return v, err
 	}
-	if v.Role != models.RoleOwner {
-		return v, models.Errorf(models.CodeForbidden, "Only the account's owner manages its billing.")
-	}
 	return v, s.requirePayments()
+}
+
+// authorizeOwner is authorizeConglomerate for billing changes: members
+// read, only the owner changes.
+func (s *Service) authorizeOwner(ctx context.Context, conglomerateID string) (ConglomerateView, error) {
+	v, err := s.authorizeConglomerate(ctx, conglomerateID)
+	if err == nil && v.Role != models.RoleOwner {
+		err = models.Errorf(models.CodeForbidden, "Only the account's owner manages its billing.")
+	}
+	return v, err
 }
 
 // CheckoutSession opens a hosted checkout for a top-up of credits or for
@@ -447,12 +454,9 @@ func (s *Service) billingState(ctx context.Context, c models.Conglomerate) (Bill
 // SetAutoTopUp changes the auto top-up settings. Enabling it needs
 // payments and a billing account (a first purchase saves the card).
 func (s *Service) SetAutoTopUp(ctx context.Context, conglomerateID string, a AutoTopUp) (BillingState, error) {
-	v, err := s.authorizeConglomerate(ctx, conglomerateID)
+	v, err := s.authorizeOwner(ctx, conglomerateID)
 	if err != nil {
 		return BillingState{}, err
-	}
-	if v.Role != models.RoleOwner {
-		return BillingState{}, models.Errorf(models.CodeForbidden, "Only the account's owner manages its billing.")
 	}
 	if a.Threshold < 0 || a.Threshold > MaxAutoTopUpTrigger {
 		return BillingState{}, models.Errorf(models.CodeInvalidArgument, "threshold must be from 0 to %d credits.", MaxAutoTopUpTrigger).WithField("threshold")
@@ -536,8 +540,10 @@ func (s *Service) MyConnectStatus(ctx context.Context) (ConnectStatus, error) {
 			s.logger.WarnContext(ctx, "connect status: provider unavailable, answering the stored state", "error", err)
 		} else if err := s.store.UpdateConnectState(ctx, live); err != nil {
 			return ConnectStatus{}, err
-		} else if c, err = s.store.GetConglomerate(ctx, c.ID); err != nil {
-			return ConnectStatus{}, err
+		} else {
+			b := &c.Billing
+			b.ConnectChargesEnabled, b.ConnectPayoutsEnabled, b.ConnectDetailsSubmitted = live.ChargesEnabled, live.PayoutsEnabled, live.DetailsSubmitted
+			b.ConnectRequirements = strings.Join(live.Requirements, ",")
 		}
 	}
 	return connectStatusOf(c, s.payments != nil), nil

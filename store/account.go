@@ -59,10 +59,5 @@ func (s *Store) DeleteAccount(ctx context.Context, userID string, at time.Time) 
 
 // UpdateConglomerateSettings writes the editable settings.
 func (s *Store) UpdateConglomerateSettings(ctx context.Context, id, name string, dailyCreditCap *int64) error {
-	res := s.db.WithContext(ctx).Model(&models.Conglomerate{}).Where("id = ?", id).
-		Updates(map[string]any{"name": name, "daily_credit_cap": dailyCreditCap, "updated_at": now()})
-	if res.Error == nil && res.RowsAffected == 0 {
-		return wrap("update conglomerate", gorm.ErrRecordNotFound)
-	}
-	return wrap("update conglomerate", res.Error)
+	return s.updateConglomerate(ctx, "update conglomerate", "id = ?", id, map[string]any{"name": name, "daily_credit_cap": dailyCreditCap})
 }

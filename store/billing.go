@@ -11,9 +11,10 @@ import (
 	"holdco/models"
 )
 
-// updateConglomerate writes columns of one conglomerate; a missing row is
-// models.ErrNotFound.
+// updateConglomerate writes columns (and updated_at) of the conglomerate
+// matching where; no matching row is models.ErrNotFound.
 func (s *Store) updateConglomerate(ctx context.Context, op string, where string, arg any, cols map[string]any) error {
+	cols["updated_at"] = now()
 	res := s.db.WithContext(ctx).Model(&models.Conglomerate{}).Where(where, arg).Updates(cols)
 	if res.Error == nil && res.RowsAffected == 0 {
 		return wrap(op, gorm.ErrRecordNotFound)
@@ -23,13 +24,13 @@ func (s *Store) updateConglomerate(ctx context.Context, op string, where string,
 
 // SetCustomerID records the conglomerate's payment-provider customer.
 func (s *Store) SetCustomerID(ctx context.Context, conglomerateID, customerID string) error {
-	return s.updateConglomerate(ctx, "set customer id", "id = ?", conglomerateID, map[string]any{"customer_id": customerID, "updated_at": now()})
+	return s.updateConglomerate(ctx, "set customer id", "id = ?", conglomerateID, map[string]any{"customer_id": customerID})
 }
 
 // SetSubscription records the plan and subscription state. A conglomerate
 // may be named by id or, when conglomerateID is empty, by customer id.
 func (s *Store) SetSubscription(ctx context.Context, conglomerateID, customerID, subscriptionID string, plan models.Plan, status string, renewsAt *time.Time) error {
-	cols := map[string]any{"plan": plan, "plan_status": status, "plan_renews_at": renewsAt, "updated_at": now()}
+	cols := map[string]any{"plan": plan, "plan_status": status, "plan_renews_at": renewsAt}
 	if subscriptionID != "" {
 		cols["subscription_id"] = subscriptionID
 	}
@@ -51,7 +52,7 @@ func (s *Store) ConglomerateIDByCustomer(ctx context.Context, customerID string)
 
 // SetBlocked blocks (at non-nil) or unblocks the conglomerate's paid work.
 func (s *Store) SetBlocked(ctx context.Context, conglomerateID, customerID string, at *time.Time, reason string) error {
-	cols := map[string]any{"blocked_at": at, "blocked_reason": reason, "updated_at": now()}
+	cols := map[string]any{"blocked_at": at, "blocked_reason": reason}
 	if conglomerateID != "" {
 		return s.updateConglomerate(ctx, "set blocked", "id = ?", conglomerateID, cols)
 	}
@@ -61,12 +62,12 @@ func (s *Store) SetBlocked(ctx context.Context, conglomerateID, customerID strin
 // SetAutoTopUp stores the auto top-up settings.
 func (s *Store) SetAutoTopUp(ctx context.Context, conglomerateID string, enabled bool, threshold, credits int64) error {
 	return s.updateConglomerate(ctx, "set auto top-up", "id = ?", conglomerateID, map[string]any{
-		"auto_top_up_enabled": enabled, "auto_top_up_threshold": threshold, "auto_top_up_credits": credits, "updated_at": now()})
+		"auto_top_up_enabled": enabled, "auto_top_up_threshold": threshold, "auto_top_up_credits": credits})
 }
 
 // SetConnectAccount links the conglomerate to its connected account.
 func (s *Store) SetConnectAccount(ctx context.Context, conglomerateID, accountID string) error {
-	return s.updateConglomerate(ctx, "set connect account", "id = ?", conglomerateID, map[string]any{"connect_account_id": accountID, "updated_at": now()})
+	return s.updateConglomerate(ctx, "set connect account", "id = ?", conglomerateID, map[string]any{"connect_account_id": accountID})
 }
 
 // UpdateConnectState stores what the provider reports of a connected
@@ -75,7 +76,6 @@ func (s *Store) UpdateConnectState(ctx context.Context, st models.ConnectState) 
 	return s.updateConglomerate(ctx, "update connect state", "connect_account_id = ?", st.AccountID, map[string]any{
 		"connect_charges_enabled": st.ChargesEnabled, "connect_payouts_enabled": st.PayoutsEnabled,
 		"connect_details_submitted": st.DetailsSubmitted, "connect_requirements": truncate(strings.Join(st.Requirements, ","), 1000),
-		"updated_at": now(),
 	})
 }
 
