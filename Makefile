@@ -6,6 +6,7 @@ BIN := bin/holdco
 # Tools the targets install at pinned versions, kept in an ignored folder.
 TOOLS := $(CURDIR)/.cache/bin
 WORKFLOWCHECK_VERSION := v0.6.0
+STATICCHECK_VERSION := v0.8.2
 # Stripe's API served from its OpenAPI document, for the payment tests.
 STRIPE_MOCK_VERSION := v0.203.0
 TEST_PG_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
@@ -43,9 +44,13 @@ test-postgres: $(TOOLS)/stripe-mock
 $(TOOLS)/workflowcheck:
 	GOBIN=$(TOOLS) $(GO) install go.temporal.io/sdk/contrib/tools/workflowcheck@$(WORKFLOWCHECK_VERSION)
 
-lint: $(TOOLS)/workflowcheck
+$(TOOLS)/staticcheck:
+	GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+lint: $(TOOLS)/workflowcheck $(TOOLS)/staticcheck
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(TOOLS)/staticcheck ./...
 	$(TOOLS)/workflowcheck ./...
 
 bench: build
