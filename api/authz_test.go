@@ -3,15 +3,20 @@ package api_test
 import (
 	"context"
 	"encoding/json"
+	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/gin-gonic/gin"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -20,30 +25,37 @@ import (
 	"holdco/testenv"
 )
 
-// world is a REST API with two users and every credential kind.
+// world is a REST API with two users, each with a company, and every
+// credential kind.
 type world struct {
 	t       testing.TB
+	router  *api.Router
 	handler http.Handler
 	svc     *service.Service
 	idp     *testenv.IdP
 	creds   map[string]string // credential name → bearer ("" = anonymous)
 	adaCong string
+	bobCong string
 	adaPAT  string // id of ada's personal access token
 	adaCo   string // ada's company (the company key is its key)
-	bobCo   string
+	bobCo   string // bob's company (companyB is its key)
 }
 
+// Credential kinds; the names are the status columns of the authorization
+// matrix (testdata/authz_matrix.txt).
 const (
-	anon    = "anonymous"
-	userA   = "user A (web)"
-	userB   = "user B (web)"
-	pat     = "PAT of A"
-	session = "CLI session key of A"
-	company = "company key"
-	admin   = "admin"
+	anon     = "anonymous"
+	userA    = "userA"    // ada's web session
+	userB    = "userB"    // bob's web session (another conglomerate)
+	pat      = "pat"      // ada's personal access token
+	session  = "session"  // ada's CLI session key
+	company  = "companyA" // the key of ada's company
+	companyB = "companyB" // the key of bob's company
+	admin    = "admin"    // the admin credential
+	revoked  = "revoked"  // a personal access token of ada's, revoked
 )
 
-var credentialNames = []string{anon, userA, userB, pat, session, company, admin}
+var credentialNames = []string{anon, userA, userB, pat, session, company, companyB, admin, revoked}
 
 func newWorld(t testing.TB) *world { return newWorldWith(t, service.Options{}) }
 
@@ -55,19 +67,17 @@ func newWorldWith(t testing.TB, opts service.Options) *world {
 		slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
 	r := api.New(api.Deps{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Service: svc})
-	// An admin-only operation, to prove the middleware's admin rule before
-	// the admin endpoints exist.
-	huma.Register(r.API, huma.Operation{OperationID: "admin-probe", Method: http.MethodGet, Path: "/admin/probe",
-		Security: []map[string][]string{{"bearer": {}}}, Metadata: map[string]any{"admin-only": true}},
-		func(context.Context, *struct{}) (*struct{}, error) { return nil, nil })
 
-	w := &world{t: t, handler: r, svc: svc, idp: idp, creds: map[string]string{anon: ""}}
+	w := &world{t: t, router: r, handler: r, svc: svc, idp: idp, creds: map[string]string{anon: ""}}
 	w.creds[userA] = w.webLogin("ada@example.com", "ada")
 	w.creds[userB] = w.webLogin("bob@example.com", "bob")
 
 	var tok map[string]any
 	w.call(http.MethodPost, "/auth/tokens", userA, `{"name":"ci"}`, http.StatusCreated, &tok)
 	w.creds[pat], w.adaPAT = tok["token"].(string), tok["id"].(string)
+	w.call(http.MethodPost, "/auth/tokens", userA, `{"name":"gone"}`, http.StatusCreated, &tok)
+	w.creds[revoked] = tok["token"].(string)
+	w.call(http.MethodDelete, "/auth/tokens/"+tok["id"].(string), userA, "", http.StatusNoContent, nil)
 
 	start, err := svc.BeginCLILogin(ctx, 5000, service.PKCEChallenge(testVerifier), "", "")
 	require.NoError(t, err)
@@ -86,16 +96,18 @@ func newWorldWith(t testing.TB, opts service.Options) *world {
 	w.call(http.MethodGet, "/auth/me", userA, "", http.StatusOK, &me)
 	w.adaCong = me["conglomerate_id"].(string)
 	w.call(http.MethodGet, "/auth/me", userB, "", http.StatusOK, &me)
-	bobCong := me["conglomerate_id"].(string)
+	w.bobCong = me["conglomerate_id"].(string)
 
 	var co map[string]any
 	w.call(http.MethodPost, "/conglomerates/"+w.adaCong+"/companies", userA, `{"name":"Ada Shop"}`, http.StatusCreated, &co)
 	w.adaCo = co["id"].(string)
-	w.call(http.MethodPost, "/conglomerates/"+bobCong+"/companies", userB, `{"name":"Bob Shop"}`, http.StatusCreated, &co)
+	w.call(http.MethodPost, "/conglomerates/"+w.bobCong+"/companies", userB, `{"name":"Bob Shop"}`, http.StatusCreated, &co)
 	w.bobCo = co["id"].(string)
 	var key map[string]any
 	w.call(http.MethodGet, "/companies/"+w.adaCo+"/api-key", userA, "", http.StatusOK, &key)
 	w.creds[company] = key["api_key"].(string)
+	w.call(http.MethodGet, "/companies/"+w.bobCo+"/api-key", userB, "", http.StatusOK, &key)
+	w.creds[companyB] = key["api_key"].(string)
 	return w
 }
 
@@ -133,97 +145,235 @@ func (w *world) call(method, path, cred, body string, want int, out any) {
 	}
 }
 
-// TestAuthorizationMatrix asserts the status of every authenticated route
-// for every credential kind.
-func TestAuthorizationMatrix(t *testing.T) {
+var updateMatrix = flag.Bool("update-matrix", false, "rewrite "+matrixFile+" with the observed statuses (and rows for routes that have none)")
+
+const missingID = "00000000-0000-4000-8000-000000000000"
+
+// matrixWorld is a world with the fixtures the matrix's paths name.
+type matrixWorld struct {
+	*world
+	fixtures map[string]map[string]string // path parameter → fixture name → value
+}
+
+func newMatrixWorld(t testing.TB) *matrixWorld {
 	w := newWorld(t)
-	missing := "00000000-0000-4000-8000-000000000000"
-	type row struct {
-		method, path, body string
-		want               map[string]int
-	}
-	all := func(code int) map[string]int {
-		m := map[string]int{}
-		for _, c := range credentialNames {
-			m[c] = code
+	var tok map[string]any
+	w.call(http.MethodPost, "/auth/tokens", userA, `{"name":"matrix target"}`, http.StatusCreated, &tok)
+	adaTok := tok["id"].(string)
+	w.call(http.MethodPost, "/auth/tokens", userB, `{"name":"bob's"}`, http.StatusCreated, &tok)
+	bobTok := tok["id"].(string)
+	return &matrixWorld{world: w, fixtures: map[string]map[string]string{
+		"conglomerate_id": {"ada": w.adaCong, "bob": w.bobCong, "missing": missingID},
+		"company_id":      {"ada": w.adaCo, "bob": w.bobCo, "missing": missingID},
+		"token_id":        {"ada": adaTok, "bob": bobTok, "missing": missingID},
+	}}
+}
+
+// fixture resolves {param} (the "ada" fixture) or {param=name}. A parameter
+// without fixtures takes name literally.
+func (m *matrixWorld) fixture(param, name string) (string, error) {
+	set, ok := m.fixtures[param]
+	if !ok {
+		if name == "" {
+			return "", fmt.Errorf("{%s} has no fixtures: write {%s=value}", param, param)
 		}
-		return m
+		return name, nil
 	}
-	with := func(base map[string]int, over map[string]int) map[string]int {
-		m := map[string]int{}
-		for k, v := range base {
-			m[k] = v
+	if name == "" {
+		name = "ada"
+	}
+	v, ok := set[name]
+	if !ok {
+		names := make([]string, 0, len(set))
+		for n := range set {
+			names = append(names, n)
 		}
-		for k, v := range over {
-			m[k] = v
+		sort.Strings(names)
+		return "", fmt.Errorf("{%s=%s}: no such fixture (have %s)", param, name, strings.Join(names, ", "))
+	}
+	return v, nil
+}
+
+// route is something the router serves: an OpenAPI operation (key is its
+// id) or a route registered on the engine only (key is its method).
+type route struct{ key, method, path string }
+
+// servedRoutes lists every OpenAPI operation of the router and every
+// engine route that is not one (pages, the OpenAPI document and docs).
+func servedRoutes(t *testing.T, r *api.Router) []route {
+	var out []route
+	documented := map[string]bool{}
+	for path, item := range r.API.OpenAPI().Paths {
+		for method, op := range map[string]*huma.Operation{
+			http.MethodGet: item.Get, http.MethodPut: item.Put, http.MethodPost: item.Post, http.MethodDelete: item.Delete,
+			http.MethodOptions: item.Options, http.MethodHead: item.Head, http.MethodPatch: item.Patch, http.MethodTrace: item.Trace,
+		} {
+			if op == nil {
+				continue
+			}
+			require.NotEmpty(t, op.OperationID, "%s %s has no operation id", method, path)
+			out = append(out, route{op.OperationID, method, path})
+			documented[method+" "+path] = true
 		}
-		return m
 	}
-	// Users may; anonymous is unauthenticated; company keys and the admin
-	// credential are refused on user routes.
-	userRoute := func(ok int) map[string]int {
-		return map[string]int{anon: 401, userA: ok, userB: ok, pat: ok, session: ok, company: 403, admin: 403}
-	}
-	// Routes of ada's company: her user credentials and its company key.
-	adaCompany := func(ok int) map[string]int {
-		return map[string]int{anon: 401, userA: ok, userB: 403, pat: ok, session: ok, company: ok, admin: 403}
-	}
-	rows := []row{
-		{"GET", "/health", "", all(200)},
-		{"GET", "/auth/me", "", with(userRoute(200), map[string]int{admin: 200, company: 200})},
-		{"GET", "/auth/tokens", "", userRoute(200)},
-		{"POST", "/auth/tokens", `{"name":"matrix"}`, userRoute(201)},
-		{"GET", "/conglomerates/me", "", userRoute(200)},
-		{"GET", "/conglomerates/" + w.adaCong, "", with(userRoute(200), map[string]int{userB: 403})},
-		{"PATCH", "/conglomerates/" + w.adaCong, `{"daily_credit_cap":100}`, with(userRoute(200), map[string]int{userB: 403})},
-		{"GET", "/conglomerates/" + missing, "", with(userRoute(404), map[string]int{admin: 404, company: 404})}, // missing is 404 for everyone authenticated
-		{"GET", "/conglomerates/" + w.adaCong + "/companies", "", with(userRoute(200), map[string]int{userB: 403})},
-		{"GET", "/conglomerates/" + w.adaCong + "/companies/archived", "", with(userRoute(200), map[string]int{userB: 403})},
-		{"POST", "/conglomerates/" + w.adaCong + "/companies", `{"name":"Matrix Co"}`, with(userRoute(201), map[string]int{userB: 403})},
-		{"GET", "/companies/" + w.adaCo, "", adaCompany(200)},
-		{"PUT", "/companies/" + w.adaCo, `{"mission":"m"}`, adaCompany(200)},
-		{"GET", "/companies/" + w.adaCo + "/api-key", "", adaCompany(200)},
-		{"GET", "/companies/" + w.bobCo, "", map[string]int{anon: 401, userA: 403, userB: 200, pat: 403, session: 403, company: 403, admin: 403}},
-		{"GET", "/companies/" + missing, "", map[string]int{anon: 401, userA: 404, userB: 404, pat: 404, session: 404, company: 404, admin: 404}},
-		{"DELETE", "/auth/tokens/" + missing, "", userRoute(404)},
-		{"POST", "/admin/user-auth/" + w.bobCo + "/disable?reason=abuse+report", "", map[string]int{anon: 401, userA: 403, userB: 403, pat: 403, session: 403, company: 403, admin: 200}},
-		{"GET", "/admin/companies/health", "", map[string]int{anon: 401, userA: 403, userB: 403, pat: 403, session: 403, company: 403, admin: 200}},
-		{"GET", "/companies/" + w.adaCo + "/resources", "", adaCompany(200)},
-		{"GET", "/conglomerates/" + w.adaCong + "/credit-ledger?offset=0&limit=5", "", with(userRoute(200), map[string]int{userB: 403})},
-		{"GET", "/conglomerates/" + w.adaCong + "/billing", "", with(userRoute(200), map[string]int{userB: 403})},
-		{"POST", "/conglomerates/" + w.adaCong + "/billing/checkout-session", `{"kind":"top_up","credits":100}`, with(userRoute(409), map[string]int{userB: 403})},
-		{"POST", "/conglomerates/" + w.adaCong + "/billing/portal-session", "", with(userRoute(409), map[string]int{userB: 403})},
-		{"PUT", "/conglomerates/" + w.adaCong + "/billing/auto-top-up", `{"enabled":false,"threshold":5,"credits":0}`, with(userRoute(200), map[string]int{userB: 403})},
-		{"GET", "/conglomerates/me/connect-status", "", userRoute(200)},
-		{"POST", "/conglomerates/me/connect-onboarding", "", userRoute(409)},
-		{"GET", "/health/stripe", "", map[string]int{anon: 401, userA: 403, userB: 403, pat: 403, session: 403, company: 403, admin: 409}},
-		{"POST", "/webhooks/stripe", `{}`, all(404)}, // payments are not configured in this world
-		{"GET", "/billing/go?t=bogus", "", all(404)},
-		{"GET", "/admin/probe", "", map[string]int{anon: 401, userA: 403, userB: 403, pat: 403, session: 403, company: 403, admin: 204}},
-	}
-	for _, r := range rows {
-		for _, cred := range credentialNames {
-			rec := w.do(r.method, r.path, cred, r.body)
-			assert.Equal(t, r.want[cred], rec.Code, "%s %s as %s: %s", r.method, r.path, cred, rec.Body.String())
-			if rec.Code == http.StatusUnauthorized {
-				assert.Equal(t, "Bearer", rec.Header().Get("WWW-Authenticate"), "%s %s as %s", r.method, r.path, cred)
+	engine, ok := r.Handler.(*gin.Engine)
+	require.True(t, ok, "the router's handler is the gin engine")
+	for _, ri := range engine.Routes() {
+		segs := strings.Split(ri.Path, "/")
+		for i, s := range segs {
+			if strings.HasPrefix(s, ":") || strings.HasPrefix(s, "*") {
+				segs[i] = "{" + s[1:] + "}"
 			}
 		}
+		path := strings.Join(segs, "/")
+		if !documented[ri.Method+" "+path] {
+			out = append(out, route{ri.Method, ri.Method, path})
+		}
 	}
-	// Rotation last, since it replaces the company key: the key itself may
-	// not rotate, the owner's credentials may.
-	rotate := "/companies/" + w.adaCo + "/api-key/rotate"
-	for cred, want := range map[string]int{anon: 401, userB: 403, admin: 403, company: 403} {
-		w.call("POST", rotate, cred, "", want, nil)
+	sort.Slice(out, func(i, j int) bool { return out[i].path+out[i].method < out[j].path+out[j].method })
+	return out
+}
+
+// TestAuthorizationMatrix checks testdata/authz_matrix.txt: every route
+// the router serves has a row, every row names a route it serves, and each
+// row answers each credential kind with the status written there.
+//
+//	go test ./api -run TestAuthorizationMatrix -args -update-matrix
+//
+// rewrites the file with the observed statuses (adding a row for each
+// route that has none) so that the change can be reviewed as a diff.
+func TestAuthorizationMatrix(t *testing.T) {
+	lines, err := readMatrix(matrixFile)
+	require.NoError(t, err)
+	shared := newMatrixWorld(t)
+	routes := servedRoutes(t, shared.router)
+
+	// Match rows to routes.
+	byKey := map[string][]route{}
+	for _, rt := range routes {
+		byKey[rt.key] = append(byKey[rt.key], rt)
 	}
-	for _, cred := range []string{userA, pat, session} {
-		w.call("POST", rotate, cred, "", 200, nil)
+	covered := map[route]bool{}
+	methodOf := map[*matrixRow]string{}
+	kept := lines[:0:0]
+	for _, l := range lines {
+		if r := l.row; r != nil {
+			var match *route
+			for _, rt := range byKey[r.op] {
+				if rt.path == r.templatePath() {
+					match = &rt
+				}
+			}
+			if match == nil {
+				msg := fmt.Sprintf("%s:%d: %s %s: the router serves no such route", matrixFile, r.line, r.op, r.templatePath())
+				if rts := byKey[r.op]; len(rts) == 1 && rts[0].key != rts[0].method {
+					msg += fmt.Sprintf(" (operation %s is %s %s)", r.op, rts[0].method, rts[0].path)
+				}
+				if *updateMatrix {
+					t.Log(msg + "; row removed")
+					continue
+				}
+				t.Error(msg)
+				continue
+			}
+			covered[*match] = true
+			methodOf[r] = match.method
+		}
+		kept = append(kept, l)
 	}
-	// Another user's token: 403; the owner's: 204, again 204.
+	lines = kept
+	for _, rt := range routes {
+		if covered[rt] {
+			continue
+		}
+		if *updateMatrix {
+			r := &matrixRow{op: rt.key, path: rt.path}
+			lines = append(lines, matrixLine{row: r})
+			methodOf[r] = rt.method
+			t.Logf("%s %s %s: row added; review its path, body and statuses", rt.key, rt.method, rt.path)
+			continue
+		}
+		t.Errorf("%s %s (%s) has no row in %s: add one (see the top of the file)", rt.method, rt.path, rt.key, matrixFile)
+	}
+
+	// Run every row as every credential, in file order. A fresh row runs on
+	// a scratch world, rebuilt after each request that succeeded.
+	for _, l := range lines {
+		r := l.row
+		if r == nil {
+			continue
+		}
+		method := methodOf[r]
+		r.got, r.gotBody = make([]int, len(credentialNames)), make([]string, len(credentialNames))
+		var scratch *matrixWorld
+		for i, cred := range credentialNames {
+			w := shared
+			if r.fresh {
+				if scratch == nil {
+					scratch = newMatrixWorld(t)
+				}
+				w = scratch
+			}
+			path, err := r.concretePath(w.fixture)
+			if err != nil {
+				t.Errorf("%s:%d: %v", matrixFile, r.line, err)
+				break
+			}
+			rec := w.do(method, path, cred, r.body)
+			r.got[i], r.gotBody[i] = rec.Code, rec.Body.String()
+			if rec.Code == http.StatusUnauthorized {
+				assert.Equal(t, "Bearer", rec.Header().Get("WWW-Authenticate"), "%s %s as %s", method, path, cred)
+			}
+			if r.fresh && rec.Code < 400 {
+				scratch = nil
+			}
+		}
+		if *updateMatrix || slices.Equal(r.got, r.want) {
+			continue
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s:%d: %s %s %s\n", matrixFile, r.line, r.op, method, r.path)
+		fmt.Fprintf(&b, "\t      %s\n\twant  %s\n\tgot   %s", statusColumns(credentialNames), statusColumns(r.want), statusColumns(r.got))
+		for i, cred := range credentialNames {
+			if i < len(r.want) && r.got[i] != r.want[i] {
+				body := strings.TrimSpace(r.gotBody[i])
+				if len(body) > 300 {
+					body = body[:300] + "…"
+				}
+				fmt.Fprintf(&b, "\n\t%s: %d %s", cred, r.got[i], body)
+			}
+		}
+		t.Error(b.String())
+	}
+	if *updateMatrix {
+		require.NoError(t, writeMatrix(matrixFile, lines))
+		t.Logf("rewrote %s with the observed statuses", matrixFile)
+	}
+}
+
+// TestRevokedTokenSequence: another user may not revoke a token; its owner
+// may, twice; the token then authenticates nothing.
+func TestRevokedTokenSequence(t *testing.T) {
+	w := newWorld(t)
 	w.call("DELETE", "/auth/tokens/"+w.adaPAT, userB, "", 403, nil)
+	w.call("GET", "/auth/me", pat, "", 200, nil)
 	w.call("DELETE", "/auth/tokens/"+w.adaPAT, userA, "", 204, nil)
 	w.call("DELETE", "/auth/tokens/"+w.adaPAT, userA, "", 204, nil)
 	w.call("GET", "/auth/me", pat, "", 401, nil)
+}
+
+// TestCompanyKeyRotationSequence: the key may not rotate itself; after the
+// owner rotates, the old key is refused and the new one works.
+func TestCompanyKeyRotationSequence(t *testing.T) {
+	w := newWorld(t)
+	rotate := "/companies/" + w.adaCo + "/api-key/rotate"
+	w.call("POST", rotate, company, "", 403, nil)
+	w.call("POST", rotate, companyB, "", 403, nil)
+	var key map[string]any
+	w.call("POST", rotate, userA, "", 200, &key)
+	w.call("GET", "/companies/"+w.adaCo, company, "", 401, nil)
+	w.creds[company] = key["api_key"].(string)
+	w.call("GET", "/companies/"+w.adaCo, company, "", 200, nil)
 }
 
 func TestMeDescribesEveryCredential(t *testing.T) {
