@@ -2,7 +2,9 @@ package api
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
+	"regexp"
 	"sync"
 	"time"
 )
@@ -22,6 +24,7 @@ const (
 
 type healthHandler struct {
 	checks []HealthCheck
+	logger *slog.Logger
 
 	mu      sync.Mutex
 	at      time.Time
@@ -29,8 +32,11 @@ type healthHandler struct {
 	healthy bool
 }
 
-func newHealthHandler(checks []HealthCheck) *healthHandler {
-	return &healthHandler{checks: checks}
+func newHealthHandler(checks []HealthCheck, logger *slog.Logger) *healthHandler {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &healthHandler{checks: checks, logger: logger}
 }
 
 type healthOutput struct {
@@ -67,8 +73,12 @@ func (h *healthHandler) result(ctx context.Context) (map[string]string, bool) {
 	wg.Wait()
 	for i, c := range h.checks {
 		if errs[i] != nil {
-			body[c.Name] = "error: " + errs[i].Error()
+			// /health is anonymous: a dependency's error names hosts, users
+			// and databases, so callers see only that it is unavailable and
+			// operators find the error in the log.
+			body[c.Name] = "unavailable"
 			healthy = false
+			h.logger.WarnContext(ctx, "health check failed", "dependency", c.Name, "error", withoutURLPasswords(errs[i].Error()))
 		} else {
 			body[c.Name] = "ok"
 		}
@@ -79,4 +89,12 @@ func (h *healthHandler) result(ctx context.Context) (map[string]string, bool) {
 	}
 	h.body, h.healthy, h.at = body, healthy, time.Now()
 	return body, healthy
+}
+
+// urlPassword matches the password in a URL's user info.
+var urlPassword = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*):[^@/\s]*@`)
+
+// withoutURLPasswords hides the password of any URL quoted in msg.
+func withoutURLPasswords(msg string) string {
+	return urlPassword.ReplaceAllString(msg, "${1}:xxxxx@")
 }

@@ -23,12 +23,13 @@ type ProvisionTriggerResponse struct {
 
 // CompanyResourceResponse is one resource's provisioning status.
 type CompanyResourceResponse struct {
-	Kind      string     `json:"kind" enum:"repository,database,hosting"`
-	Status    string     `json:"status" enum:"not_provisioned,provisioning,ready,failed"`
-	Ref       string     `json:"ref,omitempty" doc:"Where the resource is (repository path, database name, site URL)."`
-	LastError string     `json:"last_error,omitempty"`
-	Attempts  int        `json:"attempts"`
-	UpdatedAt *time.Time `json:"updated_at"`
+	Kind       string     `json:"kind" enum:"repository,database,hosting"`
+	Status     string     `json:"status" enum:"not_provisioned,provisioning,ready,failed"`
+	Ref        string     `json:"ref,omitempty" doc:"Where the resource is: repository name or clone URL, database name, site URL."`
+	ErrorClass string     `json:"error_class,omitempty" enum:"provider_error,timeout,unavailable" doc:"Why the last attempt failed, as a class."`
+	LastError  string     `json:"last_error,omitempty" doc:"The raw error of the last attempt; only in the operators' admin health."`
+	Attempts   int        `json:"attempts"`
+	UpdatedAt  *time.Time `json:"updated_at"`
 }
 
 // CompanyResourcesResponse is the combined provisioning status.
@@ -104,7 +105,7 @@ func (h *provisioningHandlers) provision(ctx context.Context, in *provisionInput
 }
 
 func toResourceResponse(v service.ResourceView) CompanyResourceResponse {
-	return CompanyResourceResponse{Kind: string(v.Kind), Status: string(v.Status), Ref: v.Ref, LastError: v.LastError, Attempts: v.Attempts, UpdatedAt: v.UpdatedAt}
+	return CompanyResourceResponse{Kind: string(v.Kind), Status: string(v.Status), Ref: v.Ref, ErrorClass: v.ErrorClass, LastError: v.LastError, Attempts: v.Attempts, UpdatedAt: v.UpdatedAt}
 }
 
 type resourcesOutput struct{ Body CompanyResourcesResponse }

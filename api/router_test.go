@@ -182,12 +182,34 @@ func TestHealth(t *testing.T) {
 	}
 	assert.Equal(t, 1, calls)
 
-	h := newHealthHandler([]HealthCheck{{Name: "database", Check: func(context.Context) error { return errors.New("connection refused") }}})
+	h := newHealthHandler([]HealthCheck{{Name: "database", Check: func(context.Context) error { return errors.New("connection refused") }}}, nil)
 	out, err := h.get(context.Background(), nil)
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusServiceUnavailable, out.Status)
 	assert.Equal(t, "degraded", out.Body["status"])
-	assert.Equal(t, "error: connection refused", out.Body["database"])
+	assert.Equal(t, "unavailable", out.Body["database"])
+}
+
+// Anonymous /health says only which dependency is unavailable; the error,
+// which names the database host, user and database, goes to the log at
+// warn without the password.
+func TestHealthHidesDependencyErrors(t *testing.T) {
+	var logs bytes.Buffer
+	r := newTestRouter(t, &logs,
+		HealthCheck{Name: "database", Check: func(context.Context) error {
+			return errors.New(`store: ping postgres: failed to connect to postgres://holdco_admin:hunter2pw@db-7.internal.example:5432/holdco_prod: server error: FATAL: role "holdco_admin" does not exist`)
+		}},
+		HealthCheck{Name: "temporal", Check: func(context.Context) error { return nil }},
+	)
+	rec, body := do(t, r, http.MethodGet, "/health", "")
+	require.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	assert.Equal(t, map[string]any{"status": "degraded", "database": "unavailable", "temporal": "ok", "version": Version}, body)
+	for _, leak := range []string{"holdco_admin", "hunter2pw", "db-7.internal", "holdco_prod", "5432", "FATAL"} {
+		assert.NotContains(t, rec.Body.String(), leak)
+	}
+	assert.Contains(t, logs.String(), `"level":"WARN","msg":"health check failed"`)
+	assert.Contains(t, logs.String(), "db-7.internal.example:5432/holdco_prod", "operators see the raw error")
+	assert.NotContains(t, logs.String(), "hunter2pw")
 }
 
 func TestParseLocation(t *testing.T) {

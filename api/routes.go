@@ -8,13 +8,14 @@ import (
 // registerRoutes is the route table: every REST operation and page is
 // registered here, one resource per file.
 func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
-	h := newHealthHandler(d.Health)
+	h := newHealthHandler(d.Health, d.Logger)
 	huma.Register(api, huma.Operation{
 		OperationID: "get-health",
 		Method:      "GET",
 		Path:        "/health",
 		Summary:     "Service health",
-		Description: "Status of the service and of each dependency (database, Temporal) as string values. " +
+		Description: "Status of the service and of each dependency (database, Temporal) as string values: `ok` or `unavailable` " +
+			"(the reason is in the server log, not in this anonymous answer). " +
 			"Answers 503 with the same shape when a dependency is down. Dependency checks are cached for one second.",
 		Tags: []string{"health"},
 	}, h.get)

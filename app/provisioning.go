@@ -44,7 +44,7 @@ func (a *App) buildProvisioning(ctx context.Context, publicURL string) (*activit
 		if err != nil {
 			return nil, nil, err
 		}
-		pg, err := companydb.NewPostgres(cfg.DatabaseURL, secret)
+		pg, err := companydb.NewPostgres(cfg.DatabaseURL, secret, a.logger)
 		if err != nil {
 			return nil, nil, fmt.Errorf("DATABASE_URL: %w", err)
 		}

@@ -264,11 +264,24 @@ func validateDatabaseURL(dsn string) error {
 	return nil
 }
 
-// redact hides a password in a URL before it is printed.
+// redact hides a password in a URL before it is printed: the user-info
+// password and a password (or sslpassword) query parameter, which pgx
+// accepts too.
 func redact(dsn string) string {
 	u, err := url.Parse(dsn)
 	if err != nil {
 		return "<unparseable>"
+	}
+	q := u.Query()
+	changed := false
+	for _, k := range []string{"password", "sslpassword"} {
+		if q.Has(k) {
+			q.Set(k, "xxxxx")
+			changed = true
+		}
+	}
+	if changed {
+		u.RawQuery = q.Encode()
 	}
 	return u.Redacted()
 }

@@ -47,6 +47,13 @@ func TestOverrides(t *testing.T) {
 	assert.Equal(t, "postgres://u:xxxxx@db:5432/holdco", Redact(c.DatabaseURL))
 }
 
+func TestRedactHidesAPasswordQueryParameter(t *testing.T) {
+	got := Redact("postgres://u@db:5432/holdco?sslmode=require&password=s3cret&sslpassword=k3y")
+	assert.NotContains(t, got, "s3cret")
+	assert.NotContains(t, got, "k3y")
+	assert.Contains(t, got, "sslmode=require")
+}
+
 func TestErrorsNameTheVariable(t *testing.T) {
 	cases := map[string]struct{ env map[string]string }{
 		"DATABASE_URL":            {map[string]string{"DATABASE_URL": "postgres://u:p@[::1/db"}},

@@ -67,9 +67,12 @@ func (s *Service) ProvisionCompany(ctx context.Context, companyID string, seedRe
 
 // ResourceView is one resource's recorded state.
 type ResourceView struct {
-	Kind      models.ResourceKind
-	Status    models.ResourceStatus
-	Ref       string
+	Kind   models.ResourceKind
+	Status models.ResourceStatus
+	Ref    string
+	// ErrorClass is the short class of LastError (ErrorClass* constants).
+	ErrorClass string
+	// LastError is the raw error; operators only (tenantView clears it).
 	LastError string
 	Attempts  int
 	UpdatedAt *time.Time
@@ -82,7 +85,11 @@ func (s *Service) CompanyResources(ctx context.Context, companyID string) ([]Res
 	if err != nil {
 		return nil, err
 	}
-	return s.resourceViews(ctx, c.ID)
+	views, err := s.resourceViews(ctx, c.ID)
+	for i := range views {
+		views[i] = tenantView(views[i])
+	}
+	return views, err
 }
 
 func (s *Service) resourceViews(ctx context.Context, companyID string) ([]ResourceView, error) {
@@ -102,7 +109,8 @@ func (s *Service) resourceViews(ctx context.Context, companyID string) ([]Resour
 			continue
 		}
 		at := r.UpdatedAt
-		out = append(out, ResourceView{Kind: kind, Status: r.Status, Ref: r.Ref, LastError: r.LastError, Attempts: r.Attempts, UpdatedAt: &at})
+		out = append(out, ResourceView{Kind: kind, Status: r.Status, Ref: r.Ref, ErrorClass: errorClass(r.Status, r.LastError),
+			LastError: r.LastError, Attempts: r.Attempts, UpdatedAt: &at})
 	}
 	return out, nil
 }

@@ -22,7 +22,8 @@ const (
 // with errors.Is and never see a driver type. gorm's own TranslateError does
 // not know modernc.org/sqlite's errors (it only maps mattn/go-sqlite3's), so
 // the codes are checked here for both drivers. The driver's message is kept
-// in the text for logs.
+// in the text for logs, without the parts that can echo a value
+// (safeErrorText).
 func translate(err error) error {
 	switch {
 	case err == nil:
@@ -36,7 +37,7 @@ func translate(err error) error {
 		// unknown conglomerate).
 		return fmt.Errorf("%w: referenced row (%v)", models.ErrNotFound, err)
 	}
-	return err
+	return redactedError{err}
 }
 
 // wrap adds the operation name to a translated error.

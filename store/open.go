@@ -8,12 +8,29 @@ import (
 	"time"
 
 	"gorm.io/gorm"
-	gormlogger "gorm.io/gorm/logger"
 )
 
 // pingTimeout bounds the connectivity check in Open, so a wrong address
 // fails start-up quickly instead of hanging.
 const pingTimeout = 5 * time.Second
+
+// DefaultSlowQueryThreshold is how long a statement may take before it is
+// logged at warn (without its values).
+const DefaultSlowQueryThreshold = 200 * time.Millisecond
+
+// Option changes how Open sets up the store.
+type Option func(*options)
+
+type options struct {
+	slowThreshold time.Duration
+}
+
+// WithSlowQueryThreshold logs statements that take longer than d at warn
+// (0 turns the slow-statement log off). Tests use a tiny value to make
+// every statement "slow".
+func WithSlowQueryThreshold(d time.Duration) Option {
+	return func(o *options) { o.slowThreshold = d }
+}
 
 // Open connects to the database named by dsn and checks that it answers.
 //
@@ -23,7 +40,11 @@ const pingTimeout = 5 * time.Second
 // without repeating a password; the caller prefixes the setting name.
 //
 // Open does not migrate; call Migrate.
-func Open(ctx context.Context, dsn string, logger *slog.Logger) (*Store, error) {
+func Open(ctx context.Context, dsn string, logger *slog.Logger, opts ...Option) (*Store, error) {
+	o := options{slowThreshold: DefaultSlowQueryThreshold}
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -38,10 +59,10 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger) (*Store, error) 
 	)
 	if isPostgresURL(dsn) {
 		dialect = DialectPostgres
-		db, err = openPostgres(ctx, dsn, gormConfig(logger))
+		db, err = openPostgres(ctx, dsn, gormConfig(logger, o))
 	} else {
 		dialect = DialectSQLite
-		db, err = openSQLite(ctx, dsn, gormConfig(logger), logger)
+		db, err = openSQLite(ctx, dsn, gormConfig(logger, o), logger)
 	}
 	if err != nil {
 		return nil, err
@@ -49,35 +70,12 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger) (*Store, error) 
 	return &Store{db: db, dialect: dialect, logger: logger}, nil
 }
 
-func gormConfig(logger *slog.Logger) *gorm.Config {
+func gormConfig(logger *slog.Logger, o options) *gorm.Config {
 	return &gorm.Config{
-		Logger: quietLogger{gormlogger.NewSlogLogger(logger, gormlogger.Config{
-			SlowThreshold: 200 * time.Millisecond,
-			LogLevel:      gormlogger.Warn,
-			// Keep row values (emails, hashes) out of logs.
-			ParameterizedQueries:      true,
-			IgnoreRecordNotFoundError: true,
-		})},
+		Logger:  newSQLLogger(logger, o.slowThreshold),
 		NowFunc: now,
 		// Single statements are atomic on their own; multi-statement work
 		// uses InTx or an explicit transaction in the method.
 		SkipDefaultTransaction: true,
 	}
-}
-
-// quietLogger drops the error of a statement that hit a unique or foreign
-// key constraint: the store returns those as ErrDuplicate / ErrNotFound,
-// callers handle them (a taken handle is a normal answer), and logging each
-// one at error level would bury real failures.
-type quietLogger struct{ gormlogger.Interface }
-
-func (l quietLogger) LogMode(level gormlogger.LogLevel) gormlogger.Interface {
-	return quietLogger{l.Interface.LogMode(level)}
-}
-
-func (l quietLogger) Trace(ctx context.Context, begin time.Time, fc func() (string, int64), err error) {
-	if err != nil && (isUniqueViolation(err) || isForeignKeyViolation(err)) {
-		err = nil
-	}
-	l.Interface.Trace(ctx, begin, fc, err)
 }

@@ -35,14 +35,20 @@ const DatabaseURLEnv = "TEST_DATABASE_URL"
 // through search_path, so parallel tests never see each other's rows.
 func NewStore(t testing.TB) *store.Store {
 	t.Helper()
+	return NewStoreWith(t, slog.New(slog.DiscardHandler))
+}
+
+// NewStoreWith is NewStore with the store's logger and Open options given,
+// for tests that read what the store logs.
+func NewStoreWith(t testing.TB, logger *slog.Logger, opts ...store.Option) *store.Store {
+	t.Helper()
 	ctx := context.Background()
-	logger := slog.New(slog.DiscardHandler)
 
 	dsn := filepath.Join(t.TempDir(), "holdco.db")
 	if base := os.Getenv(DatabaseURLEnv); base != "" {
 		dsn, _ = newPostgresSchema(t, base)
 	}
-	s, err := store.Open(ctx, dsn, logger)
+	s, err := store.Open(ctx, dsn, logger, opts...)
 	if err != nil {
 		t.Fatalf("testenv: open store: %v", err)
 	}

@@ -6,11 +6,15 @@ package companydb
 import (
 	"context"
 	"crypto/hmac"
+	"crypto/pbkdf2"
+	"crypto/rand"
 	"crypto/sha256"
 	"database/sql"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -20,8 +24,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
-	_ "modernc.org/sqlite"             // driver "sqlite", the same one the Temporal server registers
+	"github.com/jackc/pgx/v5/stdlib" // also registers the database/sql driver "pgx"
+	_ "modernc.org/sqlite"           // driver "sqlite", the same one the Temporal server registers
 )
 
 func validID(companyID string) error {
@@ -123,25 +127,51 @@ func (s *SQLite) Drop(_ context.Context, companyID string) error {
 // Postgres keeps a database and a login role per company on the server
 // of the admin connection. The role's password is derived from a secret
 // (HMAC of the company id), so it is never stored and Ensure stays
-// idempotent.
+// idempotent. It is sent to the server only as a SCRAM-SHA-256 verifier
+// (scramVerifier), so a statement log shows no password.
+//
+// Isolation: a company's role may connect only to its own database (its
+// owner: CONNECT, TEMPORARY, CREATE there). Every Ensure revokes PUBLIC's
+// CONNECT and TEMPORARY on the company's database and on the databases
+// holdco's role owns, its own database, postgres and template1 (where the
+// admin role may), and resets the role to NOSUPERUSER NOCREATEDB
+// NOCREATEROLE NOREPLICATION NOBYPASSRLS. What cannot be revoked is logged
+// once with the statement an operator must run (docs/companies.md).
 type Postgres struct {
 	admin  *sql.DB
 	base   *url.URL
 	secret []byte
+	logger *slog.Logger
+
+	warnMu sync.Mutex
+	warned map[string]bool
 }
 
-// NewPostgres connects with adminDSN (holdco's own DATABASE_URL).
-func NewPostgres(adminDSN string, secret []byte) (*Postgres, error) {
+// NewPostgres connects with adminDSN (holdco's own DATABASE_URL). logger
+// receives the warnings about databases left open to every role; nil
+// discards them.
+func NewPostgres(adminDSN string, secret []byte, logger *slog.Logger) (*Postgres, error) {
+	return newPostgres(adminDSN, secret, logger, nil)
+}
+
+// newPostgres is NewPostgres with a pgx tracer on the admin connections
+// (tests read the statements sent).
+func newPostgres(adminDSN string, secret []byte, logger *slog.Logger, tracer pgx.QueryTracer) (*Postgres, error) {
 	u, err := url.Parse(adminDSN)
 	if err != nil {
 		return nil, errors.New("companydb: invalid postgres URL")
 	}
-	db, err := sql.Open("pgx", adminDSN)
+	cfg, err := pgx.ParseConfig(adminDSN)
 	if err != nil {
-		return nil, fmt.Errorf("companydb: %w", err)
+		return nil, errors.New("companydb: invalid postgres URL")
 	}
+	cfg.Tracer = tracer
+	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(4)
-	return &Postgres{admin: db, base: u, secret: secret}, nil
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Postgres{admin: db, base: u, secret: secret, logger: logger, warned: map[string]bool{}}, nil
 }
 
 // Close releases the admin connections.
@@ -163,12 +193,15 @@ func (p *Postgres) DSN(companyID string) string {
 	u.Path = "/" + Name(companyID)
 	q := u.Query()
 	q.Del("search_path")
+	q.Del("password")
 	u.RawQuery = q.Encode()
 	return u.String()
 }
 
 // Ensure creates the role and the database (idempotent, concurrency-safe)
-// and makes the database reachable only by its role.
+// and makes the database reachable only by its role. It applies the role
+// attributes and privileges on every call, so companies created before a
+// rule was added get it when they are ensured again (heal, provision).
 func (p *Postgres) Ensure(ctx context.Context, companyID string) (string, error) {
 	if err := validID(companyID); err != nil {
 		return "", err
@@ -186,19 +219,35 @@ func (p *Postgres) Ensure(ctx context.Context, companyID string) (string, error)
 		return "", fmt.Errorf("companydb: lock: %w", err)
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext($1))", name)
+	verifier, err := scramVerifier(p.password(companyID))
+	if err != nil {
+		return "", fmt.Errorf("companydb: %w", err)
+	}
 	var exists bool
 	if err := conn.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)", name).Scan(&exists); err != nil {
 		return "", fmt.Errorf("companydb: %w", err)
 	}
 	if !exists {
-		if _, err := conn.ExecContext(ctx, "CREATE ROLE "+ident+" LOGIN"); err != nil && !isCode(err, "42710") {
+		if _, err := conn.ExecContext(ctx, "CREATE ROLE "+ident+" "+roleAttributes); err != nil && !isCode(err, "42710") {
 			return "", fmt.Errorf("companydb: create role: %w", err)
 		}
 	}
-	// The password is hex, so it is safe as a literal; setting it every time
-	// heals a role whose password drifted.
-	if _, err := conn.ExecContext(ctx, "ALTER ROLE "+ident+" LOGIN PASSWORD '"+p.password(companyID)+"'"); err != nil {
-		return "", fmt.Errorf("companydb: set password: %w", err)
+	// Setting the password every time heals a role whose password drifted.
+	// Utility statements take no parameters, so it is a literal: the SCRAM
+	// verifier (base64 and "$:"), never the password.
+	if _, err := conn.ExecContext(ctx, "ALTER ROLE "+ident+" WITH LOGIN NOCREATEDB NOCREATEROLE PASSWORD '"+verifier+"'"); err != nil {
+		return "", fmt.Errorf("companydb: set role attributes: %w", err)
+	}
+	var super, repl, bypass bool
+	if err := conn.QueryRowContext(ctx, "SELECT rolsuper, rolreplication, rolbypassrls FROM pg_roles WHERE rolname = $1", name).
+		Scan(&super, &repl, &bypass); err != nil {
+		return "", fmt.Errorf("companydb: %w", err)
+	}
+	if super || repl || bypass {
+		// Only a superuser can have set these, and only one can clear them.
+		if _, err := conn.ExecContext(ctx, "ALTER ROLE "+ident+" NOSUPERUSER NOREPLICATION NOBYPASSRLS"); err != nil {
+			return "", fmt.Errorf("companydb: role %s has superuser, replication or bypassrls and it cannot be cleared: %w", name, err)
+		}
 	}
 	if err := conn.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
 		return "", fmt.Errorf("companydb: %w", err)
@@ -211,13 +260,139 @@ func (p *Postgres) Ensure(ctx context.Context, companyID string) (string, error)
 	}
 	for _, stmt := range []string{
 		"REVOKE ALL ON DATABASE " + ident + " FROM PUBLIC",
-		"GRANT ALL ON DATABASE " + ident + " TO " + ident,
+		"GRANT CONNECT, TEMPORARY, CREATE ON DATABASE " + ident + " TO " + ident,
 	} {
 		if _, err := conn.ExecContext(ctx, stmt); err != nil {
 			return "", fmt.Errorf("companydb: %s: %w", stmt, err)
 		}
 	}
+	if err := p.closeSharedDatabases(ctx, conn); err != nil {
+		return "", err
+	}
 	return name, nil
+}
+
+// roleAttributes are a company role's attributes at creation; Ensure
+// enforces them again on existing roles.
+const roleAttributes = "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS"
+
+// sharedDatabases lists the databases every role can still connect to (or
+// create temporary tables in) through PUBLIC that holdco closes to company
+// roles: holdco's own, postgres and template1, and any other the admin
+// role owns. Company databases are excluded (their Ensure handles them).
+// can says whether the admin role may change the database's privileges.
+const sharedDatabases = `
+SELECT d.datname, pg_has_role(current_user, d.datdba, 'MEMBER') AS can
+FROM pg_database d
+WHERE d.datallowconn
+  AND (d.datname IN (current_database(), 'postgres', 'template1')
+       OR d.datdba = (SELECT oid FROM pg_roles WHERE rolname = current_user))
+  AND d.datname NOT LIKE 'holdco\_co\_%'
+  AND (has_database_privilege('public', d.oid, 'CONNECT') OR has_database_privilege('public', d.oid, 'TEMPORARY'))
+ORDER BY d.datname`
+
+// closeSharedDatabases revokes PUBLIC's CONNECT and TEMPORARY on the
+// shared databases the admin role may change (it owns them, is a member of
+// their owner, or is a superuser); those still open afterwards are logged
+// once, with what an operator must run. The owner (and superusers) keep
+// their access. A server-wide advisory lock keeps concurrent Ensures from
+// changing one database's ACL at once ("tuple concurrently updated").
+func (p *Postgres) closeSharedDatabases(ctx context.Context, conn *sql.Conn) error {
+	list := func() (closable, all []string, err error) {
+		rows, err := conn.QueryContext(ctx, sharedDatabases)
+		if err != nil {
+			return nil, nil, fmt.Errorf("companydb: list databases: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var name string
+			var can bool
+			if err := rows.Scan(&name, &can); err != nil {
+				return nil, nil, fmt.Errorf("companydb: list databases: %w", err)
+			}
+			all = append(all, name)
+			if can {
+				closable = append(closable, name)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return nil, nil, fmt.Errorf("companydb: list databases: %w", err)
+		}
+		return closable, all, nil
+	}
+	closable, open, err := list()
+	if err != nil {
+		return err
+	}
+	if len(closable) > 0 {
+		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(hashtext('holdco shared databases'))"); err != nil {
+			return fmt.Errorf("companydb: lock: %w", err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext('holdco shared databases'))")
+		if closable, _, err = list(); err != nil { // another Ensure may have closed them
+			return err
+		}
+		for _, name := range closable {
+			stmt := "REVOKE CONNECT, TEMPORARY ON DATABASE " + pgx.Identifier{name}.Sanitize() + " FROM PUBLIC"
+			if _, err := conn.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("companydb: %s: %w", stmt, err)
+			}
+		}
+		if _, open, err = list(); err != nil {
+			return err
+		}
+	}
+	for _, name := range open {
+		p.warnOnce(name)
+	}
+	return nil
+}
+
+func (p *Postgres) warnOnce(database string) {
+	p.warnMu.Lock()
+	seen := p.warned[database]
+	p.warned[database] = true
+	p.warnMu.Unlock()
+	if !seen {
+		p.logger.Warn("company database roles can connect to a database holdco cannot close; an operator should run the statement as its owner",
+			"database", database, "statement", "REVOKE CONNECT, TEMPORARY ON DATABASE "+pgx.Identifier{database}.Sanitize()+" FROM PUBLIC")
+	}
+}
+
+// scramIterations is Postgres's default (scram_iterations) and RFC 7677's
+// minimum.
+const scramIterations = 4096
+
+// scramVerifier returns the SCRAM-SHA-256 verifier Postgres stores for
+// password (RFC 5802 / 7677): a random 16-byte salt, SaltedPassword =
+// PBKDF2-HMAC-SHA-256(password, salt, 4096), StoredKey =
+// SHA-256(HMAC(SaltedPassword, "Client Key")) and ServerKey =
+// HMAC(SaltedPassword, "Server Key"), written as
+// SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey> in base64.
+// Postgres stores a verifier given to PASSWORD as it is. The passwords are
+// hex, which SASLprep leaves unchanged.
+func scramVerifier(password string) (string, error) {
+	salt := make([]byte, 16)
+	if _, err := rand.Read(salt); err != nil {
+		return "", err
+	}
+	return scramVerifierWith(password, salt, scramIterations)
+}
+
+func scramVerifierWith(password string, salt []byte, iterations int) (string, error) {
+	salted, err := pbkdf2.Key(sha256.New, password, salt, iterations, sha256.Size)
+	if err != nil {
+		return "", err
+	}
+	mac := func(key []byte, msg string) []byte {
+		m := hmac.New(sha256.New, key)
+		m.Write([]byte(msg))
+		return m.Sum(nil)
+	}
+	storedKey := sha256.Sum256(mac(salted, "Client Key"))
+	serverKey := mac(salted, "Server Key")
+	b64 := base64.StdEncoding.EncodeToString
+	return fmt.Sprintf("SCRAM-SHA-256$%d:%s$%s:%s", iterations, b64(salt), b64(storedKey[:]), b64(serverKey)), nil
 }
 
 // Check connects as the company's role to its database and queries it.

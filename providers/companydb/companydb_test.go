@@ -3,6 +3,7 @@ package companydb_test
 import (
 	"context"
 	"database/sql"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -28,7 +29,7 @@ func adapters(t *testing.T) map[string]adapter {
 	require.NoError(t, err)
 	out := map[string]adapter{"sqlite": sqlite}
 	if dsn := os.Getenv("TEST_DATABASE_URL"); dsn != "" {
-		pg, err := companydb.NewPostgres(dsn, []byte("test secret"))
+		pg, err := companydb.NewPostgres(dsn, []byte("test secret"), nil)
 		require.NoError(t, err)
 		t.Cleanup(func() { pg.Close() })
 		out["postgres"] = pg
@@ -76,13 +77,36 @@ func TestEnsureCheckDropHeal(t *testing.T) {
 	}
 }
 
+// withDatabase is dsn pointed at another database.
+func withDatabase(t *testing.T, dsn, database string) string {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	require.NoError(t, err)
+	u.Path = "/" + database
+	return u.String()
+}
+
+// connectError is the error of connecting with dsn (nil when it works).
+func connectError(ctx context.Context, t *testing.T, dsn string) error {
+	t.Helper()
+	db, err := sql.Open("pgx", dsn)
+	require.NoError(t, err)
+	defer db.Close()
+	return db.PingContext(ctx)
+}
+
+// A company's role reaches only its own database: not another company's,
+// not holdco's own, not postgres or template1; it has no role attributes
+// beyond LOGIN. Temporary tables are allowed in its own database (they
+// live and die with its session there). A database or role left open by
+// an earlier version is closed again by the next Ensure.
 func TestTenantsAreIsolated(t *testing.T) {
 	dsn := os.Getenv("TEST_DATABASE_URL")
 	if dsn == "" {
 		t.Skip("TEST_DATABASE_URL not set (SQLite files have no roles)")
 	}
 	ctx := context.Background()
-	pg, err := companydb.NewPostgres(dsn, []byte("test secret"))
+	pg, err := companydb.NewPostgres(dsn, []byte("test secret"), nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { pg.Close() }) // registered first, so it runs after the drops
 	a, b := uuid.NewString(), uuid.NewString()
@@ -91,14 +115,55 @@ func TestTenantsAreIsolated(t *testing.T) {
 		_, err := pg.Ensure(ctx, id)
 		require.NoError(t, err)
 	}
-	// Company A's role, pointed at company B's database.
-	cross := strings.Replace(pg.DSN(a), "/"+companydb.Name(a), "/"+companydb.Name(b), 1)
-	db, err := sql.Open("pgx", cross)
+	u, err := url.Parse(dsn)
 	require.NoError(t, err)
-	defer db.Close()
-	err = db.PingContext(ctx)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "permission denied")
+	holdcoDB := strings.TrimPrefix(u.Path, "/")
+	admin, err := sql.Open("pgx", dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { admin.Close() })
+
+	assertIsolated := func(t *testing.T) {
+		t.Helper()
+		for _, database := range []string{companydb.Name(b), holdcoDB, "postgres", "template1"} {
+			err := connectError(ctx, t, withDatabase(t, pg.DSN(a), database))
+			if assert.Error(t, err, "company A's role connected to %s", database) {
+				assert.Contains(t, err.Error(), "permission denied", database)
+			}
+		}
+		var super, createDB, createRole, repl, bypass bool
+		require.NoError(t, admin.QueryRowContext(ctx,
+			"SELECT rolsuper, rolcreatedb, rolcreaterole, rolreplication, rolbypassrls FROM pg_roles WHERE rolname = $1",
+			companydb.Name(a)).Scan(&super, &createDB, &createRole, &repl, &bypass))
+		assert.False(t, super || createDB || createRole || repl || bypass, "company role attributes")
+	}
+	assertIsolated(t)
+
+	own, err := sql.Open("pgx", pg.DSN(a))
+	require.NoError(t, err)
+	defer own.Close()
+	conn, err := own.Conn(ctx)
+	require.NoError(t, err)
+	_, err = conn.ExecContext(ctx, "CREATE TEMP TABLE scratch (n int)")
+	require.NoError(t, err, "temporary tables in its own database")
+	require.NoError(t, conn.Close())
+
+	// What an earlier version left: PUBLIC may connect and create temporary
+	// tables everywhere, and the role was given CREATEDB and CREATEROLE.
+	for _, stmt := range []string{
+		`GRANT CONNECT, TEMPORARY ON DATABASE "` + companydb.Name(b) + `" TO PUBLIC`,
+		`GRANT CONNECT, TEMPORARY ON DATABASE "` + holdcoDB + `" TO PUBLIC`,
+		`GRANT CONNECT, TEMPORARY ON DATABASE postgres TO PUBLIC`,
+		`ALTER ROLE "` + companydb.Name(a) + `" CREATEDB CREATEROLE`,
+	} {
+		_, err := admin.ExecContext(ctx, stmt)
+		require.NoError(t, err, stmt)
+	}
+	require.NoError(t, connectError(ctx, t, withDatabase(t, pg.DSN(a), companydb.Name(b))), "the old state is open")
+	for _, id := range []string{a, b} {
+		_, err := pg.Ensure(ctx, id)
+		require.NoError(t, err)
+	}
+	assertIsolated(t)
 }
 
 func TestSQLiteRefusesBadIDsAndForeignFiles(t *testing.T) {

@@ -1,0 +1,147 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	gormlogger "gorm.io/gorm/logger"
+)
+
+func init() {
+	// gorm's Scan (Raw(…).Scan, Model(…).Scan) traces through a recorder
+	// whose filter is this package-level hook; by default it keeps the
+	// values, which the recorded SQL would then carry into the log.
+	gormlogger.RecorderParamsFilter = func(_ context.Context, sql string, _ ...any) (string, []any) {
+		return sql, nil
+	}
+}
+
+// sqlLogger is GORM's logger for the store. It never logs a statement's
+// values: emails, password and token hashes, instance secrets and company
+// names are bound parameters, and GORM asks ParamsFilter before it renders
+// a statement, so the log shows only the parameterized text ($1 / ?).
+// Driver errors are logged through safeErrorText, which drops the parts of
+// a message that can echo a value.
+//
+// Statements that failed on a unique or foreign key constraint are not
+// logged: the store returns them as ErrDuplicate / ErrNotFound, callers
+// handle them (a taken handle is a normal answer), and logging each one at
+// error level would bury real failures.
+type sqlLogger struct {
+	logger *slog.Logger
+	level  gormlogger.LogLevel
+	slow   time.Duration
+}
+
+func newSQLLogger(logger *slog.Logger, slow time.Duration) *sqlLogger {
+	return &sqlLogger{logger: logger, level: gormlogger.Warn, slow: slow}
+}
+
+var _ interface {
+	gormlogger.Interface
+	ParamsFilter(ctx context.Context, sql string, params ...any) (string, []any)
+} = (*sqlLogger)(nil)
+
+func (l *sqlLogger) LogMode(level gormlogger.LogLevel) gormlogger.Interface {
+	c := *l
+	c.level = level
+	return &c
+}
+
+// ParamsFilter drops every bound value before GORM renders the statement
+// for the log.
+func (l *sqlLogger) ParamsFilter(_ context.Context, sql string, _ ...any) (string, []any) {
+	return sql, nil
+}
+
+// Info, Warn and Error carry GORM's own messages (migrator notices); their
+// data is not logged, since it may hold values.
+func (l *sqlLogger) Info(ctx context.Context, msg string, _ ...any) {
+	if l.level >= gormlogger.Info {
+		l.logger.InfoContext(ctx, "gorm: "+msg)
+	}
+}
+
+func (l *sqlLogger) Warn(ctx context.Context, msg string, _ ...any) {
+	if l.level >= gormlogger.Warn {
+		l.logger.WarnContext(ctx, "gorm: "+msg)
+	}
+}
+
+func (l *sqlLogger) Error(ctx context.Context, msg string, _ ...any) {
+	if l.level >= gormlogger.Error {
+		l.logger.ErrorContext(ctx, "gorm: "+msg)
+	}
+}
+
+func (l *sqlLogger) Trace(ctx context.Context, begin time.Time, fc func() (string, int64), err error) {
+	if l.level <= gormlogger.Silent {
+		return
+	}
+	elapsed := time.Since(begin)
+	attrs := func() []any {
+		sql, rows := fc()
+		a := []any{slog.String("sql", sql), slog.Duration("duration", elapsed)}
+		if rows >= 0 {
+			a = append(a, slog.Int64("rows", rows))
+		}
+		return a
+	}
+	switch {
+	case err != nil && !errors.Is(err, gormlogger.ErrRecordNotFound) &&
+		!isUniqueViolation(err) && !isForeignKeyViolation(err) && l.level >= gormlogger.Error:
+		l.logger.ErrorContext(ctx, "SQL statement failed", append(attrs(), slog.String("error", safeErrorText(err)))...)
+	case l.slow > 0 && elapsed > l.slow && l.level >= gormlogger.Warn:
+		l.logger.WarnContext(ctx, "slow SQL statement", append(attrs(), slog.Duration("threshold", l.slow))...)
+	case l.level >= gormlogger.Info:
+		l.logger.InfoContext(ctx, "SQL statement", attrs()...)
+	}
+}
+
+// quoted matches a double-quoted string in a driver message.
+var quoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+
+// safeErrorText renders a database error without the parts that can carry
+// a statement's values. Postgres puts values in the text after a colon
+// (`invalid input syntax for type integer: "…"`) and in Detail (`Key
+// (email)=(…) already exists`), which is left out; pgx quotes the value it
+// could not encode (`unable to encode "…" into …`). Identifiers in the
+// fields of a Postgres error (table, column, constraint) are kept.
+func safeErrorText(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		msg := pgErr.Message
+		if i := strings.Index(msg, ": "); i >= 0 {
+			msg = msg[:i] + ": …"
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: %s (SQLSTATE %s)", pgErr.Severity, msg, pgErr.Code)
+		for _, f := range []struct{ k, v string }{
+			{"table", pgErr.TableName}, {"column", pgErr.ColumnName}, {"constraint", pgErr.ConstraintName},
+		} {
+			if f.v != "" {
+				fmt.Fprintf(&b, " %s=%s", f.k, f.v)
+			}
+		}
+		return b.String()
+	}
+	if _, ok := sqliteCode(err); ok {
+		// SQLite names tables, columns and constraints, never values.
+		return err.Error()
+	}
+	return quoted.ReplaceAllString(err.Error(), `"…"`)
+}
+
+// redactedError keeps a driver error for errors.Is / errors.As while its
+// text is safeErrorText, so a caller that logs a store error logs no
+// values either.
+type redactedError struct{ err error }
+
+func (e redactedError) Error() string { return safeErrorText(e.err) }
+func (e redactedError) Unwrap() error { return e.err }
