@@ -24,6 +24,7 @@ import (
 type world struct {
 	t       testing.TB
 	handler http.Handler
+	api     huma.API
 	svc     *service.Service
 	idp     *testenv.IdP
 	creds   map[string]string // credential name → bearer ("" = anonymous)
@@ -61,7 +62,7 @@ func newWorldWith(t testing.TB, opts service.Options) *world {
 		Security: []map[string][]string{{"bearer": {}}}, Metadata: map[string]any{"admin-only": true}},
 		func(context.Context, *struct{}) (*struct{}, error) { return nil, nil })
 
-	w := &world{t: t, handler: r, svc: svc, idp: idp, creds: map[string]string{anon: ""}}
+	w := &world{t: t, handler: r, api: r.API, svc: svc, idp: idp, creds: map[string]string{anon: ""}}
 	w.creds[userA] = w.webLogin("ada@example.com", "ada")
 	w.creds[userB] = w.webLogin("bob@example.com", "bob")
 
@@ -112,9 +113,16 @@ func (w *world) webLogin(email, subject string) string {
 }
 
 func (w *world) do(method, path, cred, body string) *httptest.ResponseRecorder {
+	return w.doWith(method, path, cred, body, nil)
+}
+
+func (w *world) doWith(method, path, cred, body string, header http.Header) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	if bearer := w.creds[cred]; bearer != "" {
 		req.Header.Set("Authorization", "Bearer "+bearer)
