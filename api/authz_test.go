@@ -307,6 +307,22 @@ func TestCLILogoutIsIdempotent(t *testing.T) {
 	w.call("POST", "/auth/cli/logout", anon, "", 401, nil)
 }
 
+// TestCLILogoutRefusesCompanyKeyAndAdmin: neither is a session; logout
+// answers 403 and leaves them working.
+func TestCLILogoutRefusesCompanyKeyAndAdmin(t *testing.T) {
+	w := newWorld(t)
+	for _, cred := range []string{company, admin} {
+		var body map[string]any
+		w.call("POST", "/auth/cli/logout", cred, "", 403, &body)
+		assert.Equal(t, "forbidden", body["error"])
+		w.call("GET", "/auth/me", cred, "", 200, nil)
+	}
+	w.creds["wrong company key"] = "svc_c_v1_nope"
+	w.call("POST", "/auth/cli/logout", "wrong company key", "", 401, nil)
+	w.call("POST", "/auth/cli/logout", pat, "", 204, nil)
+	w.call("GET", "/auth/me", pat, "", 401, nil)
+}
+
 func TestDeleteMe(t *testing.T) {
 	w := newWorld(t)
 	w.call("DELETE", "/auth/me", admin, "", 403, nil)
