@@ -17,6 +17,7 @@ import (
 
 	"holdco/api"
 	"holdco/service"
+	"holdco/store"
 	"holdco/testenv"
 )
 
@@ -24,7 +25,9 @@ import (
 type world struct {
 	t       testing.TB
 	handler http.Handler
+	logs    *syncBuffer // the router's log
 	api     huma.API
+	store   *store.Store
 	svc     *service.Service
 	idp     *testenv.IdP
 	creds   map[string]string // credential name → bearer ("" = anonymous)
@@ -52,17 +55,19 @@ func newWorldWith(t testing.TB, opts service.Options) *world {
 	t.Helper()
 	ctx := context.Background()
 	idp := testenv.NewIdP()
-	svc, err := service.New(ctx, service.Config{PublicURL: "http://holdco.test"}, testenv.NewStore(t), idp,
+	st := testenv.NewStore(t)
+	svc, err := service.New(ctx, service.Config{PublicURL: "http://holdco.test"}, st, idp,
 		slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
-	r := api.New(api.Deps{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Service: svc})
+	logs := &syncBuffer{}
+	r := api.New(api.Deps{Logger: slog.New(slog.NewTextHandler(logs, nil)), Service: svc})
 	// An admin-only operation, to prove the middleware's admin rule before
 	// the admin endpoints exist.
 	huma.Register(r.API, huma.Operation{OperationID: "admin-probe", Method: http.MethodGet, Path: "/admin/probe",
 		Security: []map[string][]string{{"bearer": {}}}, Metadata: map[string]any{"admin-only": true}},
 		func(context.Context, *struct{}) (*struct{}, error) { return nil, nil })
 
-	w := &world{t: t, handler: r, api: r.API, svc: svc, idp: idp, creds: map[string]string{anon: ""}}
+	w := &world{t: t, handler: r, api: r.API, store: st, logs: logs, svc: svc, idp: idp, creds: map[string]string{anon: ""}}
 	w.creds[userA] = w.webLogin("ada@example.com", "ada")
 	w.creds[userB] = w.webLogin("bob@example.com", "bob")
 
