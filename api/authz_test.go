@@ -22,6 +22,7 @@ import (
 
 	"holdco/api"
 	"holdco/service"
+	"holdco/store"
 	"holdco/testenv"
 )
 
@@ -31,6 +32,9 @@ type world struct {
 	t       testing.TB
 	router  *api.Router
 	handler http.Handler
+	logs    *syncBuffer // the router's log
+	api     huma.API
+	store   *store.Store
 	svc     *service.Service
 	idp     *testenv.IdP
 	creds   map[string]string // credential name → bearer ("" = anonymous)
@@ -63,12 +67,14 @@ func newWorldWith(t testing.TB, opts service.Options) *world {
 	t.Helper()
 	ctx := context.Background()
 	idp := testenv.NewIdP()
-	svc, err := service.New(ctx, service.Config{PublicURL: "http://holdco.test"}, testenv.NewStore(t), idp,
+	st := testenv.NewStore(t)
+	svc, err := service.New(ctx, service.Config{PublicURL: "http://holdco.test"}, st, idp,
 		slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
-	r := api.New(api.Deps{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Service: svc})
+	logs := &syncBuffer{}
+	r := api.New(api.Deps{Logger: slog.New(slog.NewTextHandler(logs, nil)), Service: svc})
 
-	w := &world{t: t, router: r, handler: r, svc: svc, idp: idp, creds: map[string]string{anon: ""}}
+	w := &world{t: t, router: r, handler: r, api: r.API, store: st, logs: logs, svc: svc, idp: idp, creds: map[string]string{anon: ""}}
 	w.creds[userA] = w.webLogin("ada@example.com", "ada")
 	w.creds[userB] = w.webLogin("bob@example.com", "bob")
 
@@ -124,9 +130,16 @@ func (w *world) webLogin(email, subject string) string {
 }
 
 func (w *world) do(method, path, cred, body string) *httptest.ResponseRecorder {
+	return w.doWith(method, path, cred, body, nil)
+}
+
+func (w *world) doWith(method, path, cred, body string, header http.Header) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	if bearer := w.creds[cred]; bearer != "" {
 		req.Header.Set("Authorization", "Bearer "+bearer)
@@ -447,6 +460,22 @@ func TestCLILogoutIsIdempotent(t *testing.T) {
 	w.call("POST", "/auth/cli/logout", userA, "", 204, nil)
 	w.call("GET", "/auth/me", userA, "", 200, nil)
 	w.call("POST", "/auth/cli/logout", anon, "", 401, nil)
+}
+
+// TestCLILogoutRefusesCompanyKeyAndAdmin: neither is a session; logout
+// answers 403 and leaves them working.
+func TestCLILogoutRefusesCompanyKeyAndAdmin(t *testing.T) {
+	w := newWorld(t)
+	for _, cred := range []string{company, admin} {
+		var body map[string]any
+		w.call("POST", "/auth/cli/logout", cred, "", 403, &body)
+		assert.Equal(t, "forbidden", body["error"])
+		w.call("GET", "/auth/me", cred, "", 200, nil)
+	}
+	w.creds["wrong company key"] = "svc_c_v1_nope"
+	w.call("POST", "/auth/cli/logout", "wrong company key", "", 401, nil)
+	w.call("POST", "/auth/cli/logout", pat, "", 204, nil)
+	w.call("GET", "/auth/me", pat, "", 401, nil)
 }
 
 func TestDeleteMe(t *testing.T) {

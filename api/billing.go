@@ -51,7 +51,7 @@ type BillingResponse struct {
 // CheckoutSessionRequest buys credits or the Founder plan.
 type CheckoutSessionRequest struct {
 	Kind    string `json:"kind" enum:"top_up,founder"`
-	Credits int64  `json:"credits,omitempty" minimum:"0" maximum:"100000" doc:"Credits to buy (top_up: 10 to 100000)."`
+	Credits int64  `json:"credits,omitempty" minimum:"10" maximum:"100000" doc:"Credits to buy: required for top_up; omit it for founder."`
 }
 
 // CheckoutSessionResponse is a hosted checkout page to send the user to.

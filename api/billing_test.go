@@ -105,3 +105,16 @@ func TestCheckoutAndBillingLinkOverREST(t *testing.T) {
 	assert.Equal(t, stripe.APIVersion, h["api_version"])
 	assert.Equal(t, false, h["ok"], "stripe-mock's webhook endpoint is not pinned")
 }
+
+// TestCheckoutCreditsMinimumIsDocumented: the schema states the top-up
+// rule (10 to 100000), not a minimum of 0.
+func TestCheckoutCreditsMinimumIsDocumented(t *testing.T) {
+	w := newWorld(t)
+	s := w.api.OpenAPI().Components.Schemas.Map()["CheckoutSessionRequest"]
+	require.NotNil(t, s)
+	credits := s.Properties["credits"]
+	require.NotNil(t, credits.Minimum)
+	assert.EqualValues(t, service.MinTopUpCredits, *credits.Minimum)
+	require.NotNil(t, credits.Maximum)
+	assert.EqualValues(t, service.MaxTopUpCredits, *credits.Maximum)
+}

@@ -50,22 +50,22 @@ type ArchivedCompanyListResponse struct {
 type CreateCompanyRequest struct {
 	Name    string `json:"name" minLength:"1" maxLength:"200"`
 	Handle  string `json:"handle,omitempty" maxLength:"64" pattern:"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$" doc:"Platform-wide unique slug; derived from the name when omitted."`
-	Idea    string `json:"idea,omitempty" maxLength:"20000"`
-	Mission string `json:"mission,omitempty" maxLength:"20000"`
+	Idea    string `json:"idea,omitempty" maxLength:"20000" multiline:"true"`
+	Mission string `json:"mission,omitempty" maxLength:"20000" multiline:"true"`
 	Paused  bool   `json:"paused,omitempty" doc:"Start paused: no scheduled agent runs."`
 }
 
 // UpdateCompanyRequest changes a company; omitted fields stay.
 type UpdateCompanyRequest struct {
 	Name    *string `json:"name,omitempty" minLength:"1" maxLength:"200"`
-	Idea    *string `json:"idea,omitempty" maxLength:"20000"`
-	Mission *string `json:"mission,omitempty" maxLength:"20000"`
+	Idea    *string `json:"idea,omitempty" maxLength:"20000" multiline:"true"`
+	Mission *string `json:"mission,omitempty" maxLength:"20000" multiline:"true"`
 	Status  *string `json:"status,omitempty" enum:"active,paused" doc:"Archive with DELETE instead."`
 }
 
 // ArchiveCompanyRequest may say why a company is archived.
 type ArchiveCompanyRequest struct {
-	Reason string `json:"reason,omitempty" maxLength:"500"`
+	Reason string `json:"reason,omitempty" maxLength:"500" multiline:"true"`
 }
 
 // CompanyApiKeyResponse is the company's permanent API key.

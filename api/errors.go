@@ -116,6 +116,10 @@ func newError(ctx huma.Context, status int, msg string, errs ...error) huma.Stat
 		if errors.As(err, &de) {
 			return fromDomain(ctx, de)
 		}
+		var ve *HTTPValidationError
+		if errors.As(err, &ve) {
+			return ve // already in its public shape (the edge check)
+		}
 	}
 	if isValidationFailure(status, msg) {
 		return fromHumaValidation(status, msg, errs)
@@ -140,12 +144,7 @@ func newError(ctx huma.Context, status int, msg string, errs ...error) huma.Stat
 func fromDomain(ctx huma.Context, de *models.Error) huma.StatusError {
 	status := StatusOf(de.Code)
 	if de.Code == models.CodeInvalidArgument {
-		field := de.Field
-		loc := []any{"body"}
-		if field != "" {
-			loc = append(loc, parseLocation(field)...)
-		}
-		return &HTTPValidationError{Detail: []ValidationError{{Loc: loc, Msg: de.Detail, Type: "value_error"}}}
+		return &HTTPValidationError{Detail: []ValidationError{{Loc: fieldLocation(ctx, de.Field), Msg: de.Detail, Type: "value_error"}}}
 	}
 	if status >= 500 {
 		logUnexpected(ctx, de.Detail, []error{de})
@@ -154,6 +153,29 @@ func fromDomain(ctx huma.Context, de *models.Error) huma.StatusError {
 		ctx.SetHeader("WWW-Authenticate", `Bearer`)
 	}
 	return &ErrorBody{status: status, Code: string(de.Code), Detail: de.Detail, Field: de.Field, Extra: de.Extra}
+}
+
+// fieldLocation places a field named by a service rule: a parameter of the
+// operation (query, path or header) under its kind, anything else in the
+// body. Services name fields as clients send them and know nothing of HTTP;
+// the operation knows where each input came from.
+func fieldLocation(ctx huma.Context, field string) []any {
+	if field == "" {
+		return []any{"body"}
+	}
+	if ctx != nil {
+		if op := ctx.Operation(); op != nil {
+			for _, p := range op.Parameters {
+				switch {
+				case p.In == "header" && strings.EqualFold(p.Name, field):
+					return []any{"header", p.Name}
+				case (p.In == "query" || p.In == "path") && p.Name == field:
+					return []any{p.In, p.Name}
+				}
+			}
+		}
+	}
+	return append([]any{"body"}, parseLocation(field)...)
 }
 
 func logUnexpected(ctx huma.Context, msg string, errs []error) {

@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"html/template"
+	"log/slog"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -50,7 +51,26 @@ func renderPage(c *gin.Context, status int, d pageData) {
 	_ = pageTemplate.Execute(c.Writer, d)
 }
 
-type pages struct{ svc *service.Service }
+type pages struct {
+	svc    *service.Service
+	logger *slog.Logger
+}
+
+// failed renders a refused or failed page action: a domain error with its
+// own status and sentence, anything else (a database failure) logged and
+// shown as a 500 without its text.
+func (p *pages) failed(c *gin.Context, d pageData, err error) {
+	var de *models.Error
+	if errors.As(err, &de) && StatusOf(de.Code) < 500 {
+		d.Error = de.Detail
+		renderPage(c, StatusOf(de.Code), d)
+		return
+	}
+	p.logger.ErrorContext(c.Request.Context(), "page failed", "route", c.FullPath(), "error", err)
+	d.Error = "Something went wrong on our side; please try again."
+	d.Ask, d.UserCode = false, ""
+	renderPage(c, http.StatusInternalServerError, d)
+}
 
 func registerPages(engine *gin.Engine, p *pages) {
 	engine.GET("/", p.home)
@@ -78,6 +98,10 @@ func (p *pages) home(c *gin.Context) {
 func (p *pages) session(c *gin.Context) (service.Principal, bool) {
 	token, _ := c.Cookie(ssoCookie)
 	principal, err := p.svc.SessionFromCookie(c.Request.Context(), token)
+	if err != nil && !models.IsCode(err, models.CodeUnauthenticated) {
+		p.failed(c, pageData{Title: "holdco"}, err)
+		return principal, false
+	}
 	if err != nil {
 		c.Redirect(http.StatusFound, p.svc.LoginURL(c.Request.URL.RequestURI()))
 		return principal, false
@@ -98,7 +122,7 @@ func (p *pages) device(c *gin.Context) {
 	req, err := p.svc.LookupDevice(c.Request.Context(), code)
 	switch {
 	case err != nil:
-		renderPage(c, http.StatusNotFound, pageData{Title: "Approve a CLI login", Error: detailOf(err), Ask: true})
+		p.failed(c, pageData{Title: "Approve a CLI login", Ask: true}, err)
 	case req.Expired:
 		renderPage(c, http.StatusGone, pageData{Title: "Approve a CLI login", Error: "This login request has expired; run `holdco login --device` again."})
 	case req.Status != models.DevicePending:
@@ -119,7 +143,7 @@ func (p *pages) decideDevice(c *gin.Context) {
 		return
 	}
 	if err := p.svc.DecideDevice(c.Request.Context(), principal, code, decision == "approve"); err != nil {
-		renderPage(c, http.StatusConflict, pageData{Title: "Approve a CLI login", Error: detailOf(err)})
+		p.failed(c, pageData{Title: "Approve a CLI login"}, err)
 		return
 	}
 	msg := "Denied. The CLI will not be signed in."
@@ -127,12 +151,4 @@ func (p *pages) decideDevice(c *gin.Context) {
 		msg = "Approved. You can close this page and return to the terminal."
 	}
 	renderPage(c, http.StatusOK, pageData{Title: "Approve a CLI login", Message: msg})
-}
-
-func detailOf(err error) string {
-	var de *models.Error
-	if errors.As(err, &de) {
-		return de.Detail
-	}
-	return "Something went wrong; please try again."
 }

@@ -75,6 +75,7 @@ func New(d Deps) *Router {
 	if d.Service != nil {
 		humaAPI.UseMiddleware(authenticate(humaAPI, d.Service))
 	}
+	humaAPI.UseMiddleware(checkInputs(humaAPI))
 	for prefix, h := range d.Mount {
 		engine.Any(prefix+"/*path", gin.WrapH(h))
 	}

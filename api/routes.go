@@ -31,5 +31,5 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerUserAuthRoutes(api, &userAuthHandlers{svc: d.Service})
 	registerCreditRoutes(api, &creditHandlers{svc: d.Service})
 	registerBillingRoutes(api, &billingHandlers{svc: d.Service})
-	registerPages(engine, &pages{svc: d.Service})
+	registerPages(engine, &pages{svc: d.Service, logger: d.Logger})
 }

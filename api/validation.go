@@ -69,6 +69,8 @@ func fromHumaValidation(status int, msg string, errs []error) *HTTPValidationErr
 		switch {
 		case status == http.StatusUnsupportedMediaType:
 			v.Type, v.Msg = "content_type", "Body must be JSON (Content-Type: application/json)"
+		case d.Location == "body" && strings.HasPrefix(d.Message, "json: cannot unmarshal"):
+			v.Loc, v.Type, v.Msg = unmarshalFailure(d.Message)
 		case status == http.StatusBadRequest && d.Location == "body":
 			v.Type, v.Msg = "json_invalid", "JSON decode error: "+d.Message
 		default:
@@ -162,4 +164,31 @@ func parseLocation(s string) []any {
 		}
 	}
 	return out
+}
+
+// unmarshalFailure rewords encoding/json's type error, which names Go types
+// ("cannot unmarshal number 1e30 into Go struct field T.a.b of type int"),
+// as FastAPI would: the field's location and the kind of value it takes.
+func unmarshalFailure(msg string) (loc []any, typ, text string) {
+	loc = []any{"body"}
+	rest := msg
+	if _, after, ok := strings.Cut(msg, " into Go struct field "); ok {
+		field, _, _ := strings.Cut(after, " of type ")
+		if _, path, ok := strings.Cut(field, "."); ok {
+			loc = append(loc, parseLocation(path)...)
+		}
+	}
+	_, goType, _ := strings.Cut(rest, " of type ")
+	goType = strings.TrimLeft(goType, "*")
+	switch {
+	case strings.HasPrefix(goType, "int"), strings.HasPrefix(goType, "uint"):
+		return loc, "int_parsing", "Input should be a valid integer"
+	case strings.HasPrefix(goType, "float"):
+		return loc, "float_parsing", "Input should be a valid number"
+	case goType == "string":
+		return loc, "string_type", "Input should be a valid string"
+	case goType == "bool":
+		return loc, "bool_parsing", "Input should be a valid boolean"
+	}
+	return loc, "value_error", "Input is not valid for this field"
 }

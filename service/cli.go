@@ -165,10 +165,23 @@ func (s *Service) mintSessionKey(ctx context.Context, userID, name string) (Sess
 	return SessionGrant{Token: raw, KeyID: key.ID, User: user, ConglomerateID: key.ConglomerateID}, nil
 }
 
-// CLILogout revokes the API key presented as bearer. It is idempotent: an
-// already revoked key is accepted again. A web JWT is left alone.
+// CLILogout revokes the user key (CLI session key or personal access
+// token) presented as bearer. It is idempotent: an already revoked key is
+// accepted again. A valid web JWT is left alone (a no-op). A company key or
+// the admin credential is not a session: logging out with one is refused
+// (403) rather than silently doing nothing or revoking a key others use.
 func (s *Service) CLILogout(ctx context.Context, bearer string) error {
-	if credentialKind(bearer) != PrefixUserKey {
+	switch credentialKind(bearer) {
+	case PrefixUserKey:
+	case PrefixCompanyKey, PrefixAdminToken:
+		if _, err := s.Authenticate(ctx, bearer); err != nil {
+			return err
+		}
+		if credentialKind(bearer) == PrefixCompanyKey {
+			return models.Errorf(models.CodeForbidden, "A company key is not a session; rotate it with POST /companies/{company_id}/api-key/rotate.")
+		}
+		return models.Errorf(models.CodeForbidden, "The admin credential is not a session and cannot be logged out.")
+	default:
 		_, err := s.Authenticate(ctx, bearer)
 		return err // web JWT: a no-op when valid
 	}

@@ -135,3 +135,31 @@ func TestCodeExpires(t *testing.T) {
 	_, err := e.svc.ExchangeCLICode(context.Background(), code, verifier)
 	assert.True(t, models.IsCode(err, models.CodeBadRequest))
 }
+
+// TestCLILogoutRefusesCompanyAndAdminCredentials: a company key and the
+// admin credential are not sessions; logout refuses them (403) and they
+// keep working.
+func TestCLILogoutRefusesCompanyAndAdminCredentials(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	web := e.webLogin(t, "ada@example.com", "ada")
+	adaCtx := e.as(t, web)
+	me, err := e.svc.Me(adaCtx)
+	require.NoError(t, err)
+	co, err := e.svc.CreateCompany(adaCtx, me.Conglomerate.ID, service.CompanyInput{Name: "Ada Shop"})
+	require.NoError(t, err)
+	key, err := e.svc.CompanyAPIKey(adaCtx, co.ID)
+	require.NoError(t, err)
+	adminToken, err := e.svc.CreateAdminToken(ctx, "ops")
+	require.NoError(t, err)
+
+	for _, bearer := range []string{key.Key, adminToken} {
+		err := e.svc.CLILogout(ctx, bearer)
+		assert.True(t, models.IsCode(err, models.CodeForbidden), "%v", err)
+		_, err = e.svc.Authenticate(ctx, bearer)
+		assert.NoError(t, err, "still valid")
+	}
+	for _, wrong := range []string{service.PrefixCompanyKey + "nope", service.PrefixAdminToken + "nope", service.PrefixUserKey + "nope", "garbage"} {
+		assert.True(t, models.IsCode(e.svc.CLILogout(ctx, wrong), models.CodeUnauthenticated), wrong)
+	}
+}

@@ -99,8 +99,9 @@ type DevicePoll struct {
 
 // PollDevice reports the grant's state. Polling faster than the interval
 // answers slow_down and lengthens the interval by 5 seconds. After
-// approval the first poll gets the session key; the device code is then
-// spent.
+// approval the first poll gets the session key, after a denial the first
+// poll gets access_denied; either way the device code is then spent and
+// later polls are refused (400) like an unknown code.
 func (s *Service) PollDevice(ctx context.Context, deviceCode string) (DevicePoll, error) {
 	now := s.now()
 	d, err := s.store.GetDeviceAuthorizationByDeviceCode(ctx, HashSecret(deviceCode))
@@ -129,6 +130,15 @@ func (s *Service) PollDevice(ctx context.Context, deviceCode string) (DevicePoll
 	}
 	switch d.Status {
 	case models.DeviceDenied:
+		// The denial is told once; the code is then spent like an
+		// approved one (RFC 8628: the client stops polling).
+		won, err := s.store.TransitionDevice(ctx, d.ID, models.DeviceDenied, models.DeviceConsumed, nil)
+		if err != nil {
+			return DevicePoll{}, err
+		}
+		if !won {
+			return DevicePoll{}, models.Errorf(models.CodeBadRequest, "The device code was already used; run `holdco login --device` again.")
+		}
 		return DevicePoll{Status: DeviceAccessDenied, Interval: interval}, nil
 	case models.DevicePending:
 		return DevicePoll{Status: DeviceAuthorizationPending, Interval: interval}, nil

@@ -78,6 +78,10 @@ func TestDeviceDeniedAndExpired(t *testing.T) {
 	got, err := e.svc.PollDevice(ctx, denied.DeviceCode)
 	require.NoError(t, err)
 	assert.Equal(t, service.DeviceAccessDenied, got.Status)
+	// The denial is told once; the code is then spent.
+	e.clock.Advance(time.Minute)
+	_, err = e.svc.PollDevice(ctx, denied.DeviceCode)
+	assert.True(t, models.IsCode(err, models.CodeBadRequest), "a denied code is spent after its first poll: %v", err)
 
 	e.clock.Advance(11 * time.Minute)
 	got, err = e.svc.PollDevice(ctx, expiring.DeviceCode)

@@ -18,6 +18,12 @@ import (
 // or an error redirect. Integration tests and scripts use it; the provider
 // does not.
 func SignIn(ctx context.Context, authURL, email, password string) (*url.URL, error) {
+	return SignInForm(ctx, authURL, url.Values{"email": {email}, "password": {password}})
+}
+
+// SignInForm is SignIn with every field of the login form given (email,
+// password, name).
+func SignInForm(ctx context.Context, authURL string, fields url.Values) (*url.URL, error) {
 	start, err := url.Parse(authURL)
 	if err != nil {
 		return nil, err
@@ -53,7 +59,10 @@ func SignIn(ctx context.Context, authURL, email, password string) (*url.URL, err
 	if err != nil || out != nil {
 		return out, err
 	}
-	values := url.Values{"authRequestID": {form.Query().Get("authRequestID")}, "email": {email}, "password": {password}}
+	values := url.Values{"authRequestID": {form.Query().Get("authRequestID")}}
+	for k, v := range fields {
+		values[k] = v
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, form.String(), strings.NewReader(values.Encode()))
 	if err != nil {
 		return nil, err

@@ -3,6 +3,8 @@ package devoidc_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -15,6 +17,8 @@ import (
 	"holdco/providers/devoidc"
 	"holdco/providers/oidcrp"
 	"holdco/service"
+	"holdco/store"
+	"holdco/testenv"
 )
 
 const verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
@@ -111,4 +115,84 @@ func TestUnknownClientAndDiscovery(t *testing.T) {
 	assert.True(t, strings.HasPrefix(doc["authorization_endpoint"].(string), f.srv.URL+"/dev-idp/"))
 	assert.Contains(t, doc["code_challenge_methods_supported"], "S256")
 	assert.NotEmpty(t, doc["end_session_endpoint"])
+}
+
+func newFixtureWith(t *testing.T, users devoidc.Users) *fixture {
+	t.Helper()
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	issuer := srv.URL + "/dev-idp"
+	callback := srv.URL + "/cb"
+	p, err := devoidc.New(context.Background(), devoidc.Options{
+		Issuer:  issuer,
+		Clients: []devoidc.Client{{ID: "holdco", Secret: "s3cret", RedirectURIs: []string{callback}}},
+		Users:   users,
+		Logger:  slog.New(slog.DiscardHandler),
+	})
+	require.NoError(t, err)
+	mux.Handle(p.Prefix()+"/", p.Handler())
+	rp := oidcrp.New(oidcrp.Options{Issuer: issuer, ClientID: "holdco", ClientSecret: "s3cret", RedirectURIs: []string{callback}})
+	return &fixture{srv: srv, rp: rp, callback: callback}
+}
+
+func (f *fixture) signInForm(t *testing.T, fields url.Values) (*url.URL, error) {
+	t.Helper()
+	authURL, err := f.rp.AuthURL(context.Background(), f.callback, "s", service.PKCEChallenge(verifier), nil)
+	require.NoError(t, err)
+	return devoidc.SignInForm(context.Background(), authURL, fields)
+}
+
+// TestSignInFormRefusesNULAndControlCharacters runs the form against the
+// real store (SQLite, or Postgres with TEST_DATABASE_URL), where a NUL used
+// to fail the insert and show the raw database error.
+func TestSignInFormRefusesNULAndControlCharacters(t *testing.T) {
+	users := store.DevIdPUsers{S: testenv.NewStore(t)}
+	f := newFixtureWith(t, users)
+	for _, fields := range []url.Values{
+		{"email": {"ada@example.com"}, "password": {"correct horse"}, "name": {"Ada\x00Lovelace"}},
+		{"email": {"ada\x00@example.com"}, "password": {"correct horse"}},
+		{"email": {"ada@example.com"}, "password": {"correct\x00horse"}},
+		{"email": {"ada@example.com"}, "password": {"correct horse"}, "name": {"Ada\nLovelace"}},
+		{"email": {"ada@example.com"}, "password": {"correct horse"}, "name": {"Ada\u0085Lovelace"}},
+		{"email": {"ada@example.com"}, "password": {"correct horse"}, "name": {"\xff"}},
+		{"email": {"ada@example.com"}, "password": {"correct horse"}, "name": {strings.Repeat("a", 201)}},
+	} {
+		_, err := f.signInForm(t, fields)
+		require.Error(t, err, "%q", fields)
+		assert.Contains(t, err.Error(), "(422)", "%q", fields)
+		assert.NotContains(t, err.Error(), "SQL", "%q", fields)
+		assert.NotContains(t, err.Error(), "0x00", "%q", fields)
+		_, _, err = users.UserByEmail(context.Background(), "ada@example.com")
+		require.ErrorIs(t, err, devoidc.ErrUserNotFound, "nothing stored for %q", fields)
+	}
+	_, err := f.signInForm(t, url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}, "name": {"Ada Lovelace"}})
+	require.NoError(t, err)
+	u, _, err := users.UserByEmail(context.Background(), "ada@example.com")
+	require.NoError(t, err)
+	assert.Equal(t, "Ada Lovelace", u.Name)
+}
+
+// failingUsers is a user store that is down.
+type failingUsers struct{ devoidc.Users }
+
+var errDatabaseDown = errors.New(`pq: password authentication failed for user "holdco_secret_role"`)
+
+func (failingUsers) UserByEmail(context.Context, string) (devoidc.User, []byte, error) {
+	return devoidc.User{}, nil, errDatabaseDown
+}
+
+func (failingUsers) CreateUser(context.Context, devoidc.User, []byte) (devoidc.User, error) {
+	return devoidc.User{}, errDatabaseDown
+}
+
+// TestSignInStoreFailureShowsNoRawError: a database failure is a 500 page
+// with a sentence, never the database's own message.
+func TestSignInStoreFailureShowsNoRawError(t *testing.T) {
+	f := newFixtureWith(t, failingUsers{devoidc.NewMemoryUsers()})
+	_, err := f.signIn(t, "s", "ada@example.com", "correct horse")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "(500)")
+	assert.Contains(t, err.Error(), "Sign-in is unavailable")
+	assert.NotContains(t, err.Error(), "holdco_secret_role")
 }

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/mail"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/crypto/bcrypt"
 )
@@ -15,6 +17,8 @@ import (
 const (
 	loginPath         = "/login"
 	minPasswordLength = 8
+	maxNameLength     = 200 // the stored columns' sizes
+	maxEmailLength    = 320
 )
 
 // login is the provider's sign-in form. An unknown email signs up (the
@@ -83,6 +87,16 @@ func (l *login) submit(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "This sign-in link expired; start again from the application.", http.StatusBadRequest)
 		return
 	}
+	if msg := formTextProblem(d.Email, d.Name, password); msg != "" {
+		d.Error = msg
+		l.render(w, http.StatusUnprocessableEntity, sanitizeForm(d))
+		return
+	}
+	if utf8.RuneCountInString(d.Name) > maxNameLength || len(d.Email) > maxEmailLength {
+		d.Error = "Use an email address of at most 320 characters and a name of at most 200."
+		l.render(w, http.StatusUnprocessableEntity, loginData{ID: d.ID, Error: d.Error})
+		return
+	}
 	addr, err := mail.ParseAddress(d.Email)
 	if err != nil || addr.Address != d.Email {
 		d.Error = "Enter a valid email address."
@@ -90,9 +104,17 @@ func (l *login) submit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	user, err := l.authenticate(r.Context(), d, password)
-	if err != nil {
-		d.Error = err.Error()
-		l.render(w, http.StatusUnauthorized, d)
+	var refused *refusal
+	switch {
+	case errors.As(err, &refused):
+		d.Error = refused.msg
+		l.render(w, refused.status, d)
+		return
+	case err != nil:
+		// A store failure: logged (without the form's values), never shown.
+		l.logger.ErrorContext(r.Context(), "dev-idp: sign in", "error", err)
+		d.Error = "Sign-in is unavailable; try again."
+		l.render(w, http.StatusInternalServerError, d)
 		return
 	}
 	if err := l.storage.completeLogin(d.ID, user.ID); err != nil {
@@ -102,17 +124,58 @@ func (l *login) submit(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, l.callback(r.Context(), d.ID), http.StatusFound)
 }
 
+// refusal is a sign-in refused because of what was typed; its message is
+// shown on the form.
+type refusal struct {
+	status int
+	msg    string
+}
+
+func (r *refusal) Error() string { return r.msg }
+
 // errBadLogin is shown for any wrong email/password pair.
-var errBadLogin = errors.New("Wrong email or password.")
+var errBadLogin = &refusal{http.StatusUnauthorized, "Wrong email or password."}
+
+// formTextProblem refuses what no stored text may hold: invalid UTF-8 and
+// NUL anywhere, and any control character in the single-line email and
+// name.
+func formTextProblem(email, name, password string) string {
+	for _, f := range []struct {
+		label, value string
+		singleLine   bool
+	}{{"email", email, true}, {"name", name, true}, {"password", password, false}} {
+		if !utf8.ValidString(f.value) || strings.ContainsRune(f.value, 0) {
+			return "The " + f.label + " contains characters that are not allowed (such as NUL)."
+		}
+		if f.singleLine && strings.IndexFunc(f.value, unicode.IsControl) >= 0 {
+			return "The " + f.label + " must be one line of text without control characters."
+		}
+	}
+	return ""
+}
+
+// sanitizeForm drops refused values from the form shown again.
+func sanitizeForm(d loginData) loginData {
+	if formTextProblem(d.Email, "", "") != "" {
+		d.Email = ""
+	}
+	if formTextProblem("", d.Name, "") != "" {
+		d.Name = ""
+	}
+	return d
+}
 
 func (l *login) authenticate(ctx context.Context, d loginData, password string) (User, error) {
 	email := strings.ToLower(d.Email)
 	user, hash, err := l.users.UserByEmail(ctx, email)
 	if errors.Is(err, ErrUserNotFound) {
 		if len(password) < minPasswordLength {
-			return User{}, errors.New("Choose a password of at least 8 characters.")
+			return User{}, &refusal{http.StatusUnauthorized, "Choose a password of at least 8 characters."}
 		}
 		hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+		if errors.Is(err, bcrypt.ErrPasswordTooLong) {
+			return User{}, &refusal{http.StatusUnprocessableEntity, "Choose a password of at most 72 bytes."}
+		}
 		if err != nil {
 			return User{}, err
 		}
@@ -127,8 +190,7 @@ func (l *login) authenticate(ctx context.Context, d loginData, password string) 
 		return u, err
 	}
 	if err != nil {
-		l.logger.ErrorContext(ctx, "dev-idp: look up user", "error", err)
-		return User{}, errors.New("Sign-in is unavailable; try again.")
+		return User{}, err
 	}
 	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil {
 		return User{}, errBadLogin

@@ -1,0 +1,79 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// syncBuffer is a log sink safe for concurrent writers.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func (w *world) page(method, path, sso string, form url.Values) *httptest.ResponseRecorder {
+	var req *http.Request
+	if form != nil {
+		req = httptest.NewRequest(method, path, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	} else {
+		req = httptest.NewRequest(method, path, nil)
+	}
+	req.AddCookie(&http.Cookie{Name: "holdco_sso", Value: sso})
+	rec := httptest.NewRecorder()
+	w.handler.ServeHTTP(rec, req)
+	return rec
+}
+
+// TestDevicePageDatabaseFailureIs500: with the database gone, the approval
+// page answers 500 and logs the failure (not 404 "no such code" or 409
+// "already answered"); the user's code is not in the log.
+func TestDevicePageDatabaseFailureIs500(t *testing.T) {
+	w := newWorld(t)
+	sso := w.creds[userA]
+	start, err := w.svc.StartDevice(context.Background())
+	require.NoError(t, err)
+	rec := w.page(http.MethodGet, "/auth/cli/device?user_code="+start.UserCode, sso, nil)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	principal, err := w.svc.SessionFromCookie(context.Background(), sso)
+	require.NoError(t, err)
+	csrf := w.svc.DeviceCSRFToken(principal, start.UserCode)
+
+	// A refusal of the service keeps its own status.
+	rec = w.page(http.MethodGet, "/auth/cli/device?user_code=BCDF-GHJK", sso, nil)
+	assert.Equal(t, http.StatusNotFound, rec.Code)
+
+	require.NoError(t, w.store.Close())
+	rec = w.page(http.MethodGet, "/auth/cli/device?user_code="+start.UserCode, sso, nil)
+	assert.Equal(t, http.StatusInternalServerError, rec.Code, rec.Body.String())
+	assert.Contains(t, rec.Body.String(), "Something went wrong")
+	assert.NotContains(t, rec.Body.String(), "closed")
+
+	rec = w.page(http.MethodPost, "/auth/cli/device", sso, url.Values{"user_code": {start.UserCode}, "csrf": {csrf}, "decision": {"approve"}})
+	assert.Equal(t, http.StatusInternalServerError, rec.Code, rec.Body.String())
+
+	logs := w.logs.String()
+	assert.Contains(t, logs, "page failed")
+	assert.NotContains(t, logs, start.UserCode)
+}
