@@ -55,7 +55,7 @@ func (h *authHandlers) cookie(value string, maxAge int) http.Cookie {
 func registerAuthRoutes(api huma.API, h *authHandlers) {
 	huma.Register(api, huma.Operation{
 		OperationID: "auth-login", Method: http.MethodGet, Path: "/auth/login", Tags: []string{"auth"},
-		Summary:       "Start browser sign-in",
+		Summary: "Start browser sign-in",
 		Description: "Redirects to the identity provider. `redirect_url` (a path, or a URL on the frontend's or holdco's origin; never a company site) is where the browser lands after sign-in, " +
 			"with a one-time `?login_code=` (valid 60 seconds) that the frontend exchanges at `POST /auth/session` for the web session token.",
 		DefaultStatus: http.StatusFound,

@@ -77,8 +77,8 @@ type App struct {
 	// Tenant sites: a listener and origin of their own.
 	sitesHTTP     *http.Server
 	sitesListener net.Listener
-	serveErr chan error
-	closers  []func() error // adapters' resources, closed last
+	serveErr      chan error
+	closers       []func() error // adapters' resources, closed last
 }
 
 // Start brings every part of the requested roles up. Failures name the
