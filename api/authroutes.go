@@ -55,16 +55,22 @@ func (h *authHandlers) cookie(value string, maxAge int) http.Cookie {
 func registerAuthRoutes(api huma.API, h *authHandlers) {
 	huma.Register(api, huma.Operation{
 		OperationID: "auth-login", Method: http.MethodGet, Path: "/auth/login", Tags: []string{"auth"},
-		Summary:       "Start browser sign-in",
-		Description:   "Redirects to the identity provider. `redirect_url` (a path, or a URL on the frontend's origin) is where the browser lands after sign-in, with the web session token in the URL fragment `#session_token=`.",
+		Summary: "Start browser sign-in",
+		Description: "Redirects to the identity provider. `redirect_url` (a path, or a URL on the frontend's or holdco's origin; never a company site) is where the browser lands after sign-in, " +
+			"with a one-time `?login_code=` (valid 60 seconds) that the frontend exchanges at `POST /auth/session` for the web session token.",
 		DefaultStatus: http.StatusFound,
 	}, h.login)
 	huma.Register(api, huma.Operation{
 		OperationID: "auth-callback", Method: http.MethodGet, Path: "/auth/callback", Tags: []string{"auth"},
 		Summary:       "Identity provider callback",
-		Description:   "Signs the user in (creating the account and its conglomerate on first sign-in) and redirects to the frontend. Failures redirect to the frontend login page with `?error=`.",
+		Description:   "Signs the user in (creating the account and its conglomerate on first sign-in) and redirects to the frontend with `?login_code=`; no token is ever put in a URL. Failures redirect to the frontend login page with `?error=`.",
 		DefaultStatus: http.StatusFound,
 	}, h.callback)
+	huma.Register(api, huma.Operation{
+		OperationID: "auth-session", Method: http.MethodPost, Path: "/auth/session", Tags: []string{"auth"},
+		Summary:     "Exchange a sign-in's login code for a web session token",
+		Description: "The code from `?login_code=` is single use and valid for 60 seconds; the first attempt uses it up. An unknown, expired or spent code answers 400 `bad_request`.",
+	}, h.session)
 	huma.Register(api, huma.Operation{
 		OperationID: "auth-logout", Method: http.MethodGet, Path: "/auth/logout", Tags: []string{"auth"},
 		Summary:       "End the web session",
@@ -89,7 +95,7 @@ func registerAuthRoutes(api huma.API, h *authHandlers) {
 }
 
 type loginInput struct {
-	RedirectURL string `query:"redirect_url" doc:"Where to land after sign-in: a path or a URL on the frontend's origin."`
+	RedirectURL string `query:"redirect_url" doc:"Where to land after sign-in: a path or a URL on the frontend's or holdco's origin (never a company site)."`
 	Ref         string `query:"ref" maxLength:"200" doc:"Referral or campaign tag, carried through sign-in."`
 	ScreenHint  string `query:"screen_hint" doc:"sign-up or sign-in; other values are ignored."`
 }
@@ -113,6 +119,31 @@ func (h *authHandlers) callback(ctx context.Context, in *callbackInput) (*redire
 		return redirect(h.svc.LoginPageURL(service.RefusalReason(err))), nil
 	}
 	return redirect(res.RedirectURL, h.cookie(res.Token, int(service.WebSessionTTL.Seconds()))), nil
+}
+
+// LoginCodeRequest exchanges a sign-in's one-time code.
+type LoginCodeRequest struct {
+	Code string `json:"code" minLength:"1" maxLength:"200" doc:"The login_code the sign-in appended to the frontend address."`
+}
+
+// WebSessionResponse carries a web session token, shown once.
+type WebSessionResponse struct {
+	SessionToken string    `json:"session_token" doc:"Web session JWT; send it as a bearer token."`
+	ExpiresAt    time.Time `json:"expires_at"`
+}
+
+type sessionInput struct{ Body LoginCodeRequest }
+type sessionOutput struct {
+	CacheControl string `header:"Cache-Control"`
+	Body         WebSessionResponse
+}
+
+func (h *authHandlers) session(ctx context.Context, in *sessionInput) (*sessionOutput, error) {
+	ws, err := h.svc.ExchangeLoginCode(ctx, in.Body.Code)
+	if err != nil {
+		return nil, err
+	}
+	return &sessionOutput{CacheControl: "no-store", Body: WebSessionResponse{SessionToken: ws.Token, ExpiresAt: ws.ExpiresAt}}, nil
 }
 
 type logoutInput struct {

@@ -549,10 +549,30 @@ func TestBrowserRedirects(t *testing.T) {
 
 	rec = w.do("GET", "/auth/callback?code="+url.QueryEscape(w.idp.Approve(state, "cy@example.com", "cy"))+"&state="+url.QueryEscape(state), anon, "")
 	require.Equal(t, http.StatusFound, rec.Code)
-	assert.True(t, strings.HasPrefix(rec.Header().Get("Location"), "http://holdco.test/companies#session_token="))
+	landing, err := url.Parse(rec.Header().Get("Location"))
+	require.NoError(t, err)
+	assert.Equal(t, "http://holdco.test/companies", landing.Scheme+"://"+landing.Host+landing.Path)
+	assert.Empty(t, landing.Fragment, "no token in a fragment")
+	code := landing.Query().Get("login_code")
+	require.NotEmpty(t, code)
 	cookie := rec.Header().Get("Set-Cookie")
 	assert.Contains(t, cookie, "holdco_sso=")
 	assert.Contains(t, cookie, "HttpOnly")
+
+	var ws map[string]any
+	exchange := w.do("POST", "/auth/session", anon, `{"code":"`+code+`"}`)
+	require.Equal(t, http.StatusOK, exchange.Code, exchange.Body.String())
+	assert.Equal(t, "no-store", exchange.Header().Get("Cache-Control"))
+	require.NoError(t, json.Unmarshal(exchange.Body.Bytes(), &ws))
+	assert.NotContains(t, rec.Header().Get("Location"), ws["session_token"].(string))
+	w.call("POST", "/auth/session", anon, `{"code":"`+code+`"}`, 400, nil)
+
+	// Attack (a): a tenant site as the landing page is refused.
+	for _, target := range []string{"/sites/attacker/", "http://holdco.test/sites/attacker/"} {
+		rec = w.do("GET", "/auth/login?redirect_url="+url.QueryEscape(target), anon, "")
+		require.Equal(t, http.StatusUnprocessableEntity, rec.Code, target)
+		assert.Contains(t, rec.Body.String(), `"redirect_url"`)
+	}
 
 	rec = w.do("GET", "/auth/callback?code=bogus&state=bogus", anon, "")
 	require.Equal(t, http.StatusFound, rec.Code)

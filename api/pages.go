@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -25,6 +26,7 @@ button{font-size:1rem;padding:.5rem 1.2rem;margin-right:.5rem}.error{color:#a00}
 <body><h1>{{.Title}}</h1>
 {{if .Error}}<p class="error">{{.Error}}</p>{{end}}
 {{if .Message}}<p>{{.Message}}</p>{{end}}
+{{if .Token}}<p>Web session token for the REST API (send it as <code>Authorization: Bearer …</code>; valid until {{.TokenExpires}}):</p><pre style="white-space:pre-wrap;word-break:break-all">{{.Token}}</pre>{{end}}
 {{if .Ask}}<form method="get" action="{{.DevicePath}}"><label>Code shown by the CLI <input name="user_code" autocomplete="off" autofocus></label> <button>Continue</button></form>{{end}}
 {{if .UserCode}}<p>A command-line login asks to act as you. Check that the CLI shows this code:</p><p class="code">{{.UserCode}}</p>
 <form method="post" action="{{.DevicePath}}"><input type="hidden" name="user_code" value="{{.UserCode}}"><input type="hidden" name="csrf" value="{{.CSRF}}">
@@ -39,6 +41,7 @@ type pageData struct {
 	Ask                   bool
 	UserCode, CSRF        string
 	DevicePath            string
+	Token, TokenExpires   string
 	Links                 []pageLink
 }
 
@@ -46,6 +49,8 @@ func renderPage(c *gin.Context, status int, d pageData) {
 	d.DevicePath = service.DevicePagePath
 	c.Header("Cache-Control", "no-store")
 	c.Header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+	c.Header("X-Frame-Options", "DENY")
+	c.Header("X-Content-Type-Options", "nosniff")
 	c.Header("Content-Type", "text/html; charset=utf-8")
 	c.Status(status)
 	_ = pageTemplate.Execute(c.Writer, d)
@@ -90,6 +95,16 @@ func (p *pages) home(c *gin.Context) {
 	default:
 		d.Error = "Sign-in failed; please try again."
 	}
+	// The landing page of a sign-in without a frontend: it exchanges the
+	// one-time code itself, as a frontend would with POST /auth/session.
+	if code := c.Query("login_code"); code != "" {
+		ws, err := p.svc.ExchangeLoginCode(c.Request.Context(), code)
+		if err != nil {
+			p.failed(c, d, err)
+			return
+		}
+		d.Message, d.Token, d.TokenExpires = "You are signed in.", ws.Token, ws.ExpiresAt.Format(time.RFC3339)
+	}
 	renderPage(c, http.StatusOK, d)
 }
 
@@ -132,7 +147,24 @@ func (p *pages) device(c *gin.Context) {
 	}
 }
 
+// fromOwnPage reports whether a form post comes from a page of holdco's
+// own origin. Browsers send Sec-Fetch-Site and Origin with posts; a
+// request with neither is not a browser's cross-site post.
+func (p *pages) fromOwnPage(c *gin.Context) bool {
+	if site := c.GetHeader("Sec-Fetch-Site"); site != "" && site != "same-origin" {
+		return false
+	}
+	if origin := c.GetHeader("Origin"); origin != "" && !p.svc.IsOwnOrigin(origin) {
+		return false
+	}
+	return true
+}
+
 func (p *pages) decideDevice(c *gin.Context) {
+	if !p.fromOwnPage(c) {
+		renderPage(c, http.StatusForbidden, pageData{Title: "Approve a CLI login", Error: "This form was not sent from holdco's page; open the link from the CLI again."})
+		return
+	}
 	principal, ok := p.session(c)
 	if !ok {
 		return

@@ -74,8 +74,11 @@ type App struct {
 	worker   worker.Worker
 	http     *http.Server
 	listener net.Listener
-	serveErr chan error
-	closers  []func() error // adapters' resources, closed last
+	// Tenant sites: a listener and origin of their own.
+	sitesHTTP     *http.Server
+	sitesListener net.Listener
+	serveErr      chan error
+	closers       []func() error // adapters' resources, closed last
 }
 
 // Start brings every part of the requested roles up. Failures name the
@@ -96,6 +99,9 @@ func Start(ctx context.Context, cfg config.Config, roles []Role, logger *slog.Lo
 			}
 			return nil, fmt.Errorf("HOLDCO_API_ADDR: cannot listen on %s: %w", cfg.APIAddr, err)
 		}
+		if a.sitesListener, err = listen("HOLDCO_SITES_ADDR", cfg.SitesAddr); err != nil {
+			return nil, err
+		}
 	}
 
 	if a.Store, err = store.Open(ctx, cfg.DatabaseURL, logger); err != nil {
@@ -109,11 +115,15 @@ func Start(ctx context.Context, cfg config.Config, roles []Role, logger *slog.Lo
 		return nil, err
 	}
 
-	publicURL := cfg.ResolvePublicURL(cfg.APIAddr)
+	publicURL, sitesURL := cfg.ResolvePublicURL(cfg.APIAddr), cfg.ResolveSitesURL(cfg.SitesAddr)
 	if a.listener != nil {
 		publicURL = cfg.ResolvePublicURL(a.listener.Addr().String())
+		sitesURL = cfg.ResolveSitesURL(a.sitesListener.Addr().String())
+		if err = checkSitesOrigin(cfg, publicURL, sitesURL); err != nil {
+			return nil, err
+		}
 	}
-	prov, sites, err := a.buildProvisioning(ctx, publicURL)
+	prov, host, err := a.buildProvisioning(ctx, sitesURL)
 	if err != nil {
 		return nil, err
 	}
@@ -121,17 +131,21 @@ func Start(ctx context.Context, cfg config.Config, roles []Role, logger *slog.Lo
 	if slices.Contains(roles, RoleWorker) {
 		a.worker = worker.New(a.Temporal, workflows.TaskQueue, worker.Options{})
 		workflows.Register(a.worker, prov)
+		siteConfig, err := a.buildSiteConfig(ctx, publicURL, host)
+		if err != nil {
+			return nil, err
+		}
+		workflows.RegisterSiteConfig(a.worker, siteConfig)
 		if err = a.worker.Start(); err != nil {
 			return nil, fmt.Errorf("start worker: %w", err)
 		}
 	}
 
 	if a.listener != nil {
-		svc, mounts, err := a.buildService(ctx, publicURL, prov)
+		svc, mounts, err := a.buildService(ctx, publicURL, sitesURL, prov)
 		if err != nil {
 			return nil, err
 		}
-		mounts[sitesPath] = sites
 		a.Service = svc
 		router := api.New(api.Deps{
 			Logger:        logger,
@@ -152,11 +166,17 @@ func Start(ctx context.Context, cfg config.Config, roles []Role, logger *slog.Lo
 				a.serveErr <- fmt.Errorf("REST server: %w", err)
 			}
 		}()
+		a.sitesHTTP = &http.Server{Handler: a.sitesHandler(host), ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := a.sitesHTTP.Serve(a.sitesListener); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				a.serveErr <- fmt.Errorf("sites server: %w", err)
+			}
+		}()
 	}
 
 	attrs := []any{"roles", roles, "database", config.Redact(cfg.DatabaseURL), "temporal", a.temporalAddress()}
 	if a.listener != nil {
-		attrs = append(attrs, "api", publicURL)
+		attrs = append(attrs, "api", publicURL, "sites", sitesURL)
 	}
 	if a.dev != nil && a.dev.UIAddress() != "" {
 		attrs = append(attrs, "temporal_ui", "http://"+a.dev.UIAddress())
@@ -171,6 +191,15 @@ func (a *App) APIAddr() string {
 		return ""
 	}
 	return a.listener.Addr().String()
+}
+
+// SitesAddr is the sites listener's address (useful when started on port
+// 0).
+func (a *App) SitesAddr() string {
+	if a.sitesListener == nil {
+		return ""
+	}
+	return a.sitesListener.Addr().String()
 }
 
 // TemporalUIAddr is the embedded Temporal UI's address, if it runs.
@@ -213,6 +242,13 @@ func (a *App) stop(ctx context.Context) {
 		}
 	} else if a.listener != nil {
 		_ = a.listener.Close()
+	}
+	if a.sitesHTTP != nil {
+		if err := a.sitesHTTP.Shutdown(ctx); err != nil {
+			a.logger.Warn("sites server shutdown", "error", err)
+		}
+	} else if a.sitesListener != nil {
+		_ = a.sitesListener.Close()
 	}
 	if a.worker != nil {
 		a.worker.Stop()
@@ -313,6 +349,18 @@ func waitForNamespace(ctx context.Context, c client.Client, namespace string) er
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// listen binds addr, naming setting in the one-line error.
+func listen(setting, addr string) (net.Listener, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, fmt.Errorf("%s: port %s is in use", setting, portOf(addr))
+		}
+		return nil, fmt.Errorf("%s: cannot listen on %s: %w", setting, addr, err)
+	}
+	return l, nil
 }
 
 func portOf(addr string) string {

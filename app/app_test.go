@@ -36,6 +36,7 @@ func embeddedConfig(t testing.TB, dir string, env map[string]string) config.Conf
 	base := map[string]string{
 		"HOLDCO_DATA_DIR":         dir,
 		"HOLDCO_API_ADDR":         "127.0.0.1:0",
+		"HOLDCO_SITES_ADDR":       "127.0.0.1:0",
 		"HOLDCO_TEMPORAL_PORT":    strconv.Itoa(freePort(t)),
 		"HOLDCO_TEMPORAL_UI_PORT": "0",
 		"HOLDCO_SHUTDOWN_TIMEOUT": "10s",
@@ -149,6 +150,7 @@ func TestStartFailuresNameTheSetting(t *testing.T) {
 	require.NoError(t, err)
 	defer busy.Close()
 	busyPort := strconv.Itoa(busy.Addr().(*net.TCPAddr).Port)
+	apiPort := strconv.Itoa(freePort(t))
 
 	cases := []struct {
 		name string
@@ -156,6 +158,8 @@ func TestStartFailuresNameTheSetting(t *testing.T) {
 		want string
 	}{
 		{"api port in use", map[string]string{"HOLDCO_API_ADDR": "127.0.0.1:" + busyPort}, "HOLDCO_API_ADDR: port " + busyPort + " is in use"},
+		{"sites port in use", map[string]string{"HOLDCO_SITES_ADDR": "127.0.0.1:" + busyPort}, "HOLDCO_SITES_ADDR: port " + busyPort + " is in use"},
+		{"sites on the API's origin", map[string]string{"HOLDCO_API_ADDR": "127.0.0.1:" + apiPort, "HOLDCO_SITES_PUBLIC_URL": "http://127.0.0.1:" + apiPort}, "HOLDCO_SITES_PUBLIC_URL: "},
 		{"temporal port in use", map[string]string{"HOLDCO_TEMPORAL_PORT": busyPort}, "HOLDCO_TEMPORAL_PORT: port " + busyPort + " is in use"},
 		{"ui port in use", map[string]string{"HOLDCO_TEMPORAL_UI_PORT": busyPort}, "HOLDCO_TEMPORAL_UI_PORT: port " + busyPort + " is in use"},
 		{"postgres unreachable", map[string]string{"DATABASE_URL": "postgres://holdco:s3cret@127.0.0.1:1/holdco"}, "DATABASE_URL: "},

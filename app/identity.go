@@ -24,7 +24,7 @@ const devIdPPath = "/dev-idp"
 // buildService wires the use-case layer to its identity provider: the
 // configured one, or the embedded development provider mounted on the REST
 // listener (returned in mounts).
-func (a *App) buildService(ctx context.Context, publicURL string, prov *activities.Provisioning) (*service.Service, map[string]http.Handler, error) {
+func (a *App) buildService(ctx context.Context, publicURL, sitesURL string, prov *activities.Provisioning) (*service.Service, map[string]http.Handler, error) {
 	cfg := a.cfg
 	frontend := cfg.FrontendURL
 	if frontend == "" {
@@ -61,7 +61,7 @@ func (a *App) buildService(ctx context.Context, publicURL string, prov *activiti
 		}
 		opts.Payments = pay
 	}
-	svc, err := service.New(ctx, service.Config{PublicURL: publicURL, FrontendURL: frontend, SecretKey: []byte(cfg.SecretKey), CreditPriceCents: cfg.CreditPriceCents},
+	svc, err := service.New(ctx, service.Config{PublicURL: publicURL, FrontendURL: frontend, SitesURL: sitesURL, SecretKey: []byte(cfg.SecretKey), CreditPriceCents: cfg.CreditPriceCents},
 		a.Store, idp, a.logger, opts)
 	if err != nil {
 		return nil, nil, err

@@ -157,7 +157,7 @@ func TestProvisioningSurvivesWorkerDeath(t *testing.T) {
 	srv := httptestServer(t, mux)
 	host, err := statichost.New(filepath.Join(dir, "sites"), srv+"/sites", repos)
 	require.NoError(t, err)
-	mux.Handle("/sites/", http.StripPrefix("/sites", host.Handler()))
+	mux.Handle("/sites/", http.StripPrefix("/sites", host.Handler(st, 0)))
 
 	_, cong, err := st.CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
 	require.NoError(t, err)

@@ -34,6 +34,12 @@ type Config struct {
 	// PublicURL is how browsers and the CLI reach the REST listener; empty
 	// derives http://localhost:<port> from APIAddr.
 	PublicURL string
+	// SitesAddr is the listener of tenant sites (host:port), a separate
+	// origin from everything of holdco's.
+	SitesAddr string
+	// SitesPublicURL is how browsers reach SitesAddr; empty derives
+	// http://localhost:<port> from it.
+	SitesPublicURL string
 	// FrontendURL is the web app (sign-in lands there); empty means
 	// holdco's own pages at PublicURL.
 	FrontendURL string
@@ -84,6 +90,8 @@ var Settings = []Setting{
 	{"TEMPORAL_NAMESPACE", "default", "Temporal namespace holdco's workflows run in"},
 	{"HOLDCO_API_ADDR", ":8080", "REST API listener"},
 	{"HOLDCO_PUBLIC_URL", "http://localhost:<api port>", "address browsers and the CLI use to reach the REST API (sign-in callbacks are built from it)"},
+	{"HOLDCO_SITES_ADDR", ":8083", "listener of company sites (served at <sites URL>/<handle>/); a separate origin from the API so a tenant's script cannot reach holdco's sessions"},
+	{"HOLDCO_SITES_PUBLIC_URL", "http://localhost:<sites port>", "address browsers use to reach the sites listener; must be an origin of its own (not the public or frontend URL's)"},
 	{"HOLDCO_FRONTEND_URL", "<public URL>", "web app address: sign-in returns there, logout lands on its /login; by default holdco's own minimal pages"},
 	{"OIDC_ISSUER", "(empty)", "issuer URL of the identity provider users sign in with; when empty the embedded development provider runs at <public URL>/dev-idp"},
 	{"OIDC_CLIENT_ID", "(empty)", "client id registered at OIDC_ISSUER (redirect URIs <public URL>/auth/callback and <public URL>/auth/cli/callback)"},
@@ -125,15 +133,17 @@ func Load(getenv func(string) string) (Config, error) {
 		TemporalNamespace: get("TEMPORAL_NAMESPACE"),
 		TemporalHost:      get("HOLDCO_TEMPORAL_HOST"),
 		APIAddr:           get("HOLDCO_API_ADDR"),
+		SitesAddr:         get("HOLDCO_SITES_ADDR"),
 		LogFormat:         get("HOLDCO_LOG_FORMAT"),
 	}
 	c.PublicURL = strings.TrimRight(strings.TrimSpace(getenv("HOLDCO_PUBLIC_URL")), "/")
 	c.FrontendURL = strings.TrimRight(strings.TrimSpace(getenv("HOLDCO_FRONTEND_URL")), "/")
+	c.SitesPublicURL = strings.TrimRight(strings.TrimSpace(getenv("HOLDCO_SITES_PUBLIC_URL")), "/")
 	c.OIDCIssuer = strings.TrimRight(strings.TrimSpace(getenv("OIDC_ISSUER")), "/")
 	c.OIDCClientID = strings.TrimSpace(getenv("OIDC_CLIENT_ID"))
 	c.OIDCClientSecret = strings.TrimSpace(getenv("OIDC_CLIENT_SECRET"))
 	c.SecretKey = strings.TrimSpace(getenv("HOLDCO_SECRET_KEY"))
-	for name, v := range map[string]string{"HOLDCO_PUBLIC_URL": c.PublicURL, "HOLDCO_FRONTEND_URL": c.FrontendURL, "OIDC_ISSUER": c.OIDCIssuer} {
+	for name, v := range map[string]string{"HOLDCO_PUBLIC_URL": c.PublicURL, "HOLDCO_FRONTEND_URL": c.FrontendURL, "OIDC_ISSUER": c.OIDCIssuer, "HOLDCO_SITES_PUBLIC_URL": c.SitesPublicURL} {
 		if v == "" {
 			continue
 		}
@@ -164,6 +174,18 @@ func Load(getenv func(string) string) (Config, error) {
 		return c, &Error{"HOLDCO_API_ADDR", err.Error()}
 	} else if _, err := port("HOLDCO_API_ADDR", p, true); err != nil { // 0 picks a free port (tests)
 		return c, err
+	}
+	if _, p, err := splitAddr(c.SitesAddr); err != nil {
+		return c, &Error{"HOLDCO_SITES_ADDR", err.Error()}
+	} else if _, err := port("HOLDCO_SITES_ADDR", p, true); err != nil {
+		return c, err
+	}
+	if c.SitesPublicURL != "" {
+		for name, v := range map[string]string{"HOLDCO_PUBLIC_URL": c.PublicURL, "HOLDCO_FRONTEND_URL": c.FrontendURL} {
+			if v != "" && SameOrigin(c.SitesPublicURL, v) {
+				return c, &Error{"HOLDCO_SITES_PUBLIC_URL", fmt.Sprintf("must not share the origin of %s: tenant sites on holdco's origin could take over accounts", name)}
+			}
+		}
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(get("HOLDCO_LOG_LEVEL"))); err != nil {
 		return c, &Error{"HOLDCO_LOG_LEVEL", fmt.Sprintf("%q is not one of debug, info, warn, error", get("HOLDCO_LOG_LEVEL"))}
@@ -310,12 +332,49 @@ func splitAddr(addr string) (host, port string, err error) {
 	return addr[:i], addr[i+1:], nil
 }
 
+// SameOrigin reports whether two absolute URLs have the same scheme and
+// host (with port); a browser lets pages of one origin read each other.
+func SameOrigin(a, b string) bool {
+	ua, errA := url.Parse(a)
+	ub, errB := url.Parse(b)
+	if errA != nil || errB != nil {
+		return false
+	}
+	return strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(hostWithPort(ua), hostWithPort(ub))
+}
+
+func hostWithPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+		return u.Hostname() + ":443"
+	case "http":
+		return u.Hostname() + ":80"
+	}
+	return u.Host
+}
+
+// ResolveSitesURL returns SitesPublicURL, or http://localhost:<port> of
+// the address the sites listener is bound to.
+func (c Config) ResolveSitesURL(boundAddr string) string {
+	if c.SitesPublicURL != "" {
+		return c.SitesPublicURL
+	}
+	return localURL(boundAddr)
+}
+
 // ResolvePublicURL returns PublicURL, or http://localhost:<port> of the
 // address the REST listener is bound to.
 func (c Config) ResolvePublicURL(boundAddr string) string {
 	if c.PublicURL != "" {
 		return c.PublicURL
 	}
+	return localURL(boundAddr)
+}
+
+func localURL(boundAddr string) string {
 	host, port := "localhost", boundAddr
 	if i := strings.LastIndex(boundAddr, ":"); i >= 0 {
 		h := boundAddr[:i]

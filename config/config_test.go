@@ -21,6 +21,8 @@ func TestDefaults(t *testing.T) {
 	assert.True(t, c.EmbeddedTemporal())
 	assert.Equal(t, "default", c.TemporalNamespace)
 	assert.Equal(t, ":8080", c.APIAddr)
+	assert.Equal(t, ":8083", c.SitesAddr)
+	assert.Equal(t, "http://localhost:8083", c.ResolveSitesURL("[::]:8083"))
 	assert.Equal(t, 7233, c.TemporalPort)
 	assert.Equal(t, 8233, c.TemporalUIPort)
 	assert.Equal(t, slog.LevelInfo, c.LogLevel)
@@ -60,6 +62,9 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		"HOLDCO_TEMPORAL_PORT":    {map[string]string{"HOLDCO_TEMPORAL_PORT": "70000"}},
 		"HOLDCO_TEMPORAL_UI_PORT": {map[string]string{"HOLDCO_TEMPORAL_UI_PORT": "ui"}},
 		"HOLDCO_API_ADDR":         {map[string]string{"HOLDCO_API_ADDR": "8080"}},
+		"HOLDCO_SITES_ADDR":       {map[string]string{"HOLDCO_SITES_ADDR": "127.0.0.1:99999"}},
+		// Tenant sites never share holdco's origin, even when configured so.
+		"HOLDCO_SITES_PUBLIC_URL": {map[string]string{"HOLDCO_PUBLIC_URL": "https://api.example", "HOLDCO_SITES_PUBLIC_URL": "https://API.example:443/sites"}},
 		"HOLDCO_LOG_LEVEL":        {map[string]string{"HOLDCO_LOG_LEVEL": "loud"}},
 		"HOLDCO_LOG_FORMAT":       {map[string]string{"HOLDCO_LOG_FORMAT": "xml"}},
 		"HOLDCO_SHUTDOWN_TIMEOUT": {map[string]string{"HOLDCO_SHUTDOWN_TIMEOUT": "-1s"}},

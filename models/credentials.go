@@ -68,6 +68,17 @@ type CLIAuthCode struct {
 	UsedAt        *time.Time
 }
 
+// WebLoginCode is the one-time code browser sign-in appends to the
+// frontend address (?login_code=); the frontend trades it for a web session
+// token. It lives a minute and the first exchange uses it up.
+type WebLoginCode struct {
+	CodeHash  string `gorm:"primaryKey;size:64"`
+	UserID    string `gorm:"size:36;not null"`
+	CreatedAt time.Time
+	ExpiresAt time.Time `gorm:"not null"`
+	UsedAt    *time.Time
+}
+
 // DeviceStatus is the state of a device-flow grant (RFC 8628).
 type DeviceStatus string
 

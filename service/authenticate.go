@@ -24,10 +24,17 @@ type webClaims struct {
 
 // issueWebSession records a web session for the user and returns its JWT.
 func (s *Service) issueWebSession(ctx context.Context, userID string) (string, error) {
+	tok, _, err := s.issueWebSessionUntil(ctx, userID)
+	return tok, err
+}
+
+// issueWebSessionUntil is issueWebSession that also tells when the token
+// expires.
+func (s *Service) issueWebSessionUntil(ctx context.Context, userID string) (string, time.Time, error) {
 	now := s.now()
 	sess := models.WebSession{UserID: userID, ExpiresAt: now.Add(WebSessionTTL)}
 	if err := s.store.CreateWebSession(ctx, &sess); err != nil {
-		return "", err
+		return "", time.Time{}, err
 	}
 	claims := webClaims{
 		RegisteredClaims: jwt.RegisteredClaims{
@@ -38,7 +45,8 @@ func (s *Service) issueWebSession(ctx context.Context, userID string) (string, e
 		},
 		SessionID: sess.ID,
 	}
-	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(s.jwtKey())
+	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(s.jwtKey())
+	return tok, sess.ExpiresAt, err
 }
 
 func (s *Service) jwtKey() []byte { return []byte(s.sign.derive("jwt", "web-session")) }

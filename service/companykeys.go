@@ -3,9 +3,16 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
 	"holdco/models"
+	"holdco/store"
+	"holdco/workflows"
 )
 
 // CompanyKeyCacheTTL bounds how long a rotated company key keeps working
@@ -28,7 +35,9 @@ func (s *Service) CompanyAPIKey(ctx context.Context, companyID string) (CompanyK
 	}
 	k, err := s.store.LiveCompanyKey(ctx, c.ID)
 	if errors.Is(err, models.ErrNotFound) {
-		k, err = s.store.CreateCompanyKeyIfNone(ctx, s.newCompanyKey(c.ID))
+		if k, err = s.store.CreateCompanyKeyIfNone(ctx, s.newCompanyKey(c.ID)); err == nil {
+			s.configureSite(ctx, c)
+		}
 	}
 	if err != nil {
 		return CompanyKey{}, err
@@ -51,7 +60,68 @@ func (s *Service) RotateCompanyAPIKey(ctx context.Context, companyID string) (Co
 		return CompanyKey{}, err
 	}
 	s.companyKeys.DeleteWhere(func(p Principal) bool { return p.CompanyID == c.ID })
+	s.configureSite(ctx, c)
 	return s.openCompanyKey(k)
+}
+
+// configureSite asks the worker to write the company's current key into
+// its deployed site's environment (workflow SiteConfig; the key itself
+// never travels through Temporal). The key is already stored, so a failed
+// start is logged rather than failing the request; the next mint or
+// rotation writes it again.
+func (s *Service) configureSite(ctx context.Context, c models.Company) {
+	if s.temporal == nil {
+		return
+	}
+	_, err := s.temporal.SignalWithStartWorkflow(ctx, workflows.SiteConfigWorkflowID(c.ID), workflows.SignalSiteConfigChanged, nil,
+		client.StartWorkflowOptions{
+			TaskQueue:             workflows.TaskQueue,
+			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+			TypedSearchAttributes: temporal.NewSearchAttributes(
+				workflows.CompanyIDKey.ValueSet(c.ID),
+				workflows.ConglomerateIDKey.ValueSet(c.ConglomerateID),
+			),
+		},
+		workflows.SiteConfigWorkflowName, workflows.SiteConfigInput{CompanyID: c.ID})
+	if err != nil {
+		s.logger.ErrorContext(ctx, "site config: could not start; the site keeps its previous key until the next rotation",
+			"company_id", c.ID, "error", err)
+	}
+}
+
+// CompanyKeyReader opens companies' live API keys outside the API process
+// (the worker writes them into site environments).
+type CompanyKeyReader struct {
+	store *store.Store
+	seal  sealer
+}
+
+// NewCompanyKeyReader opens keys sealed under the instance key: secretKey
+// when configured, else the one kept in the database.
+func NewCompanyKeyReader(ctx context.Context, st *store.Store, secretKey []byte) (*CompanyKeyReader, error) {
+	key, err := signingKey(ctx, st, secretKey)
+	if err != nil {
+		return nil, err
+	}
+	seal, err := newSealer(signer{key: key})
+	if err != nil {
+		return nil, fmt.Errorf("service: sealer: %w", err)
+	}
+	return &CompanyKeyReader{store: st, seal: seal}, nil
+}
+
+// LiveCompanyKey returns the company's current key, or models.ErrNotFound
+// when none was minted yet.
+func (r *CompanyKeyReader) LiveCompanyKey(ctx context.Context, companyID string) (string, error) {
+	k, err := r.store.LiveCompanyKey(ctx, companyID)
+	if err != nil {
+		return "", err
+	}
+	raw, err := r.seal.Open(k.Sealed, k.CompanyID)
+	if err != nil {
+		return "", fmt.Errorf("open company key: %w", err)
+	}
+	return raw, nil
 }
 
 func (s *Service) newCompanyKey(companyID string) models.CompanyAPIKey {

@@ -38,6 +38,9 @@ type Config struct {
 	// FrontendURL is the web app; sign-in returns there and logout lands on
 	// its login page.
 	FrontendURL string
+	// SitesURL is where tenant sites are served; sign-in never returns
+	// there.
+	SitesURL string
 	// SecretKey signs web session JWTs and login state. Empty: a random key
 	// kept in the database and shared by every replica.
 	SecretKey []byte
@@ -97,6 +100,7 @@ func New(ctx context.Context, cfg Config, st *store.Store, idp IdentityProvider,
 	}
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
 	cfg.FrontendURL = strings.TrimRight(cfg.FrontendURL, "/")
+	cfg.SitesURL = strings.TrimRight(cfg.SitesURL, "/")
 	if cfg.FrontendURL == "" {
 		cfg.FrontendURL = cfg.PublicURL
 	}
@@ -105,17 +109,9 @@ func New(ctx context.Context, cfg Config, st *store.Store, idp IdentityProvider,
 			return nil, fmt.Errorf("service: %s %q is not an absolute URL", name, u)
 		}
 	}
-	key := cfg.SecretKey
-	var err error
-	if len(key) == 0 {
-		key, err = st.InstanceSecret(ctx, "signing-key", func() []byte {
-			b := make([]byte, 32)
-			_, _ = rand.Read(b)
-			return b
-		})
-		if err != nil {
-			return nil, fmt.Errorf("service: signing key: %w", err)
-		}
+	key, err := signingKey(ctx, st, cfg.SecretKey)
+	if err != nil {
+		return nil, err
 	}
 	s := &Service{cfg: cfg, store: st, idp: idp, logger: logger, now: opts.Clock, sign: signer{key: key},
 		payments: opts.Payments, temporal: opts.Temporal, checker: opts.Checker}
@@ -127,6 +123,23 @@ func New(ctx context.Context, cfg Config, st *store.Store, idp IdentityProvider,
 	s.sessions = newTTLCache[string, Principal](sessionCacheTTL, cacheMaxEntries, s.now)
 	s.adminKeys = newTTLCache[string, Principal](userKeyCacheTTL, 1000, s.now)
 	return s, nil
+}
+
+// signingKey is the configured secret key, or the random one kept in the
+// database and shared by every replica.
+func signingKey(ctx context.Context, st *store.Store, configured []byte) ([]byte, error) {
+	if len(configured) > 0 {
+		return configured, nil
+	}
+	key, err := st.InstanceSecret(ctx, "signing-key", func() []byte {
+		b := make([]byte, 32)
+		_, _ = rand.Read(b)
+		return b
+	})
+	if err != nil {
+		return nil, fmt.Errorf("service: signing key: %w", err)
+	}
+	return key, nil
 }
 
 // Now is the service clock (UTC).

@@ -17,6 +17,9 @@ const (
 	WebCallbackPath = "/auth/callback"
 	CLICallbackPath = "/auth/cli/callback"
 	loginStateTTL   = 10 * time.Minute
+	// LoginCodeTTL is how long the frontend has to exchange the one-time
+	// code sign-in hands it.
+	LoginCodeTTL = 60 * time.Second
 )
 
 // Sealing purposes: a state signed for one flow never opens in another.
@@ -67,10 +70,14 @@ func (s *Service) idpVerifier(purpose, nonce string) string {
 	return s.sign.derive("idp-pkce:"+purpose, nonce)
 }
 
-// WebLoginResult is what the browser callback hands the frontend.
+// WebLoginResult is what the browser callback hands the browser.
 type WebLoginResult struct {
-	Token       string // web session JWT
-	RedirectURL string // frontend address, with the token in its fragment
+	// Token is a web session JWT for holdco's own pages (the SSO cookie,
+	// HttpOnly); it never appears in a URL.
+	Token string
+	// RedirectURL is the frontend address with ?login_code=, a one-time
+	// code the frontend exchanges for its own session token.
+	RedirectURL string
 }
 
 // CompleteWebLogin handles the provider's redirect to /auth/callback.
@@ -94,7 +101,57 @@ func (s *Service) CompleteWebLogin(ctx context.Context, code, state string) (Web
 	if err != nil {
 		return WebLoginResult{}, err
 	}
-	return WebLoginResult{Token: token, RedirectURL: st.RedirectURL + "#session_token=" + url.QueryEscape(token)}, nil
+	// A URL is seen by history, extensions and whatever script runs on the
+	// page it opens, so it carries only a code that is spent within a
+	// minute, never the 30-day token itself.
+	loginCode := newSecret(32)
+	if err := s.store.CreateWebLoginCode(ctx, &models.WebLoginCode{
+		CodeHash: HashSecret(loginCode), UserID: user.ID, ExpiresAt: s.now().Add(LoginCodeTTL),
+	}); err != nil {
+		return WebLoginResult{}, err
+	}
+	target, err := url.Parse(st.RedirectURL)
+	if err != nil {
+		return WebLoginResult{}, err
+	}
+	q := target.Query()
+	q.Set("login_code", loginCode)
+	target.RawQuery = q.Encode()
+	return WebLoginResult{Token: token, RedirectURL: target.String()}, nil
+}
+
+// WebSession is a web session token handed out by the login code exchange.
+type WebSession struct {
+	Token     string
+	ExpiresAt time.Time
+}
+
+var errBadLoginCode = models.Errorf(models.CodeBadRequest, "The login code is unknown, expired or already used; sign in again.")
+
+// ExchangeLoginCode trades the one-time code of a browser sign-in for a
+// web session token. The first attempt uses the code up.
+func (s *Service) ExchangeLoginCode(ctx context.Context, code string) (WebSession, error) {
+	now := s.now()
+	c, err := s.store.ConsumeWebLoginCode(ctx, HashSecret(code), now)
+	if errors.Is(err, models.ErrNotFound) {
+		return WebSession{}, errBadLoginCode
+	}
+	if err != nil {
+		return WebSession{}, err
+	}
+	if now.After(c.ExpiresAt) {
+		return WebSession{}, errBadLoginCode
+	}
+	if _, err := s.store.GetUser(ctx, c.UserID); errors.Is(err, models.ErrNotFound) {
+		return WebSession{}, errBadLoginCode // the account was deleted meanwhile
+	} else if err != nil {
+		return WebSession{}, err
+	}
+	token, exp, err := s.issueWebSessionUntil(ctx, c.UserID)
+	if err != nil {
+		return WebSession{}, err
+	}
+	return WebSession{Token: token, ExpiresAt: exp}, nil
 }
 
 // signIn finds the user behind a provider identity or signs them up: a new
@@ -133,25 +190,64 @@ func (s *Service) signIn(ctx context.Context, id oidcrp.Identity) (models.User, 
 
 // safeRedirect accepts a relative path or an absolute URL on the frontend's
 // or holdco's origin; anything else would make sign-in an open redirect.
+// Tenant sites are never a target, even if an operator configured them on
+// one of those origins: their scripts are not holdco's.
 func (s *Service) safeRedirect(raw string) (string, error) {
-	if raw == "" {
-		return s.cfg.FrontendURL + "/", nil
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "", models.Errorf(models.CodeInvalidArgument, "redirect_url is not a URL.").WithField("redirect_url")
-	}
-	if !u.IsAbs() && u.Host == "" && strings.HasPrefix(u.Path, "/") && !strings.HasPrefix(raw, "//") {
-		return s.cfg.FrontendURL + u.RequestURI(), nil
-	}
-	for _, allowed := range []string{s.cfg.FrontendURL, s.cfg.PublicURL} {
-		a, _ := url.Parse(allowed)
-		if u.Scheme == a.Scheme && u.Host == a.Host {
+	target := s.cfg.FrontendURL + "/"
+	if raw != "" {
+		u, err := url.Parse(raw)
+		switch {
+		case err != nil:
+			return "", models.Errorf(models.CodeInvalidArgument, "redirect_url is not a URL.").WithField("redirect_url")
+		case !u.IsAbs() && u.Host == "" && strings.HasPrefix(u.Path, "/") && !strings.HasPrefix(raw, "//"):
+			target = s.cfg.FrontendURL + u.RequestURI()
+		case u.IsAbs() && u.Opaque == "" && u.User == nil && (sameOrigin(u, s.cfg.FrontendURL) || sameOrigin(u, s.cfg.PublicURL)):
 			u.Fragment = ""
-			return u.String(), nil
+			target = u.String()
+		default:
+			return "", models.Errorf(models.CodeInvalidArgument, "redirect_url must be a page of %s or of holdco.", s.cfg.FrontendURL).WithField("redirect_url")
 		}
 	}
-	return "", models.Errorf(models.CodeInvalidArgument, "redirect_url must be on %s.", s.cfg.FrontendURL).WithField("redirect_url")
+	t, err := url.Parse(target)
+	if err != nil || (s.cfg.SitesURL != "" && sameOrigin(t, s.cfg.SitesURL)) || t.Path == legacySitesPath || strings.HasPrefix(t.Path, legacySitesPath+"/") {
+		return "", models.Errorf(models.CodeInvalidArgument, "redirect_url must be a page of %s or of holdco, not a company site.", s.cfg.FrontendURL).WithField("redirect_url")
+	}
+	return target, nil
+}
+
+// IsOwnOrigin reports whether a browser's Origin header names holdco's own
+// origin (the public URL); "null" (a sandboxed page) and every other origin
+// do not.
+func (s *Service) IsOwnOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && u.IsAbs() && u.Path == "" && sameOrigin(u, s.cfg.PublicURL)
+}
+
+// legacySitesPath is where company sites were once served on the API's
+// origin; a sign-in never lands there.
+const legacySitesPath = "/sites"
+
+// sameOrigin reports whether u has the scheme and host (default port
+// filled in) of the absolute URL base.
+func sameOrigin(u *url.URL, base string) bool {
+	b, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	return strings.EqualFold(u.Scheme, b.Scheme) && strings.EqualFold(hostPort(u), hostPort(b))
+}
+
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+		return u.Hostname() + ":443"
+	case "http":
+		return u.Hostname() + ":80"
+	}
+	return u.Host
 }
 
 // Logout ends every web session of the token's user. It returns where to
@@ -184,8 +280,12 @@ func (s *Service) SessionFromCookie(ctx context.Context, token string) (Principa
 	return s.authenticateWebJWT(ctx, token)
 }
 
-// LoginURL is holdco's sign-in start for a page that needs a session.
+// LoginURL is holdco's sign-in start for a page of holdco's (a path on
+// the API's origin) that needs a session.
 func (s *Service) LoginURL(returnTo string) string {
+	if strings.HasPrefix(returnTo, "/") && !strings.HasPrefix(returnTo, "//") {
+		returnTo = s.cfg.PublicURL + returnTo
+	}
 	return fmt.Sprintf("%s/auth/login?redirect_url=%s", s.cfg.PublicURL, url.QueryEscape(returnTo))
 }
 

@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"log/slog"
 	"net/url"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"holdco/models"
 	"holdco/service"
+	"holdco/testenv"
 )
 
 func TestWebLoginCreatesAccountOnceAndSignsIn(t *testing.T) {
@@ -27,7 +29,9 @@ func TestWebLoginCreatesAccountOnceAndSignsIn(t *testing.T) {
 
 	res, err := e.svc.CompleteWebLogin(ctx, e.idp.Approve(state, "Ada@Example.com", "ada"), state)
 	require.NoError(t, err)
-	assert.True(t, strings.HasPrefix(res.RedirectURL, "http://app.test/companies#session_token="))
+	assert.True(t, strings.HasPrefix(res.RedirectURL, "http://app.test/companies?login_code="), res.RedirectURL)
+	assert.NotContains(t, res.RedirectURL, res.Token, "no session token in a URL")
+	assert.NotContains(t, res.RedirectURL, "#", "nor in a fragment")
 
 	me, err := e.svc.Me(e.as(t, res.Token))
 	require.NoError(t, err)
@@ -62,6 +66,86 @@ func TestWebLoginRefusesBadStateAndOpenRedirects(t *testing.T) {
 	e.clock.Advance(11 * time.Minute)
 	_, err = e.svc.CompleteWebLogin(ctx, code, state)
 	assert.True(t, models.IsCode(err, models.CodeBadRequest), "expired state")
+}
+
+func loginCodeOf(t *testing.T, redirect string) string {
+	t.Helper()
+	u, err := url.Parse(redirect)
+	require.NoError(t, err)
+	code := u.Query().Get("login_code")
+	require.NotEmpty(t, code, redirect)
+	return code
+}
+
+func TestLoginCodeIsExchangedOnceWithinAMinute(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	login := func() string {
+		authURL, err := e.svc.BeginWebLogin(ctx, "/companies?tab=all", "", "")
+		require.NoError(t, err)
+		state := stateOf(t, authURL)
+		res, err := e.svc.CompleteWebLogin(ctx, e.idp.Approve(state, "ada@example.com", "ada"), state)
+		require.NoError(t, err)
+		assert.Equal(t, "all", mustQuery(t, res.RedirectURL).Get("tab"), "the frontend's own query is kept")
+		return loginCodeOf(t, res.RedirectURL)
+	}
+	code := login()
+	ws, err := e.svc.ExchangeLoginCode(ctx, code)
+	require.NoError(t, err)
+	assert.Equal(t, e.clock.Now().Add(service.WebSessionTTL), ws.ExpiresAt)
+	me, err := e.svc.Me(e.as(t, ws.Token))
+	require.NoError(t, err)
+	assert.Equal(t, "ada@example.com", me.User.Email)
+
+	_, err = e.svc.ExchangeLoginCode(ctx, code)
+	assert.True(t, models.IsCode(err, models.CodeBadRequest), "single use")
+	_, err = e.svc.ExchangeLoginCode(ctx, "guessed")
+	assert.True(t, models.IsCode(err, models.CodeBadRequest))
+
+	late := login()
+	e.clock.Advance(service.LoginCodeTTL + time.Second)
+	_, err = e.svc.ExchangeLoginCode(ctx, late)
+	assert.True(t, models.IsCode(err, models.CodeBadRequest), "expired")
+}
+
+func mustQuery(t *testing.T, raw string) url.Values {
+	t.Helper()
+	u, err := url.Parse(raw)
+	require.NoError(t, err)
+	return u.Query()
+}
+
+// TestSignInNeverLandsOnTenantSites: a redirect_url on a company site
+// (the old /sites/ path on holdco's origin, or the sites origin) is
+// refused, even when the sites origin was configured equal to the
+// frontend's.
+func TestSignInNeverLandsOnTenantSites(t *testing.T) {
+	ctx := context.Background()
+	cfg := envConfig
+	cfg.SitesURL = "http://sites.test"
+	e := &env{store: testenv.NewStore(t), idp: testenv.NewIdP(), clock: &clock{now: time.Now().UTC()}}
+	svc, err := service.New(ctx, cfg, e.store, e.idp, slog.New(slog.DiscardHandler), service.Options{Clock: e.clock.Now})
+	require.NoError(t, err)
+	for _, bad := range []string{"/sites/attacker/", "/sites", "http://holdco.test/sites/attacker/", "http://app.test/sites/attacker/x.html",
+		"http://sites.test/attacker/", "http://sites.test:80/attacker/", "https://evil.example/", "//evil.example/", "http://holdco.test@evil.example/"} {
+		_, err := svc.BeginWebLogin(ctx, bad, "", "")
+		assert.True(t, models.IsCode(err, models.CodeInvalidArgument), "%q: %v", bad, err)
+		var de *models.Error
+		require.ErrorAs(t, err, &de)
+		assert.Equal(t, "redirect_url", de.Field, bad)
+	}
+	for _, good := range []string{"", "/companies", "http://app.test/x", "http://holdco.test/auth/cli/device?user_code=ABCD-EFGH"} {
+		_, err := svc.BeginWebLogin(ctx, good, "", "")
+		assert.NoError(t, err, good)
+	}
+
+	cfg.SitesURL = "http://app.test" // misconfigured onto the frontend's origin
+	svc, err = service.New(ctx, cfg, e.store, e.idp, slog.New(slog.DiscardHandler), service.Options{Clock: e.clock.Now})
+	require.NoError(t, err)
+	for _, bad := range []string{"", "/companies", "http://app.test/x"} {
+		_, err := svc.BeginWebLogin(ctx, bad, "", "")
+		assert.True(t, models.IsCode(err, models.CodeInvalidArgument), "%q", bad)
+	}
 }
 
 func TestLogoutRevokesEverySessionOfTheUser(t *testing.T) {

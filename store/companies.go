@@ -53,3 +53,13 @@ func (s *Store) ListCompanies(ctx context.Context, conglomerateID string, includ
 	}
 	return companies, nil
 }
+
+// SiteOnline reports whether a company's site may be served: the company
+// exists and is not archived (archiving, also by deleting the account,
+// takes its pages offline; its resources are kept).
+func (s *Store) SiteOnline(ctx context.Context, companyID string) (bool, error) {
+	var n int64
+	err := s.db.WithContext(ctx).Model(&models.Company{}).
+		Where("id = ? AND status <> ?", companyID, models.CompanyArchived).Count(&n).Error
+	return n > 0, wrap("site online", err)
+}

@@ -115,6 +115,29 @@ func (s *Store) ConsumeCLIAuthCode(ctx context.Context, hash string, at time.Tim
 	return c, wrap("consume cli auth code", err)
 }
 
+// CreateWebLoginCode stores a browser sign-in's one-time code (its hash).
+func (s *Store) CreateWebLoginCode(ctx context.Context, c *models.WebLoginCode) error {
+	c.CreatedAt = now()
+	return wrap("create web login code", s.db.WithContext(ctx).Create(c).Error)
+}
+
+// ConsumeWebLoginCode marks the code used and returns it. Only the first
+// call for a code succeeds; later ones get models.ErrNotFound.
+func (s *Store) ConsumeWebLoginCode(ctx context.Context, hash string, at time.Time) (models.WebLoginCode, error) {
+	var c models.WebLoginCode
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&models.WebLoginCode{}).Where("code_hash = ? AND used_at IS NULL", hash).Update("used_at", at)
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected != 1 {
+			return gorm.ErrRecordNotFound
+		}
+		return tx.Where("code_hash = ?", hash).Take(&c).Error
+	})
+	return c, wrap("consume web login code", err)
+}
+
 // CreateDeviceAuthorization stores a device-flow grant.
 func (s *Store) CreateDeviceAuthorization(ctx context.Context, d *models.DeviceAuthorization) error {
 	return wrap("create device authorization", s.db.WithContext(ctx).Create(d).Error)

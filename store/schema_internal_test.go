@@ -25,7 +25,7 @@ func TestMigrationsCoverEveryModelColumn(t *testing.T) {
 
 	m := s.db.Migrator()
 	for _, model := range []any{&models.User{}, &models.Conglomerate{}, &models.Membership{}, &models.Company{},
-		&models.WebSession{}, &models.APIKey{}, &models.CLIAuthCode{}, &models.DeviceAuthorization{}, &models.AdminToken{},
+		&models.WebSession{}, &models.APIKey{}, &models.CLIAuthCode{}, &models.WebLoginCode{}, &models.DeviceAuthorization{}, &models.AdminToken{},
 		&models.InstanceSecret{}, &models.DevIdPUser{}, &models.CompanyAPIKey{}, &models.CompanyResource{}, &models.CompanyOIDCClient{},
 		&models.CreditLedgerEntry{}, &models.CreditLedgerGroup{}, &models.CreditAccount{}} {
 		sch, err := schema.Parse(model, &sync.Map{}, s.db.NamingStrategy)

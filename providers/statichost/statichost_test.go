@@ -15,6 +15,12 @@ import (
 	"holdco/providers/statichost"
 )
 
+type allOnline struct{}
+
+func (allOnline) SiteOnline(context.Context, string) (bool, error) { return true, nil }
+
+var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
 func TestPublishServeAndCheck(t *testing.T) {
 	ctx := context.Background()
 	repos, err := gitrepo.New(t.TempDir())
@@ -25,7 +31,7 @@ func TestPublishServeAndCheck(t *testing.T) {
 	root := t.TempDir()
 	host, err := statichost.New(root, srv.URL+"/sites", repos)
 	require.NoError(t, err)
-	mux.Handle("/sites/", http.StripPrefix("/sites", host.Handler()))
+	mux.Handle("/sites/", http.StripPrefix("/sites", host.Handler(allOnline{}, 0)))
 
 	id := uuid.NewString()
 	_, err = repos.Ensure(ctx, id, "Shop", "x", true)
@@ -53,6 +59,11 @@ func TestPublishServeAndCheck(t *testing.T) {
 		code, _, _ := get(srv.URL + p)
 		assert.Equal(t, 404, code, p)
 	}
+	// A directory named without its slash redirects: relative links then resolve.
+	resp, err := noRedirect.Get(srv.URL + "/sites/shop")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusMovedPermanently, resp.StatusCode)
 
 	// Records survive a new host; a deleted repository fails the check.
 	again, err := statichost.New(root, srv.URL+"/sites", repos)

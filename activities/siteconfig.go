@@ -1,0 +1,65 @@
+package activities
+
+import (
+	"context"
+	"errors"
+
+	"holdco/models"
+	"holdco/store"
+)
+
+// CompanyKeys opens a company's live API key (service.CompanyKeyReader);
+// models.ErrNotFound when it has none yet.
+type CompanyKeys interface {
+	LiveCompanyKey(ctx context.Context, companyID string) (string, error)
+}
+
+// SiteEnvironment sets a deployed site's environment (providers/statichost
+// locally; a hosting project's environment variables elsewhere).
+type SiteEnvironment interface {
+	Configure(ctx context.Context, companyID, handle string, env map[string]string) error
+}
+
+// Names of the variables a company's site reads.
+const (
+	EnvAPIURL = "HOLDCO_API_URL"
+	EnvAPIKey = "HOLDCO_API_KEY"
+)
+
+// SiteConfig is the activity set of the site configuration workflow.
+type SiteConfig struct {
+	Store   *store.Store
+	Keys    CompanyKeys
+	Hosting SiteEnvironment
+	// APIURL is the REST API address the site calls.
+	APIURL string
+}
+
+// SiteConfigInput names the company whose site is configured. It carries
+// no secret: the key is read when the activity runs, so workflow histories
+// never hold it and a later run always writes the current key.
+type SiteConfigInput struct {
+	CompanyID string
+}
+
+// WriteSiteConfig writes the company's current API key and the API address
+// into its site's environment, replacing what was there (so a rotated key
+// no longer appears). An archived or missing company is left alone.
+func (s *SiteConfig) WriteSiteConfig(ctx context.Context, in SiteConfigInput) error {
+	c, err := s.Store.GetCompany(ctx, in.CompanyID)
+	if errors.Is(err, models.ErrNotFound) || err == nil && c.Status == models.CompanyArchived {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	env := map[string]string{EnvAPIURL: s.APIURL}
+	key, err := s.Keys.LiveCompanyKey(ctx, c.ID)
+	switch {
+	case err == nil:
+		env[EnvAPIKey] = key
+	case !errors.Is(err, models.ErrNotFound):
+		return err
+	}
+	return s.Hosting.Configure(ctx, c.ID, c.Handle, env)
+}
