@@ -24,6 +24,7 @@ func migrations() []*gormigrate.Migration {
 		migration0006CompanyOIDCClients(),
 		migration0007CreditLedger(),
 		migration0008Billing(),
+		migration0009ProvisioningOutbox(),
 	}
 }
 
