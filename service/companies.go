@@ -162,7 +162,7 @@ func (s *Service) companyCreateKey(ctx context.Context, conglomerateID string, i
 	fields, _ := json.Marshal([]any{in.Name, in.Handle, in.Idea, in.Mission, in.Paused})
 	fingerprint := sha256.Sum256(fields)
 	return &models.CompanyCreateKey{KeyHash: hex.EncodeToString(keyHash[:]), ConglomerateID: conglomerateID, UserID: p.UserID,
-		Fingerprint: hex.EncodeToString(fingerprint[:]), ExpiresAt: s.now().Add(IdempotencyKeyTTL)}, nil
+		Fingerprint: hex.EncodeToString(fingerprint[:]), CreatedAt: s.now(), ExpiresAt: s.now().Add(IdempotencyKeyTTL)}, nil
 }
 
 // replayCreate answers a create whose Idempotency-Key was seen: the same

@@ -17,7 +17,8 @@ var ErrCreateKeyUsed = errors.New("store: idempotency key already used")
 
 // CreateCompanyToProvision creates a company together with its
 // provisioning intent (and, with key, the Idempotency-Key that names it),
-// in one transaction: a crash either keeps all of them or none. Errors are
+// in one transaction: a crash either keeps all of them or none. key's
+// CreatedAt and ExpiresAt are the caller's. Errors are
 // those of CreateCompany, plus ErrCreateKeyUsed when key was taken by a
 // concurrent request (nothing is created then).
 func (s *Store) CreateCompanyToProvision(ctx context.Context, conglomerateID string, company models.Company, seedRepo bool, key *models.CompanyCreateKey) (models.Company, error) {
@@ -35,9 +36,10 @@ func (s *Store) CreateCompanyToProvision(ctx context.Context, conglomerateID str
 			return nil
 		}
 		k := *key
-		k.CompanyID, k.CreatedAt = created.ID, at
-		// An expired key may be used again.
-		if err := tx.db.Where("key_hash = ? AND expires_at <= ?", k.KeyHash, at).Delete(&models.CompanyCreateKey{}).Error; err != nil {
+		k.CompanyID = created.ID
+		// An expired key may be used again (expiry is judged at the key's
+		// CreatedAt, the caller's clock).
+		if err := tx.db.Where("key_hash = ? AND expires_at <= ?", k.KeyHash, k.CreatedAt).Delete(&models.CompanyCreateKey{}).Error; err != nil {
 			return wrap("create company: expire idempotency key", err)
 		}
 		if err := tx.db.Create(&k).Error; err != nil {
