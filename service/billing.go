@@ -25,6 +25,9 @@ type Payments interface {
 	ConnectOnboarding(context.Context, models.ConnectOnboardingRequest) (accountID, url string, err error)
 	ConnectAccount(ctx context.Context, accountID string) (models.ConnectState, error)
 	ChargeTopUp(context.Context, models.ChargeRequest) (models.ChargeResult, error)
+	// CancelSubscription cancels a platform subscription at once; one
+	// that is already cancelled or gone is not an error.
+	CancelSubscription(ctx context.Context, subscriptionID string) error
 	// ParseWebhook verifies a webhook's signature (models.ErrBadSignature)
 	// and reduces the event to what holdco acts on.
 	ParseWebhook(ctx context.Context, payload []byte, signature string) (models.PaymentEvent, error)
@@ -136,23 +139,24 @@ type BusinessStart struct {
 	Balance        int64
 }
 
-// BeginBusiness is the gate before a business starts: with grantWelcome
-// (the connector's first business) the welcome credits are granted first
-// unless the account already had them; then the plan must allow it and the
-// balance must hold at least MinCreditsToStart.
+// BeginBusiness is the gate before a business starts: the plan must allow
+// it; then, with grantWelcome (the connector's first business), the
+// welcome credits are granted unless the account already had them (a start
+// the plan refuses keeps them ungranted); then the balance must hold at
+// least MinCreditsToStart.
 func (s *Service) BeginBusiness(ctx context.Context, conglomerateID string, grantWelcome bool) (BusinessStart, error) {
 	v, err := s.authorizeConglomerate(ctx, conglomerateID)
 	if err != nil {
 		return BusinessStart{}, err
 	}
 	var out BusinessStart
+	if e := s.PlanDecision(v.Conglomerate, ActionStartBusiness); e != nil {
+		return out, e
+	}
 	if grantWelcome {
 		if out.WelcomeGranted, err = s.GrantWelcomeCredits(ctx, v.ID); err != nil {
 			return out, err
 		}
-	}
-	if e := s.PlanDecision(v.Conglomerate, ActionStartBusiness); e != nil {
-		return out, e
 	}
 	bal, err := s.store.CreditBalance(ctx, v.ID, dayStart(s.now()))
 	if err != nil {

@@ -397,3 +397,22 @@ func TestPaidGrantsAreUniqueByReference(t *testing.T) {
 	}
 	assert.Equal(t, int64(60), balance(t, e, ada, cong))
 }
+
+// TestRefusedStartKeepsTheWelcomeCredits: a start the plan refuses does
+// not burn the one-time welcome credits; the first start that goes
+// through grants them.
+func TestRefusedStartKeepsTheWelcomeCredits(t *testing.T) {
+	e := newEnv(t)
+	ada, cong := e.user(t, "ada@example.com")
+	e.clock.Advance(service.TrialLength + time.Minute)
+	start, err := e.svc.BeginBusiness(ada, cong, true)
+	assert.True(t, models.IsCode(err, models.CodePlanExpired), "%v", err)
+	assert.False(t, start.WelcomeGranted)
+	assert.Equal(t, int64(0), balance(t, e, ada, cong), "nothing granted by a refused start")
+
+	require.NoError(t, e.store.SetSubscription(context.Background(), cong, "cus_w", "sub_w", models.PlanFounder, models.SubscriptionActive, nil))
+	start, err = e.svc.BeginBusiness(ada, cong, true)
+	require.NoError(t, err)
+	assert.True(t, start.WelcomeGranted, "the first start that goes through grants them")
+	assert.Equal(t, int64(service.WelcomeCredits), start.Balance)
+}
