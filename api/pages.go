@@ -55,6 +55,7 @@ type pages struct{ svc *service.Service }
 func registerPages(engine *gin.Engine, p *pages) {
 	engine.GET("/", p.home)
 	engine.GET("/login", p.home)
+	engine.GET(service.DashboardPath, p.home) // where billing and payment returns land without a frontend
 	engine.GET(service.DevicePagePath, p.device)
 	engine.POST(service.DevicePagePath, p.decideDevice)
 }

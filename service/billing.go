@@ -204,7 +204,7 @@ const (
 // the account cannot use is nil, with "<name>_unavailable" giving why.
 // Building them calls no provider.
 func (s *Service) linkSet(c models.Conglomerate, shortfall int64) (map[string]any, map[string]string) {
-	links := map[string]any{"dashboard": s.cfg.FrontendURL + "/conglomerates/" + c.ID + "/billing"}
+	links := map[string]any{"dashboard": s.DashboardURL(c.ID)}
 	reasons := map[string]string{}
 	unavailable := func(name, reason string) {
 		links[name] = nil
@@ -232,6 +232,18 @@ func (s *Service) linkSet(c models.Conglomerate, shortfall int64) (map[string]an
 		links[linkPortal] = s.billingLink(c.ID, linkPortal, 0)
 	}
 	return links, reasons
+}
+
+// DashboardPath is the web app's page for an account (billing, payouts,
+// companies), opened with ?conglomerate_id=<id>. The frontend serves it;
+// without a frontend, holdco's own minimal pages answer it with HTML. It
+// is never a REST route, so a browser following a dashboard link, or
+// coming back from checkout or the billing portal, gets a page, not JSON.
+const DashboardPath = "/dashboard"
+
+// DashboardURL is the web app's page for the account.
+func (s *Service) DashboardURL(conglomerateID string) string {
+	return s.cfg.FrontendURL + DashboardPath + "?conglomerate_id=" + url.QueryEscape(conglomerateID)
 }
 
 // billingLinkClaims is the signed payload of a billing link.
@@ -323,8 +335,8 @@ func (s *Service) checkout(ctx context.Context, c models.Conglomerate, kind mode
 	if err := s.requirePayments(); err != nil {
 		return models.CheckoutSession{}, err
 	}
-	back := s.cfg.FrontendURL + "/conglomerates/" + c.ID + "/billing"
-	req := models.CheckoutRequest{Kind: kind, ConglomerateID: c.ID, SuccessURL: back + "?checkout=success", CancelURL: back + "?checkout=cancelled"}
+	back := s.DashboardURL(c.ID)
+	req := models.CheckoutRequest{Kind: kind, ConglomerateID: c.ID, SuccessURL: back + "&checkout=success", CancelURL: back + "&checkout=cancelled"}
 	switch kind {
 	case models.CheckoutTopUp:
 		if credits < MinTopUpCredits || credits > MaxTopUpCredits {
@@ -404,7 +416,7 @@ func (s *Service) portal(ctx context.Context, c models.Conglomerate) (string, er
 	if c.Billing.CustomerID == nil {
 		return "", models.Errorf(models.CodeConflict, "The account has no billing account yet: buy credits or subscribe first.").With("reason", reasonNoBillingAccount)
 	}
-	u, err := s.payments.Portal(ctx, *c.Billing.CustomerID, s.cfg.FrontendURL+"/conglomerates/"+c.ID+"/billing")
+	u, err := s.payments.Portal(ctx, *c.Billing.CustomerID, s.DashboardURL(c.ID))
 	if err != nil {
 		return "", upstream("The payment provider could not open the billing portal; retry shortly.", err)
 	}
@@ -417,8 +429,14 @@ type BillingState struct {
 	Credits            CreditState
 	PaymentsConfigured bool
 	AutoTopUp          AutoTopUp
-	// StartBusiness is nil when a business can be started now, else why not.
+	// StartBusiness is nil when the plan lets the account start a business
+	// now — the very decision POST /conglomerates/{id}/companies makes —
+	// else why not.
 	StartBusiness *models.Error
+	// EnoughCreditsToStart: the balance holds MinCreditsToStart, which the
+	// connector's create_business (BeginBusiness) and a first turn need on
+	// top of the plan; creating a company through REST does not.
+	EnoughCreditsToStart bool
 	Links         map[string]any
 	LinkReasons   map[string]string
 }
@@ -448,9 +466,7 @@ func (s *Service) billingState(ctx context.Context, c models.Conglomerate) (Bill
 		Credits:   CreditState{Balance: bal.Balance, SpentToday: bal.SpentToday, DailyCreditCap: c.DailyCreditCap},
 		AutoTopUp: AutoTopUp{Enabled: c.Billing.AutoTopUpEnabled, Threshold: c.Billing.AutoTopUpThreshold, Credits: c.Billing.AutoTopUpCredits}}
 	st.StartBusiness = s.PlanDecision(c, ActionStartBusiness)
-	if st.StartBusiness == nil && bal.Balance < MinCreditsToStart {
-		st.StartBusiness = s.InsufficientCredits(c, bal.Balance, MinCreditsToStart)
-	}
+	st.EnoughCreditsToStart = bal.Balance >= MinCreditsToStart
 	st.Links, st.LinkReasons = s.linkSet(c, 0)
 	return st, nil
 }
@@ -569,8 +585,8 @@ func (s *Service) StartConnectOnboarding(ctx context.Context) (string, ConnectSt
 		return "", ConnectStatus{}, err
 	}
 	req := models.ConnectOnboardingRequest{ConglomerateID: v.ID, Email: owner.Email,
-		RefreshURL: s.cfg.FrontendURL + "/conglomerates/" + v.ID + "/payouts?onboarding=refresh",
-		ReturnURL:  s.cfg.FrontendURL + "/conglomerates/" + v.ID + "/payouts?onboarding=done"}
+		RefreshURL: s.DashboardURL(v.ID) + "&onboarding=refresh",
+		ReturnURL:  s.DashboardURL(v.ID) + "&onboarding=done"}
 	if v.Billing.ConnectAccountID != nil {
 		req.AccountID = *v.Billing.ConnectAccountID
 	}
