@@ -84,7 +84,7 @@ var Settings = []Setting{
 	{"TEMPORAL_NAMESPACE", "default", "Temporal namespace holdco's workflows run in"},
 	{"HOLDCO_API_ADDR", ":8080", "REST API listener"},
 	{"HOLDCO_PUBLIC_URL", "http://localhost:<api port>", "address browsers and the CLI use to reach the REST API (sign-in callbacks are built from it)"},
-	{"HOLDCO_FRONTEND_URL", "<public URL>", "web app address: sign-in returns there, logout lands on its /login; by default holdco's own minimal pages"},
+	{"HOLDCO_FRONTEND_URL", "<public URL>", "web app address: sign-in returns there, logout lands on its /login, account links open its /dashboard?conglomerate_id=<id>; by default holdco's own minimal pages"},
 	{"OIDC_ISSUER", "(empty)", "issuer URL of the identity provider users sign in with; when empty the embedded development provider runs at <public URL>/dev-idp"},
 	{"OIDC_CLIENT_ID", "(empty)", "client id registered at OIDC_ISSUER (redirect URIs <public URL>/auth/callback and <public URL>/auth/cli/callback)"},
 	{"OIDC_CLIENT_SECRET", "(empty)", "client secret registered at OIDC_ISSUER"},

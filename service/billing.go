@@ -437,8 +437,8 @@ type BillingState struct {
 	// connector's create_business (BeginBusiness) and a first turn need on
 	// top of the plan; creating a company through REST does not.
 	EnoughCreditsToStart bool
-	Links         map[string]any
-	LinkReasons   map[string]string
+	Links                map[string]any
+	LinkReasons          map[string]string
 }
 
 // AutoTopUp buys Credits when a spend leaves the balance below Threshold.
