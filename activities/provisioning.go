@@ -67,7 +67,12 @@ const ErrCompanyGone = "CompanyGone"
 // provisioning, calls the idempotent adapter while heartbeating, and
 // records ready or failed with the error text, so a failure never leaves
 // a half-made resource without a row saying so.
-func (p *Provisioning) ProvisionResource(ctx context.Context, in ResourceInput) (ResourceResult, error) {
+func (p *Provisioning) ProvisionResource(ctx context.Context, in ResourceInput) (_ ResourceResult, err error) {
+	defer func() {
+		if err != nil && ctx.Err() != nil {
+			err = interrupted(ctx, "provision "+string(in.Kind), err)
+		}
+	}()
 	c, err := p.Store.GetCompany(ctx, in.CompanyID)
 	if errors.Is(err, models.ErrNotFound) || err == nil && c.Status == models.CompanyArchived {
 		return ResourceResult{}, temporal.NewNonRetryableApplicationError("company is missing or archived", ErrCompanyGone, err)
@@ -81,6 +86,9 @@ func (p *Provisioning) ProvisionResource(ctx context.Context, in ResourceInput) 
 	stop := heartbeat(ctx)
 	ref, err := p.ensure(ctx, c, in)
 	stop()
+	if err != nil && ctx.Err() != nil {
+		return ResourceResult{}, err // interrupted: the row stays provisioning for the retry
+	}
 	if err != nil {
 		if serr := p.Store.SaveResource(ctx, models.CompanyResource{CompanyID: c.ID, Kind: in.Kind, Status: models.ResourceFailed, LastError: err.Error()}); serr != nil {
 			return ResourceResult{}, errors.Join(err, serr)
@@ -119,19 +127,27 @@ func (p *Provisioning) CheckResource(ctx context.Context, c models.Company, kind
 	return fmt.Errorf("unknown resource kind %q", kind)
 }
 
+// heartbeatEvery is how often a running activity reports liveness (well
+// within the workflow's heartbeat timeout).
+const heartbeatEvery = 2 * time.Second
+
 // heartbeat reports liveness every few seconds until stopped, so a worker
 // that dies mid-provisioning is noticed within the heartbeat timeout and
-// the activity is retried on another worker.
+// the activity is retried on another worker. stop waits until no heartbeat
+// is in flight: one still running when the activity completes is cut off
+// with "context canceled" and logged as a warning. A short activity sends
+// no heartbeat at all.
 func heartbeat(ctx context.Context) (stop func()) {
 	if !activity.IsActivity(ctx) {
 		return func() {}
 	}
 	done := make(chan struct{})
+	exited := make(chan struct{})
 	go func() {
-		t := time.NewTicker(2 * time.Second)
+		defer close(exited)
+		t := time.NewTicker(heartbeatEvery)
 		defer t.Stop()
 		for {
-			activity.RecordHeartbeat(ctx)
 			select {
 			case <-done:
 				return
@@ -139,15 +155,40 @@ func heartbeat(ctx context.Context) (stop func()) {
 				return
 			case <-t.C:
 			}
+			select {
+			case <-done: // stop and a tick raced: stop wins
+				return
+			default:
+			}
+			activity.RecordHeartbeat(ctx)
 		}
 	}()
-	return func() { close(done) }
+	return func() {
+		close(done)
+		<-exited
+	}
+}
+
+// ErrInterrupted is the type of the error of an activity whose context
+// ended (the worker shuts down, or the activity was cancelled or timed
+// out): expected, retried, and logged by the SDK as benign, not as an
+// error.
+const ErrInterrupted = "Interrupted"
+
+func interrupted(ctx context.Context, op string, err error) error {
+	return temporal.NewApplicationErrorWithOptions(fmt.Sprintf("%s: interrupted (%v)", op, context.Cause(ctx)), ErrInterrupted,
+		temporal.ApplicationErrorOptions{Cause: err, Category: temporal.ApplicationErrorCategoryBenign})
 }
 
 // EnsureOIDCClient creates the OpenID client the company's own app signs
 // its users in with, unless one exists; an existing client (revoked or
 // not) is kept as it is, so provisioning never un-revokes it.
 func (p *Provisioning) EnsureOIDCClient(ctx context.Context, companyID string) (clientID string, err error) {
+	defer func() {
+		if err != nil && ctx.Err() != nil {
+			err = interrupted(ctx, "oidc client", err)
+		}
+	}()
 	secret := make([]byte, 32)
 	id := make([]byte, 12)
 	_, _ = rand.Read(secret)

@@ -41,9 +41,11 @@ type BillingResponse struct {
 	CreditPriceCents   int64             `json:"credit_price_cents" doc:"Price of one credit in US cents."`
 	PaymentsConfigured bool              `json:"payments_configured"`
 	AutoTopUp          AutoTopUpSettings `json:"auto_top_up"`
-	CanStartBusiness   bool              `json:"can_start_business"`
+	CanStartBusiness   bool              `json:"can_start_business" doc:"Whether the plan lets the account start a business now: exactly what POST /conglomerates/{id}/companies decides."`
+	// EnoughCreditsToStart is the credit side of starting through the connector.
+	EnoughCreditsToStart bool `json:"enough_credits_to_start" doc:"balance >= min_credits_to_start: the connector's create_business and a first turn need it besides the plan; POST /companies does not."`
 	// StartBlockedBy is the error a business start would get now.
-	StartBlockedBy *string           `json:"start_blocked_by,omitempty" doc:"plan_blocked, plan_expired, plan_no_ai, payment_required or insufficient_credits."`
+	StartBlockedBy *string           `json:"start_blocked_by,omitempty" doc:"Why can_start_business is false: plan_blocked, plan_expired, plan_no_ai or payment_required."`
 	Links          map[string]any    `json:"links" doc:"top_up, upgrade, customer_portal (signed links valid 24 hours; null when unusable) and dashboard."`
 	LinkReasons    map[string]string `json:"link_reasons" doc:"<link>_unavailable: why a link is null (payments_not_configured, already_on_plan, plan_not_for_sale, no_billing_account_yet)."`
 }
@@ -146,7 +148,7 @@ func registerBillingRoutes(api huma.API, h *billingHandlers) {
 func toBillingResponse(id string, st service.BillingState, creditPrice int64) BillingResponse {
 	r := BillingResponse{ConglomerateID: id, Balance: st.Credits.Balance, SpentToday: st.Credits.SpentToday, DailyCreditCap: st.Credits.DailyCreditCap,
 		MinCreditsToStart: service.MinCreditsToStart, CreditPriceCents: creditPrice, PaymentsConfigured: st.PaymentsConfigured,
-		AutoTopUp: AutoTopUpSettings(st.AutoTopUp), CanStartBusiness: st.StartBusiness == nil, Links: st.Links, LinkReasons: st.LinkReasons,
+		AutoTopUp: AutoTopUpSettings(st.AutoTopUp), CanStartBusiness: st.StartBusiness == nil, EnoughCreditsToStart: st.EnoughCreditsToStart, Links: st.Links, LinkReasons: st.LinkReasons,
 		Plan: PlanResponse{Plan: string(st.Plan.Plan), Status: st.Plan.Status, RenewsAt: st.Plan.RenewsAt, TrialEndsAt: st.Plan.TrialEndsAt,
 			TrialActive: st.Plan.TrialActive, Blocked: st.Plan.Blocked, BlockedReason: st.Plan.BlockedReason}}
 	if st.StartBusiness != nil {

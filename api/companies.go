@@ -81,7 +81,9 @@ func registerCompanyRoutes(api huma.API, h *companyHandlers) {
 	tags := []string{"companies"}
 	huma.Register(api, huma.Operation{OperationID: "create-company", Method: http.MethodPost, Path: "/conglomerates/{conglomerate_id}/companies",
 		Tags: tags, Summary: "Create a company", Security: bearerSecurity, DefaultStatus: http.StatusCreated,
-		Description: "A taken handle answers 409 handle_taken with `suggested_handle`; a handle derived from the name takes the next free one."}, h.create)
+		Description: "A taken handle answers 409 handle_taken with `suggested_handle`; a handle derived from the name takes the next free one. " +
+			"Provisioning starts at once, or within seconds from the worker when it could not start right away. " +
+			"Send an `Idempotency-Key` header to retry safely after a lost response."}, h.create)
 	huma.Register(api, huma.Operation{OperationID: "list-companies", Method: http.MethodGet, Path: "/conglomerates/{conglomerate_id}/companies",
 		Tags: tags, Summary: "List companies (not archived)", Security: bearerSecurity}, h.list)
 	huma.Register(api, huma.Operation{OperationID: "list-archived-companies", Method: http.MethodGet, Path: "/conglomerates/{conglomerate_id}/companies/archived",
@@ -111,12 +113,14 @@ type companyOutput struct{ Body CompanyResponse }
 
 type createCompanyInput struct {
 	ConglomerateID string `path:"conglomerate_id" format:"uuid"`
+	IdempotencyKey string `header:"Idempotency-Key" maxLength:"255" doc:"Optional. A retry with the same key and the same body within 24 hours answers 201 with the company the first request created; the same key with another body is 409 (reason idempotency_key_reused)."`
 	Body           CreateCompanyRequest
 }
 
 func (h *companyHandlers) create(ctx context.Context, in *createCompanyInput) (*companyOutput, error) {
 	b := in.Body
-	c, err := h.svc.CreateCompany(ctx, in.ConglomerateID, service.CompanyInput{Name: b.Name, Handle: b.Handle, Idea: b.Idea, Mission: b.Mission, Paused: b.Paused})
+	c, err := h.svc.CreateCompany(ctx, in.ConglomerateID, service.CompanyInput{Name: b.Name, Handle: b.Handle, Idea: b.Idea, Mission: b.Mission, Paused: b.Paused,
+		IdempotencyKey: in.IdempotencyKey})
 	if err != nil {
 		return nil, err
 	}

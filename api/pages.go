@@ -80,6 +80,7 @@ func (p *pages) failed(c *gin.Context, d pageData, err error) {
 func registerPages(engine *gin.Engine, p *pages) {
 	engine.GET("/", p.home)
 	engine.GET("/login", p.home)
+	engine.GET(service.DashboardPath, p.home) // where billing and payment returns land without a frontend
 	engine.GET(service.DevicePagePath, p.device)
 	engine.POST(service.DevicePagePath, p.decideDevice)
 }

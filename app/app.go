@@ -79,6 +79,9 @@ type App struct {
 	sitesListener net.Listener
 	serveErr      chan error
 	closers       []func() error // adapters' resources, closed last
+
+	// stopSweeper ends the provisioning sweeper (worker role).
+	stopSweeper func()
 }
 
 // Start brings every part of the requested roles up. Failures name the
@@ -139,6 +142,7 @@ func Start(ctx context.Context, cfg config.Config, roles []Role, logger *slog.Lo
 		if err = a.worker.Start(); err != nil {
 			return nil, fmt.Errorf("start worker: %w", err)
 		}
+		a.startProvisioningSweeper()
 	}
 
 	if a.listener != nil {
@@ -249,6 +253,9 @@ func (a *App) stop(ctx context.Context) {
 		}
 	} else if a.sitesListener != nil {
 		_ = a.sitesListener.Close()
+	}
+	if a.stopSweeper != nil {
+		a.stopSweeper()
 	}
 	if a.worker != nil {
 		a.worker.Stop()

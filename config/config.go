@@ -92,7 +92,7 @@ var Settings = []Setting{
 	{"HOLDCO_PUBLIC_URL", "http://localhost:<api port>", "address browsers and the CLI use to reach the REST API (sign-in callbacks are built from it)"},
 	{"HOLDCO_SITES_ADDR", ":8083", "listener of company sites (served at <sites URL>/<handle>/); a separate origin from the API so a tenant's script cannot reach holdco's sessions"},
 	{"HOLDCO_SITES_PUBLIC_URL", "http://localhost:<sites port>", "address browsers use to reach the sites listener; must be an origin of its own (not the public or frontend URL's)"},
-	{"HOLDCO_FRONTEND_URL", "<public URL>", "web app address: sign-in returns there, logout lands on its /login; by default holdco's own minimal pages"},
+	{"HOLDCO_FRONTEND_URL", "<public URL>", "web app address: sign-in returns there, logout lands on its /login, account links open its /dashboard?conglomerate_id=<id>; by default holdco's own minimal pages"},
 	{"OIDC_ISSUER", "(empty)", "issuer URL of the identity provider users sign in with; when empty the embedded development provider runs at <public URL>/dev-idp"},
 	{"OIDC_CLIENT_ID", "(empty)", "client id registered at OIDC_ISSUER (redirect URIs <public URL>/auth/callback and <public URL>/auth/cli/callback)"},
 	{"OIDC_CLIENT_SECRET", "(empty)", "client secret registered at OIDC_ISSUER"},

@@ -40,15 +40,86 @@ func (s *Service) Me(ctx context.Context) (Me, error) {
 // DeleteAccount archives the caller's companies, hard-deletes the
 // conglomerates they own, revokes every credential and soft-deletes the
 // user, in one transaction. The mailbox can then never sign up again.
+//
+// Before that, the owned accounts' platform subscriptions are cancelled
+// and their companies' payment objects deactivated (as archiving does);
+// when live-mode objects cannot be, nothing is deleted and the caller
+// should retry (upstream_unavailable, 502). After it, every credential of
+// the account — its companies' keys included — stops at once on this
+// replica.
 func (s *Service) DeleteAccount(ctx context.Context) error {
 	p, err := requireUser(ctx)
 	if err != nil {
 		return err
 	}
+	owned, err := s.ownedConglomerates(ctx, p.UserID)
+	if err != nil {
+		return err
+	}
+	if err := s.stopAccountPayments(ctx, owned); err != nil {
+		return err
+	}
 	if err := s.store.DeleteAccount(ctx, p.UserID, s.now()); err != nil {
 		return err
 	}
+	gone := map[string]bool{}
+	for _, c := range owned {
+		gone[c.ID] = true
+	}
 	s.userKeys.DeleteWhere(func(q Principal) bool { return q.UserID == p.UserID })
 	s.sessions.DeleteWhere(func(q Principal) bool { return q.UserID == p.UserID })
+	s.companyKeys.DeleteWhere(func(q Principal) bool { return gone[q.ConglomerateID] })
+	return nil
+}
+
+func (s *Service) ownedConglomerates(ctx context.Context, userID string) ([]models.Conglomerate, error) {
+	all, err := s.store.ListConglomeratesForUser(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	owned := all[:0]
+	for _, c := range all {
+		if c.OwnerUserID == userID {
+			owned = append(owned, c)
+		}
+	}
+	return owned, nil
+}
+
+// stopAccountPayments cancels the accounts' subscriptions and deactivates
+// their companies' payment objects. Test-mode failures are logged and
+// passed over (those objects take no real money); live-mode ones stop the
+// deletion.
+func (s *Service) stopAccountPayments(ctx context.Context, owned []models.Conglomerate) error {
+	if s.payments == nil {
+		return nil
+	}
+	fail := func(what string, err error) error {
+		if !s.payments.Livemode() {
+			s.logger.WarnContext(ctx, "delete account: test-mode payment objects not stopped", "what", what, "error", err)
+			return nil
+		}
+		return models.Errorf(models.CodeUpstreamUnavailable, "The payment provider could not stop this account's live %s; nothing was deleted. Retry shortly.", what).Wrap(err)
+	}
+	for _, c := range owned {
+		if sub := c.Billing.SubscriptionID; sub != nil && *sub != "" && c.Billing.PlanStatus != models.SubscriptionCanceled {
+			if err := s.payments.CancelSubscription(ctx, *sub); err != nil {
+				if err := fail("subscription", err); err != nil {
+					return err
+				}
+			}
+		}
+		companies, err := s.store.ListCompanies(ctx, c.ID, false)
+		if err != nil {
+			return err
+		}
+		for _, co := range companies {
+			if err := s.payments.DeactivateCompany(ctx, co.ID); err != nil {
+				if err := fail("payment objects", err); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	return nil
 }

@@ -25,6 +25,9 @@ type Payments interface {
 	ConnectOnboarding(context.Context, models.ConnectOnboardingRequest) (accountID, url string, err error)
 	ConnectAccount(ctx context.Context, accountID string) (models.ConnectState, error)
 	ChargeTopUp(context.Context, models.ChargeRequest) (models.ChargeResult, error)
+	// CancelSubscription cancels a platform subscription at once; one
+	// that is already cancelled or gone is not an error.
+	CancelSubscription(ctx context.Context, subscriptionID string) error
 	// ParseWebhook verifies a webhook's signature (models.ErrBadSignature)
 	// and reduces the event to what holdco acts on.
 	ParseWebhook(ctx context.Context, payload []byte, signature string) (models.PaymentEvent, error)
@@ -136,23 +139,24 @@ type BusinessStart struct {
 	Balance        int64
 }
 
-// BeginBusiness is the gate before a business starts: with grantWelcome
-// (the connector's first business) the welcome credits are granted first
-// unless the account already had them; then the plan must allow it and the
-// balance must hold at least MinCreditsToStart.
+// BeginBusiness is the gate before a business starts: the plan must allow
+// it; then, with grantWelcome (the connector's first business), the
+// welcome credits are granted unless the account already had them (a start
+// the plan refuses keeps them ungranted); then the balance must hold at
+// least MinCreditsToStart.
 func (s *Service) BeginBusiness(ctx context.Context, conglomerateID string, grantWelcome bool) (BusinessStart, error) {
 	v, err := s.authorizeConglomerate(ctx, conglomerateID)
 	if err != nil {
 		return BusinessStart{}, err
 	}
 	var out BusinessStart
+	if e := s.PlanDecision(v.Conglomerate, ActionStartBusiness); e != nil {
+		return out, e
+	}
 	if grantWelcome {
 		if out.WelcomeGranted, err = s.GrantWelcomeCredits(ctx, v.ID); err != nil {
 			return out, err
 		}
-	}
-	if e := s.PlanDecision(v.Conglomerate, ActionStartBusiness); e != nil {
-		return out, e
 	}
 	bal, err := s.store.CreditBalance(ctx, v.ID, dayStart(s.now()))
 	if err != nil {
@@ -200,7 +204,7 @@ const (
 // the account cannot use is nil, with "<name>_unavailable" giving why.
 // Building them calls no provider.
 func (s *Service) linkSet(c models.Conglomerate, shortfall int64) (map[string]any, map[string]string) {
-	links := map[string]any{"dashboard": s.cfg.FrontendURL + "/conglomerates/" + c.ID + "/billing"}
+	links := map[string]any{"dashboard": s.DashboardURL(c.ID)}
 	reasons := map[string]string{}
 	unavailable := func(name, reason string) {
 		links[name] = nil
@@ -228,6 +232,18 @@ func (s *Service) linkSet(c models.Conglomerate, shortfall int64) (map[string]an
 		links[linkPortal] = s.billingLink(c.ID, linkPortal, 0)
 	}
 	return links, reasons
+}
+
+// DashboardPath is the web app's page for an account (billing, payouts,
+// companies), opened with ?conglomerate_id=<id>. The frontend serves it;
+// without a frontend, holdco's own minimal pages answer it with HTML. It
+// is never a REST route, so a browser following a dashboard link, or
+// coming back from checkout or the billing portal, gets a page, not JSON.
+const DashboardPath = "/dashboard"
+
+// DashboardURL is the web app's page for the account.
+func (s *Service) DashboardURL(conglomerateID string) string {
+	return s.cfg.FrontendURL + DashboardPath + "?conglomerate_id=" + url.QueryEscape(conglomerateID)
 }
 
 // billingLinkClaims is the signed payload of a billing link.
@@ -319,8 +335,8 @@ func (s *Service) checkout(ctx context.Context, c models.Conglomerate, kind mode
 	if err := s.requirePayments(); err != nil {
 		return models.CheckoutSession{}, err
 	}
-	back := s.cfg.FrontendURL + "/conglomerates/" + c.ID + "/billing"
-	req := models.CheckoutRequest{Kind: kind, ConglomerateID: c.ID, SuccessURL: back + "?checkout=success", CancelURL: back + "?checkout=cancelled"}
+	back := s.DashboardURL(c.ID)
+	req := models.CheckoutRequest{Kind: kind, ConglomerateID: c.ID, SuccessURL: back + "&checkout=success", CancelURL: back + "&checkout=cancelled"}
 	switch kind {
 	case models.CheckoutTopUp:
 		if credits < MinTopUpCredits || credits > MaxTopUpCredits {
@@ -400,7 +416,7 @@ func (s *Service) portal(ctx context.Context, c models.Conglomerate) (string, er
 	if c.Billing.CustomerID == nil {
 		return "", models.Errorf(models.CodeConflict, "The account has no billing account yet: buy credits or subscribe first.").With("reason", reasonNoBillingAccount)
 	}
-	u, err := s.payments.Portal(ctx, *c.Billing.CustomerID, s.cfg.FrontendURL+"/conglomerates/"+c.ID+"/billing")
+	u, err := s.payments.Portal(ctx, *c.Billing.CustomerID, s.DashboardURL(c.ID))
 	if err != nil {
 		return "", upstream("The payment provider could not open the billing portal; retry shortly.", err)
 	}
@@ -413,10 +429,16 @@ type BillingState struct {
 	Credits            CreditState
 	PaymentsConfigured bool
 	AutoTopUp          AutoTopUp
-	// StartBusiness is nil when a business can be started now, else why not.
+	// StartBusiness is nil when the plan lets the account start a business
+	// now — the very decision POST /conglomerates/{id}/companies makes —
+	// else why not.
 	StartBusiness *models.Error
-	Links         map[string]any
-	LinkReasons   map[string]string
+	// EnoughCreditsToStart: the balance holds MinCreditsToStart, which the
+	// connector's create_business (BeginBusiness) and a first turn need on
+	// top of the plan; creating a company through REST does not.
+	EnoughCreditsToStart bool
+	Links                map[string]any
+	LinkReasons          map[string]string
 }
 
 // AutoTopUp buys Credits when a spend leaves the balance below Threshold.
@@ -444,9 +466,7 @@ func (s *Service) billingState(ctx context.Context, c models.Conglomerate) (Bill
 		Credits:   CreditState{Balance: bal.Balance, SpentToday: bal.SpentToday, DailyCreditCap: c.DailyCreditCap},
 		AutoTopUp: AutoTopUp{Enabled: c.Billing.AutoTopUpEnabled, Threshold: c.Billing.AutoTopUpThreshold, Credits: c.Billing.AutoTopUpCredits}}
 	st.StartBusiness = s.PlanDecision(c, ActionStartBusiness)
-	if st.StartBusiness == nil && bal.Balance < MinCreditsToStart {
-		st.StartBusiness = s.InsufficientCredits(c, bal.Balance, MinCreditsToStart)
-	}
+	st.EnoughCreditsToStart = bal.Balance >= MinCreditsToStart
 	st.Links, st.LinkReasons = s.linkSet(c, 0)
 	return st, nil
 }
@@ -565,8 +585,8 @@ func (s *Service) StartConnectOnboarding(ctx context.Context) (string, ConnectSt
 		return "", ConnectStatus{}, err
 	}
 	req := models.ConnectOnboardingRequest{ConglomerateID: v.ID, Email: owner.Email,
-		RefreshURL: s.cfg.FrontendURL + "/conglomerates/" + v.ID + "/payouts?onboarding=refresh",
-		ReturnURL:  s.cfg.FrontendURL + "/conglomerates/" + v.ID + "/payouts?onboarding=done"}
+		RefreshURL: s.DashboardURL(v.ID) + "&onboarding=refresh",
+		ReturnURL:  s.DashboardURL(v.ID) + "&onboarding=done"}
 	if v.Billing.ConnectAccountID != nil {
 		req.AccountID = *v.Billing.ConnectAccountID
 	}

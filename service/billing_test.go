@@ -397,3 +397,65 @@ func TestPaidGrantsAreUniqueByReference(t *testing.T) {
 	}
 	assert.Equal(t, int64(60), balance(t, e, ada, cong))
 }
+
+// TestRefusedStartKeepsTheWelcomeCredits: a start the plan refuses does
+// not burn the one-time welcome credits; the first start that goes
+// through grants them.
+func TestRefusedStartKeepsTheWelcomeCredits(t *testing.T) {
+	e := newEnv(t)
+	ada, cong := e.user(t, "ada@example.com")
+	e.clock.Advance(service.TrialLength + time.Minute)
+	start, err := e.svc.BeginBusiness(ada, cong, true)
+	assert.True(t, models.IsCode(err, models.CodePlanExpired), "%v", err)
+	assert.False(t, start.WelcomeGranted)
+	assert.Equal(t, int64(0), balance(t, e, ada, cong), "nothing granted by a refused start")
+
+	require.NoError(t, e.store.SetSubscription(context.Background(), cong, "cus_w", "sub_w", models.PlanFounder, models.SubscriptionActive, nil))
+	start, err = e.svc.BeginBusiness(ada, cong, true)
+	require.NoError(t, err)
+	assert.True(t, start.WelcomeGranted, "the first start that goes through grants them")
+	assert.Equal(t, int64(service.WelcomeCredits), start.Balance)
+}
+
+// TestCanStartBusinessAgreesWithCreateCompany: the billing page's
+// can_start_business is what POST /companies decides, on a live trial
+// (even with no credits), an expired trial and the Founder plan; the
+// credit side is reported apart.
+func TestCanStartBusinessAgreesWithCreateCompany(t *testing.T) {
+	e := newEnv(t)
+	ada, cong := e.user(t, "ada@example.com")
+	check := func(name string) {
+		t.Helper()
+		st, err := e.svc.Billing(ada, cong)
+		require.NoError(t, err)
+		_, createErr := e.svc.CreateCompany(ada, cong, service.CompanyInput{Name: name})
+		assert.Equal(t, createErr == nil, st.StartBusiness == nil, "%s: billing says %v, create says %v", name, st.StartBusiness, createErr)
+		if st.StartBusiness != nil {
+			assert.True(t, models.IsCode(createErr, st.StartBusiness.Code), "%s: the same reason", name)
+		}
+	}
+	st, err := e.svc.Billing(ada, cong)
+	require.NoError(t, err)
+	assert.Nil(t, st.StartBusiness, "a live trial")
+	assert.False(t, st.EnoughCreditsToStart, "no credits yet")
+	check("Trial")
+
+	e.clock.Advance(service.TrialLength + time.Minute)
+	check("Expired")
+
+	require.NoError(t, e.store.SetSubscription(context.Background(), cong, "cus_f", "sub_f", models.PlanFounder, models.SubscriptionActive, nil))
+	check("Founder")
+	st, err = e.svc.Billing(ada, cong)
+	require.NoError(t, err)
+	assert.Nil(t, st.StartBusiness, "the Founder plan")
+}
+
+// TestDashboardLinkIsAFrontendPage: links.dashboard opens the web app's
+// dashboard page, never a REST route.
+func TestDashboardLinkIsAFrontendPage(t *testing.T) {
+	e := newEnv(t)
+	ada, cong := e.user(t, "ada@example.com")
+	st, err := e.svc.Billing(ada, cong)
+	require.NoError(t, err)
+	assert.Equal(t, "http://app.test/dashboard?conglomerate_id="+cong, st.Links["dashboard"])
+}

@@ -2,14 +2,19 @@ package service
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
 
 	"holdco/models"
+	"holdco/store"
 )
 
 // authorizeCompany applies the ownership rule to a company: missing (or
@@ -55,6 +60,9 @@ type CompanyInput struct {
 	Idea    string
 	Mission string
 	Paused  bool
+	// IdempotencyKey (creation only, optional) makes a retry of the same
+	// request return the company the first attempt created.
+	IdempotencyKey string
 }
 
 // CreateCompany adds a company to a conglomerate the caller belongs to. A
@@ -62,10 +70,26 @@ type CompanyInput struct {
 // starting a business (Founder plan or a live trial); creating the company
 // spends no credits, so there is no credit gate here (the connector's
 // create_business and the first turn check credits).
+//
+// The company and the intent to provision it are committed together;
+// provisioning is then started at once, and when that fails (Temporal
+// unreachable, a crash) the worker's sweeper starts it within seconds, so
+// the answer is the company either way. With an IdempotencyKey, a retry of
+// the same request within IdempotencyKeyTTL returns the company the first
+// attempt created; the same key with other fields is a conflict.
 func (s *Service) CreateCompany(ctx context.Context, conglomerateID string, in CompanyInput) (models.Company, error) {
 	v, err := s.authorizeConglomerate(ctx, conglomerateID)
 	if err != nil {
 		return models.Company{}, err
+	}
+	var key *models.CompanyCreateKey
+	if in.IdempotencyKey != "" {
+		if key, err = s.companyCreateKey(ctx, conglomerateID, in); err != nil {
+			return models.Company{}, err
+		}
+		if c, replay, err := s.replayCreate(ctx, *key); replay || err != nil {
+			return c, err
+		}
 	}
 	if e := s.PlanDecision(v.Conglomerate, ActionStartBusiness); e != nil {
 		return models.Company{}, e
@@ -88,16 +112,20 @@ func (s *Service) CreateCompany(ctx context.Context, conglomerateID string, in C
 		c.Status = models.CompanyPaused
 	}
 	for attempt := 0; ; attempt++ {
-		created, err := s.store.CreateCompany(ctx, conglomerateID, c)
+		created, err := s.store.CreateCompanyToProvision(ctx, conglomerateID, c, true, key)
 		if err == nil {
 			if s.temporal != nil {
-				// A failure here leaves the company not_provisioned; POST
-				// /companies/{id}/provision starts it again.
-				if _, err := s.startProvisioning(ctx, created, true); err != nil {
-					s.logger.WarnContext(ctx, "start provisioning", "company", created.ID, "error", err)
+				if _, err := s.outbox.Start(ctx, created, true); err != nil {
+					s.logger.WarnContext(ctx, "provisioning not started; the worker's sweeper will start it", "company", created.ID, "error", err)
 				}
 			}
 			return created, nil
+		}
+		if key != nil && (errors.Is(err, store.ErrCreateKeyUsed) || errors.Is(err, models.ErrDuplicate)) {
+			// A concurrent request with the same key may have won.
+			if c, replay, rerr := s.replayCreate(ctx, *key); replay || rerr != nil {
+				return c, rerr
+			}
 		}
 		if !errors.Is(err, models.ErrDuplicate) {
 			return models.Company{}, err
@@ -113,6 +141,47 @@ func (s *Service) CreateCompany(ctx context.Context, conglomerateID string, in C
 		// A derived handle simply takes the free one.
 		c.Handle = suggestion
 	}
+}
+
+// IdempotencyKeyTTL is how long an Idempotency-Key of company creation is
+// remembered.
+const IdempotencyKeyTTL = 24 * time.Hour
+
+// MaxIdempotencyKeyLen bounds an Idempotency-Key.
+const MaxIdempotencyKeyLen = 255
+
+// companyCreateKey checks an Idempotency-Key and builds its record: the key
+// is scoped to the caller and the conglomerate and stored only as a hash;
+// the fingerprint covers every field of the request.
+func (s *Service) companyCreateKey(ctx context.Context, conglomerateID string, in CompanyInput) (*models.CompanyCreateKey, error) {
+	p, _ := PrincipalFrom(ctx)
+	if len(in.IdempotencyKey) > MaxIdempotencyKeyLen || strings.IndexFunc(in.IdempotencyKey, func(r rune) bool { return r < 0x21 || r > 0x7e }) >= 0 {
+		return nil, models.Errorf(models.CodeInvalidArgument, "The Idempotency-Key header is 1 to %d visible ASCII characters.", MaxIdempotencyKeyLen).WithField("Idempotency-Key")
+	}
+	keyHash := sha256.Sum256([]byte(p.UserID + "\x00" + string(p.Credential) + "\x00" + p.CompanyID + "\x00" + conglomerateID + "\x00" + in.IdempotencyKey))
+	fields, _ := json.Marshal([]any{in.Name, in.Handle, in.Idea, in.Mission, in.Paused})
+	fingerprint := sha256.Sum256(fields)
+	return &models.CompanyCreateKey{KeyHash: hex.EncodeToString(keyHash[:]), ConglomerateID: conglomerateID, UserID: p.UserID,
+		Fingerprint: hex.EncodeToString(fingerprint[:]), CreatedAt: s.now(), ExpiresAt: s.now().Add(IdempotencyKeyTTL)}, nil
+}
+
+// replayCreate answers a create whose Idempotency-Key was seen: the same
+// request gets the company it created (as it is now), other fields under
+// the same key a conflict. replay is false when the key is new.
+func (s *Service) replayCreate(ctx context.Context, key models.CompanyCreateKey) (c models.Company, replay bool, err error) {
+	seen, err := s.store.CompanyCreateKey(ctx, key.KeyHash, s.now())
+	if errors.Is(err, models.ErrNotFound) {
+		return models.Company{}, false, nil
+	}
+	if err != nil {
+		return models.Company{}, false, err
+	}
+	if seen.Fingerprint != key.Fingerprint {
+		return models.Company{}, true, models.Errorf(models.CodeConflict,
+			"This Idempotency-Key was used for a different request; use a new key for a new company.").With("reason", "idempotency_key_reused")
+	}
+	c, err = s.store.GetCompany(ctx, seen.CompanyID)
+	return c, true, err
 }
 
 // Slugify turns a name into a handle candidate: lower-case ASCII letters

@@ -3,6 +3,7 @@ package service_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -151,4 +152,63 @@ func TestCompanyAPIKey(t *testing.T) {
 	require.NoError(t, e.svc.ArchiveCompany(ada, c.ID))
 	_, err = e.svc.Authenticate(context.Background(), k2.Key)
 	assert.True(t, models.IsCode(err, models.CodeUnauthenticated))
+}
+
+// TestCreateCompanyIdempotencyKey: a client that lost the response retries
+// with the same key and gets the same company, not a second one; the same
+// key with other fields is a conflict; another user's identical key is
+// their own; a key expires after a day.
+func TestCreateCompanyIdempotencyKey(t *testing.T) {
+	e := newEnv(t)
+	ada, cong := e.user(t, "ada@example.com")
+	in := service.CompanyInput{Name: "Map Shop", Idea: "Sell maps", IdempotencyKey: "create-7f3a"}
+
+	first, err := e.svc.CreateCompany(ada, cong, in)
+	require.NoError(t, err)
+	again, err := e.svc.CreateCompany(ada, cong, in)
+	require.NoError(t, err)
+	assert.Equal(t, first.ID, again.ID, "the retry returns the company the first request created")
+	list, err := e.svc.ListCompanies(ada, cong)
+	require.NoError(t, err)
+	assert.Len(t, list, 1, "no second company")
+
+	other := in
+	other.Idea = "Sell globes"
+	_, err = e.svc.CreateCompany(ada, cong, other)
+	var de *models.Error
+	require.ErrorAs(t, err, &de)
+	assert.Equal(t, models.CodeConflict, de.Code)
+	assert.Equal(t, "idempotency_key_reused", de.Extra["reason"])
+
+	bad := in
+	bad.IdempotencyKey = "has space"
+	_, err = e.svc.CreateCompany(ada, cong, bad)
+	assert.True(t, models.IsCode(err, models.CodeInvalidArgument), "%v", err)
+
+	bob, bobCong := e.user(t, "bob@example.com")
+	bobs, err := e.svc.CreateCompany(bob, bobCong, service.CompanyInput{Name: "Map Shop", Idea: "Sell maps", IdempotencyKey: "create-7f3a"})
+	require.NoError(t, err)
+	assert.NotEqual(t, first.ID, bobs.ID, "keys are scoped to the caller")
+
+	// Concurrent retries with one key create one company.
+	burst := service.CompanyInput{Name: "Globe Shop", IdempotencyKey: "create-burst"}
+	ids := make([]string, 8)
+	var wg sync.WaitGroup
+	for i := range ids {
+		wg.Go(func() {
+			c, err := e.svc.CreateCompany(ada, cong, burst)
+			assert.NoError(t, err)
+			ids[i] = c.ID
+		})
+	}
+	wg.Wait()
+	for _, id := range ids {
+		assert.Equal(t, ids[0], id)
+	}
+
+	e.clock.Advance(service.IdempotencyKeyTTL + time.Minute)
+	later, err := e.svc.CreateCompany(ada, cong, in)
+	require.NoError(t, err)
+	assert.NotEqual(t, first.ID, later.ID, "an expired key starts over")
+	assert.Equal(t, "map-shop-3", later.Handle, "a new company (bob took map-shop-2)")
 }

@@ -26,12 +26,13 @@ type ProvisionTrigger struct {
 	RunID      string
 }
 
-func (s *Service) provisionOptions(c models.Company) client.StartWorkflowOptions {
+// provisionOptions starts or joins the company's one provisioning
+// workflow: a running provisioning is joined, never doubled; a finished one
+// may run again.
+func provisionOptions(c models.Company) client.StartWorkflowOptions {
 	return client.StartWorkflowOptions{
-		ID:        workflows.ProvisionWorkflowID(c.ID),
-		TaskQueue: workflows.TaskQueue,
-		// Start or join: a running provisioning is joined, never doubled; a
-		// finished one may run again.
+		ID:                       workflows.ProvisionWorkflowID(c.ID),
+		TaskQueue:                workflows.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 		TypedSearchAttributes: temporal.NewSearchAttributes(
@@ -42,27 +43,47 @@ func (s *Service) provisionOptions(c models.Company) client.StartWorkflowOptions
 	}
 }
 
-func (s *Service) startProvisioning(ctx context.Context, c models.Company, seedRepo bool) (ProvisionTrigger, error) {
+// requestProvisioning sends the heal signal to the company's provisioning
+// workflow, starting a run when none is running (signal-with-start). A
+// run parked with failed resources retries them at once; a run still
+// working is joined (it answers the signal by retrying whatever it ends
+// up failing); with no run, a new one ensures every resource. The
+// repository is seeded only when the company's record allows it.
+func (s *Service) requestProvisioning(ctx context.Context, c models.Company) (ProvisionTrigger, error) {
 	if s.temporal == nil {
 		return ProvisionTrigger{}, models.Errorf(models.CodeUpstreamUnavailable, "Provisioning is not available on this server.")
 	}
-	run, err := s.temporal.ExecuteWorkflow(ctx, s.provisionOptions(c), workflows.ProvisionWorkflowName,
-		workflows.ProvisionInput{CompanyID: c.ID, ConglomerateID: c.ConglomerateID, SeedRepo: seedRepo})
+	seed, err := s.store.ProvisioningSeedRepo(ctx, c.ID)
+	if err != nil {
+		return ProvisionTrigger{}, err
+	}
+	run, err := s.temporal.SignalWithStartWorkflow(ctx, workflows.ProvisionWorkflowID(c.ID), workflows.SignalHeal, nil, provisionOptions(c),
+		workflows.ProvisionWorkflowName, workflows.ProvisionInput{CompanyID: c.ID, ConglomerateID: c.ConglomerateID, SeedRepo: seed})
 	if err != nil {
 		return ProvisionTrigger{}, models.Errorf(models.CodeUpstreamUnavailable, "Provisioning could not be started; retry shortly.").Wrap(err)
+	}
+	if err := s.store.MarkProvisioningStarted(ctx, c.ID, s.now()); err != nil {
+		return ProvisionTrigger{}, err
 	}
 	return ProvisionTrigger{WorkflowID: run.GetID(), RunID: run.GetRunID()}, nil
 }
 
 // ProvisionCompany (re)starts provisioning of a company, whatever its
-// status (a paused or imported company can be provisioned); repeated calls
-// join the running workflow. seedRepo false is an import resume.
+// status (a paused or imported company can be provisioned): failed
+// resources are retried, a run still working is joined. seedRepo false is
+// an import resume: the company's repository is never seeded from then on,
+// not even by a later heal.
 func (s *Service) ProvisionCompany(ctx context.Context, companyID string, seedRepo bool) (ProvisionTrigger, error) {
 	c, err := s.authorizeCompany(ctx, companyID, false)
 	if err != nil {
 		return ProvisionTrigger{}, err
 	}
-	return s.startProvisioning(ctx, c, seedRepo)
+	if !seedRepo {
+		if err := s.store.RecordImportResume(ctx, c.ID, s.now()); err != nil {
+			return ProvisionTrigger{}, err
+		}
+	}
+	return s.requestProvisioning(ctx, c)
 }
 
 // ResourceView is one resource's recorded state.
@@ -203,7 +224,8 @@ type HealResult struct {
 // HealCompany diagnoses a company and, when something is failed or
 // missing, re-provisions it through the same workflow (signal-with-start:
 // a run waiting for heal retries its failed resources, otherwise a new run
-// ensures every resource again).
+// ensures every resource again). A recreated repository is seeded only
+// when the company was created with seeding.
 func (s *Service) HealCompany(ctx context.Context, companyID string) (HealResult, error) {
 	if err := requireAdmin(ctx); err != nil {
 		return HealResult{}, err
@@ -223,13 +245,8 @@ func (s *Service) HealCompany(ctx context.Context, companyID string) (HealResult
 	if d.Healthy {
 		return res, nil
 	}
-	if s.temporal == nil {
-		return res, models.Errorf(models.CodeUpstreamUnavailable, "Provisioning is not available on this server.")
-	}
-	_, err = s.temporal.SignalWithStartWorkflow(ctx, res.WorkflowID, workflows.SignalHeal, nil, s.provisionOptions(c),
-		workflows.ProvisionWorkflowName, workflows.ProvisionInput{CompanyID: c.ID, ConglomerateID: c.ConglomerateID, SeedRepo: true})
-	if err != nil {
-		return res, models.Errorf(models.CodeUpstreamUnavailable, "Heal could not be started; retry shortly.").Wrap(err)
+	if _, err := s.requestProvisioning(ctx, c); err != nil {
+		return res, err
 	}
 	res.HealRequested = true
 	return res, nil

@@ -61,6 +61,7 @@ type Service struct {
 	seal     sealer
 	payments Payments
 	temporal client.Client
+	outbox   *ProvisioningOutbox
 	checker  ResourceChecker
 
 	userKeys    *ttlCache[string, Principal] // by token hash
@@ -115,6 +116,7 @@ func New(ctx context.Context, cfg Config, st *store.Store, idp IdentityProvider,
 	}
 	s := &Service{cfg: cfg, store: st, idp: idp, logger: logger, now: opts.Clock, sign: signer{key: key},
 		payments: opts.Payments, temporal: opts.Temporal, checker: opts.Checker}
+	s.outbox = &ProvisioningOutbox{Store: st, Temporal: opts.Temporal, Logger: logger}
 	if s.seal, err = newSealer(s.sign); err != nil {
 		return nil, fmt.Errorf("service: sealer: %w", err)
 	}

@@ -25,6 +25,7 @@ func migrations() []*gormigrate.Migration {
 		migration0007CreditLedger(),
 		migration0008Billing(),
 		migration0009WebLoginCodes(),
+		migration0010ProvisioningOutbox(),
 	}
 }
 

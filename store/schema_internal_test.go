@@ -27,7 +27,8 @@ func TestMigrationsCoverEveryModelColumn(t *testing.T) {
 	for _, model := range []any{&models.User{}, &models.Conglomerate{}, &models.Membership{}, &models.Company{},
 		&models.WebSession{}, &models.APIKey{}, &models.CLIAuthCode{}, &models.WebLoginCode{}, &models.DeviceAuthorization{}, &models.AdminToken{},
 		&models.InstanceSecret{}, &models.DevIdPUser{}, &models.CompanyAPIKey{}, &models.CompanyResource{}, &models.CompanyOIDCClient{},
-		&models.CreditLedgerEntry{}, &models.CreditLedgerGroup{}, &models.CreditAccount{}} {
+		&models.CreditLedgerEntry{}, &models.CreditLedgerGroup{}, &models.CreditAccount{},
+		&models.CompanyProvisioning{}, &models.CompanyCreateKey{}} {
 		sch, err := schema.Parse(model, &sync.Map{}, s.db.NamingStrategy)
 		require.NoError(t, err)
 		require.True(t, m.HasTable(sch.Table), "table %s", sch.Table)

@@ -282,6 +282,23 @@ func (c *Client) DeactivateCompany(ctx context.Context, companyID string) error 
 	return nil
 }
 
+// CancelSubscription cancels a platform subscription at once (an account
+// that is deleted is billed no further). An already cancelled or unknown
+// subscription is not an error: there is nothing left to stop.
+func (c *Client) CancelSubscription(ctx context.Context, subscriptionID string) error {
+	p := &stripe.SubscriptionCancelParams{}
+	p.Context = ctx
+	_, err := c.platform.Subscriptions.Cancel(subscriptionID, p)
+	var se *stripe.Error
+	if errors.As(err, &se) && se.Code == stripe.ErrorCodeResourceMissing {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("stripe: cancel subscription %s: %w", subscriptionID, err)
+	}
+	return nil
+}
+
 // ParseWebhook verifies the Stripe-Signature header (within the default
 // five-minute tolerance) and reduces the event to what holdco acts on.
 // Events of other types come back as models.EventIgnored.

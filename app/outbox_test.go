@@ -1,0 +1,152 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"holdco/activities"
+	"holdco/models"
+	"holdco/providers/companydb"
+	"holdco/providers/gitrepo"
+	"holdco/providers/statichost"
+	"holdco/service"
+	"holdco/store"
+	"holdco/testenv"
+	"holdco/workflows"
+)
+
+// unreachableTemporal fails every workflow start, as a process killed
+// right after the company's commit (or a Temporal that is down) would.
+type unreachableTemporal struct{ client.Client }
+
+func (unreachableTemporal) ExecuteWorkflow(context.Context, client.StartWorkflowOptions, any, ...any) (client.WorkflowRun, error) {
+	return nil, errors.New("injected: the process died before the workflow started")
+}
+
+// localProvisioning is the activity set on the local adapters under dir.
+func localProvisioning(t *testing.T, st *store.Store, dir string) *activities.Provisioning {
+	t.Helper()
+	repos, err := gitrepo.New(filepath.Join(dir, "repos"))
+	require.NoError(t, err)
+	dbs, err := companydb.NewSQLite(filepath.Join(dir, "dbs"))
+	require.NoError(t, err)
+	mux := http.NewServeMux()
+	srv := httptestServer(t, mux)
+	host, err := statichost.New(filepath.Join(dir, "sites"), srv+"/sites", repos)
+	require.NoError(t, err)
+	mux.Handle("/sites/", http.StripPrefix("/sites", host.Handler(st, 0)))
+	return &activities.Provisioning{Store: st, Repositories: repos, Databases: dbs, Hosting: host}
+}
+
+// countEntries counts what a local adapter made under dir/sub.
+func countEntries(t *testing.T, dir, sub string) int {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(dir, sub))
+	require.NoError(t, err)
+	n := 0
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") {
+			n++
+		}
+	}
+	return n
+}
+
+func newTestService(t *testing.T, st *store.Store, tc client.Client) *service.Service {
+	t.Helper()
+	svc, err := service.New(context.Background(), service.Config{PublicURL: "http://holdco.test"}, st, testenv.NewIdP(), quietLogger(),
+		service.Options{Temporal: tc})
+	require.NoError(t, err)
+	return svc
+}
+
+// TestCompaniesCreatedBeforeACrashAreProvisioned creates companies while
+// every workflow start fails (the process "dies" between the commit and
+// the start), then restarts on the same database: the worker's sweeper
+// provisions every one of them, with exactly one repository, database and
+// site each, and a company whose workflow did start before the crash is
+// not provisioned twice.
+func TestCompaniesCreatedBeforeACrashAreProvisioned(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st := testenv.NewStore(t)
+	env := testenv.NewTemporal(t, nil)
+	user, cong, err := st.CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
+	require.NoError(t, err)
+	as := service.WithPrincipal(ctx, service.Principal{Credential: service.CredentialWebSession, CredentialID: "s1", UserID: user.ID, ConglomerateID: cong.ID})
+
+	// Before the crash: every create answers with its company although no
+	// workflow starts.
+	crashing := newTestService(t, st, unreachableTemporal{env.Client})
+	const n = 6
+	ids := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			c, err := crashing.CreateCompany(as, cong.ID, service.CompanyInput{Name: fmt.Sprintf("Shop %d", i), Idea: "Sell maps"})
+			assert.NoError(t, err)
+			ids[i] = c.ID
+		})
+	}
+	wg.Wait()
+	for _, id := range ids {
+		require.NotEmpty(t, id)
+		rows, err := st.ListResources(ctx, id)
+		require.NoError(t, err)
+		assert.Empty(t, rows, "nothing was provisioned before the crash")
+	}
+
+	// The last company's workflow did start before the crash, but the
+	// process died before it recorded that.
+	prov := localProvisioning(t, st, dir)
+	env.Server.NewWorker(env.TaskQueue, func(r worker.Registry) { workflows.Register(r, prov) })
+	last, err := st.GetCompany(ctx, ids[n-1])
+	require.NoError(t, err)
+	early, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflows.ProvisionWorkflowID(last.ID), TaskQueue: env.TaskQueue},
+		workflows.ProvisionWorkflowName, workflows.ProvisionInput{CompanyID: last.ID, ConglomerateID: cong.ID, SeedRepo: true})
+	require.NoError(t, err)
+	require.NoError(t, early.Get(ctx, nil))
+
+	// After the restart: the worker's sweeper starts what is pending.
+	outbox := &service.ProvisioningOutbox{Store: st, Temporal: env.Client, Logger: quietLogger()}
+	started, err := outbox.Sweep(ctx, 0)
+	require.NoError(t, err)
+	assert.Equal(t, n, started)
+	again, err := outbox.Sweep(ctx, 0)
+	require.NoError(t, err)
+	assert.Zero(t, again, "every intent is marked started")
+
+	waitCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	for _, id := range ids {
+		var res workflows.ProvisionResult
+		require.NoError(t, env.Client.GetWorkflow(waitCtx, workflows.ProvisionWorkflowID(id), "").Get(waitCtx, &res), id)
+		rows, err := st.ListResources(ctx, id)
+		require.NoError(t, err)
+		require.Len(t, rows, 3, id)
+		for _, r := range rows {
+			assert.Equal(t, models.ResourceReady, r.Status, "%s %s", id, r.Kind)
+		}
+	}
+	assert.Equal(t, n, countEntries(t, dir, "repos"), "one repository each")
+	assert.Equal(t, n, countEntries(t, dir, "dbs"), "one database each")
+	assert.Equal(t, n, countEntries(t, dir, "sites"), "one site each")
+
+	// The workflow that ran before the crash was not run again.
+	latest, err := env.Client.DescribeWorkflowExecution(ctx, workflows.ProvisionWorkflowID(last.ID), "")
+	require.NoError(t, err)
+	assert.Equal(t, early.GetRunID(), latest.WorkflowExecutionInfo.Execution.RunId)
+}

@@ -1,0 +1,22 @@
+package app
+
+import (
+	"context"
+
+	"holdco/service"
+)
+
+// startProvisioningSweeper runs the provisioning outbox's sweeper on the
+// worker role: it starts provisioning of companies whose creation was
+// committed but whose workflow never started (a crash or an unreachable
+// Temporal between the two). It stops before the worker does.
+func (a *App) startProvisioningSweeper() {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	outbox := &service.ProvisioningOutbox{Store: a.Store, Temporal: a.Temporal, Logger: a.logger.With("component", "provisioning-sweeper")}
+	go func() {
+		defer close(done)
+		outbox.RunSweeper(ctx, service.SweepInterval)
+	}()
+	a.stopSweeper = func() { cancel(); <-done }
+}
