@@ -64,7 +64,9 @@ func TestRolesInSeparateProcesses(t *testing.T) {
 	key := cliLogin(t, base, "ada@example.com")
 	me := authedJSON(t, "GET", base+"/auth/me", key, "", 200)
 	co := authedJSON(t, "POST", base+"/conglomerates/"+me["conglomerate_id"].(string)+"/companies", key, `{"name":"Ada Shop","idea":"Sell maps"}`, 201)
-	resources := func() map[string]any { return authedJSON(t, "GET", base+"/companies/"+co["id"].(string)+"/resources", key, "", 200) }
+	resources := func() map[string]any {
+		return authedJSON(t, "GET", base+"/companies/"+co["id"].(string)+"/resources", key, "", 200)
+	}
 	require.Eventually(t, func() bool { return resources()["ready"] == true }, 60*time.Second, 200*time.Millisecond, "the worker process provisions")
 
 	site := ""
