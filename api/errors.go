@@ -1,14 +1,16 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync/atomic"
+	"sync"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/gin-gonic/gin"
 
 	"holdco/models"
 )
@@ -94,18 +96,47 @@ func (e *ErrorBody) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// errorLogger receives unexpected (5xx) errors. huma's error constructors are
-// package-level hooks, so the logger the router was built with is kept here.
-var errorLogger atomic.Pointer[slog.Logger]
+// processWide holds the settings that belong to the process, not to a
+// router: huma's error constructors are package-level variables and gin's
+// mode is global, so they are set once however many routers are built
+// (tests build many, in parallel).
+var processWide sync.Once
 
-func installErrorHooks(logger *slog.Logger) {
-	errorLogger.Store(logger)
-	huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
-		return newError(nil, status, msg, errs...)
+func configureProcessWide() {
+	processWide.Do(func() {
+		gin.SetMode(gin.ReleaseMode)
+		huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
+			return newError(nil, status, msg, errs...)
+		}
+		huma.NewErrorWithContext = func(ctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
+			return newError(ctx, status, msg, errs...)
+		}
+	})
+}
+
+// errorLoggerKey carries the router's logger in each request's context:
+// the error hooks are process-wide, the logger of unexpected (5xx) errors
+// is the one the serving router was built with.
+type errorLoggerKey struct{}
+
+// withErrorLogger puts logger in every request's context for the error
+// hooks.
+func withErrorLogger(logger *slog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), errorLoggerKey{}, logger))
+		c.Next()
 	}
-	huma.NewErrorWithContext = func(ctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
-		return newError(ctx, status, msg, errs...)
+}
+
+// errorLogger is the serving router's logger; slog.Default() for an error
+// raised outside a request (huma.NewError without a context).
+func errorLogger(ctx huma.Context) *slog.Logger {
+	if ctx != nil {
+		if l, ok := ctx.Context().Value(errorLoggerKey{}).(*slog.Logger); ok {
+			return l
+		}
 	}
+	return slog.Default()
 }
 
 // newError turns whatever huma reports (its own validation failures, or the
@@ -179,10 +210,7 @@ func fieldLocation(ctx huma.Context, field string) []any {
 }
 
 func logUnexpected(ctx huma.Context, msg string, errs []error) {
-	logger := errorLogger.Load()
-	if logger == nil {
-		return
-	}
+	logger := errorLogger(ctx)
 	attrs := []any{"error", errors.Join(errs...)}
 	if ctx != nil {
 		logger.ErrorContext(ctx.Context(), "request failed: "+msg, attrs...)

@@ -46,13 +46,12 @@ func New(d Deps) *Router {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	installErrorHooks(d.Logger)
-	gin.SetMode(gin.ReleaseMode)
+	configureProcessWide()
 	engine := gin.New()
 	engine.HandleMethodNotAllowed = true
 	engine.ContextWithFallback = true
 	_ = engine.SetTrustedProxies(nil)
-	engine.Use(requestID(), accessLog(d.Logger), recoverPanics(d.Logger))
+	engine.Use(withErrorLogger(d.Logger), requestID(), accessLog(d.Logger), recoverPanics(d.Logger))
 	engine.NoRoute(func(c *gin.Context) {
 		writeError(c.Writer, models.CodeNotFound, "No route matches "+c.Request.Method+" "+c.Request.URL.Path+".")
 	})

@@ -1,6 +1,8 @@
-// Package app wires holdco's process together: configuration, store,
-// Temporal (embedded or external), the worker and the REST listener, and
-// shuts them down in order.
+// Package app composes holdco's processes by role (roles.go): each role
+// binds its own listener and builds only the adapters it needs; the
+// embedded default runs them all in one process. Start brings a process
+// up; Run shuts it down in order: listeners, worker, Temporal, adapters,
+// store.
 package app
 
 import (
@@ -8,12 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"path/filepath"
 	"slices"
-	"strings"
-	"syscall"
 	"time"
 
 	"go.temporal.io/api/serviceerror"
@@ -22,6 +21,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
+	"holdco/activities"
 	"holdco/api"
 	"holdco/config"
 	"holdco/devserver"
@@ -30,157 +30,107 @@ import (
 	"holdco/workflows"
 )
 
-// Role is one duty a process can take on.
-type Role string
-
-const (
-	RoleAPI    Role = "api"
-	RoleWorker Role = "worker"
-)
-
-// AllRoles is what `holdco serve` runs by default.
-var AllRoles = []Role{RoleAPI, RoleWorker}
-
-// ParseRoles reads a comma-separated role list such as "api,worker".
-func ParseRoles(s string) ([]Role, error) {
-	var roles []Role
-	for _, part := range strings.Split(s, ",") {
-		r := Role(strings.TrimSpace(part))
-		if r == "" {
-			continue
-		}
-		if !slices.Contains(AllRoles, r) {
-			return nil, fmt.Errorf("--roles: unknown role %q (valid: api, worker)", r)
-		}
-		if !slices.Contains(roles, r) {
-			roles = append(roles, r)
-		}
-	}
-	if len(roles) == 0 {
-		return nil, errors.New("--roles: name at least one of api, worker")
-	}
-	return roles, nil
-}
-
 // App is a started holdco process.
 type App struct {
 	cfg    config.Config
+	roles  []Role
 	logger *slog.Logger
 
 	Store    *store.Store
-	Temporal client.Client
-	Service  *service.Service // API role only
+	Temporal client.Client    // nil when no role of the process needs it
+	Service  *service.Service // api role only
 	dev      *devserver.Server
-	worker   worker.Worker
-	http     *http.Server
-	listener net.Listener
-	// Tenant sites: a listener and origin of their own.
-	sitesHTTP     *http.Server
-	sitesListener net.Listener
-	serveErr      chan error
-	closers       []func() error // adapters' resources, closed last
 
-	// stopSweeper ends the provisioning sweeper (worker role).
+	listeners map[Role]*listener
+	serveErr  chan error
+
+	// Worker role.
+	worker      worker.Worker
 	stopSweeper func()
+	prov        *activities.Provisioning
+
+	closers []func() error // adapters' resources, closed after Temporal
 }
 
 // Start brings every part of the requested roles up. Failures name the
 // setting to fix. On error, whatever was started is stopped again.
 func Start(ctx context.Context, cfg config.Config, roles []Role, logger *slog.Logger) (_ *App, err error) {
-	a := &App{cfg: cfg, logger: logger, serveErr: make(chan error, 1)}
+	a := &App{cfg: cfg, roles: roles, logger: logger, serveErr: make(chan error, len(AllRoles)), listeners: map[Role]*listener{}}
 	defer func() {
 		if err != nil {
 			a.stop(context.Background())
 		}
 	}()
 
-	// Bind the REST port before the slow parts so a clash is reported at once.
-	if slices.Contains(roles, RoleAPI) {
-		if a.listener, err = net.Listen("tcp", cfg.APIAddr); err != nil {
-			if errors.Is(err, syscall.EADDRINUSE) {
-				return nil, fmt.Errorf("HOLDCO_API_ADDR: port %s is in use", portOf(cfg.APIAddr))
+	// Bind every listener before the slow parts so a clash is reported at
+	// once.
+	for _, r := range AllRoles {
+		if d := duties[r]; a.has(r) && d.listenVar != "" {
+			if a.listeners[r], err = listen(r, d.listenVar, d.addr(cfg)); err != nil {
+				return nil, err
 			}
-			return nil, fmt.Errorf("HOLDCO_API_ADDR: cannot listen on %s: %w", cfg.APIAddr, err)
 		}
-		if a.sitesListener, err = listen("HOLDCO_SITES_ADDR", cfg.SitesAddr); err != nil {
+	}
+
+	if a.Store, err = store.Open(ctx, cfg.Database.URL, logger); err != nil {
+		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	if err = a.Store.Migrate(ctx); err != nil {
+		return nil, fmt.Errorf("DATABASE_URL: migrate %s: %w", config.Redact(cfg.Database.URL), err)
+	}
+
+	if slices.ContainsFunc(roles, func(r Role) bool { return duties[r].temporal }) {
+		if err = a.connectTemporal(ctx); err != nil {
 			return nil, err
 		}
 	}
 
-	if a.Store, err = store.Open(ctx, cfg.DatabaseURL, logger); err != nil {
-		return nil, fmt.Errorf("DATABASE_URL: %w", err)
-	}
-	if err = a.Store.Migrate(ctx); err != nil {
-		return nil, fmt.Errorf("DATABASE_URL: migrate %s: %w", config.Redact(cfg.DatabaseURL), err)
-	}
-
-	if err = a.connectTemporal(ctx); err != nil {
-		return nil, err
-	}
-
-	publicURL, sitesURL := cfg.ResolvePublicURL(cfg.APIAddr), cfg.ResolveSitesURL(cfg.SitesAddr)
-	if a.listener != nil {
-		publicURL = cfg.ResolvePublicURL(a.listener.Addr().String())
-		sitesURL = cfg.ResolveSitesURL(a.sitesListener.Addr().String())
+	publicURL, sitesURL := a.publicURL(), a.sitesURL()
+	if a.listeners[RoleAPI] != nil || a.listeners[RoleSites] != nil {
 		if err = checkSitesOrigin(cfg, publicURL, sitesURL); err != nil {
 			return nil, err
 		}
 	}
-	prov, host, err := a.buildProvisioning(ctx, sitesURL)
-	if err != nil {
-		return nil, err
-	}
 
-	if slices.Contains(roles, RoleWorker) {
-		a.worker = worker.New(a.Temporal, workflows.TaskQueue, worker.Options{})
-		workflows.Register(a.worker, prov)
-		siteConfig, err := a.buildSiteConfig(ctx, publicURL, host)
+	// The worker first: until the admin diagnosis runs on the worker, an
+	// api role in the same process checks resources through its adapters.
+	if a.has(RoleWorker) {
+		if err = a.startWorker(ctx, publicURL, sitesURL); err != nil {
+			return nil, err
+		}
+	}
+	handlers := map[Role]func(context.Context, string, string) (http.Handler, error){
+		RoleAPI:   a.apiHandler,
+		RoleMCP:   a.mcpHandler,
+		RoleOAuth: a.oauthHandler,
+		RoleSites: a.sitesHandler,
+	}
+	for _, r := range AllRoles {
+		l := a.listeners[r]
+		if l == nil {
+			continue
+		}
+		h, err := handlers[r](ctx, publicURL, sitesURL)
 		if err != nil {
 			return nil, err
 		}
-		workflows.RegisterSiteConfig(a.worker, siteConfig)
-		if err = a.worker.Start(); err != nil {
-			return nil, fmt.Errorf("start worker: %w", err)
-		}
-		a.startProvisioningSweeper()
+		l.serve(h, a.serveErr)
 	}
 
-	if a.listener != nil {
-		svc, mounts, err := a.buildService(ctx, publicURL, sitesURL, prov)
-		if err != nil {
-			return nil, err
-		}
-		a.Service = svc
-		router := api.New(api.Deps{
-			Logger:        logger,
-			Service:       svc,
-			SecureCookies: isHTTPS(publicURL),
-			Mount:         mounts,
-			Health: []api.HealthCheck{
-				{Name: "database", Check: a.Store.Ping},
-				{Name: "temporal", Check: func(ctx context.Context) error {
-					_, err := a.Temporal.CheckHealth(ctx, &client.CheckHealthRequest{})
-					return err
-				}},
-			},
-		})
-		a.http = &http.Server{Handler: router, ReadHeaderTimeout: 10 * time.Second}
-		go func() {
-			if err := a.http.Serve(a.listener); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				a.serveErr <- fmt.Errorf("REST server: %w", err)
-			}
-		}()
-		a.sitesHTTP = &http.Server{Handler: a.sitesHandler(host), ReadHeaderTimeout: 10 * time.Second}
-		go func() {
-			if err := a.sitesHTTP.Serve(a.sitesListener); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				a.serveErr <- fmt.Errorf("sites server: %w", err)
-			}
-		}()
+	attrs := []any{"roles", roles, "database", config.Redact(cfg.Database.URL)}
+	if a.Temporal != nil {
+		attrs = append(attrs, "temporal", a.temporalAddress())
 	}
-
-	attrs := []any{"roles", roles, "database", config.Redact(cfg.DatabaseURL), "temporal", a.temporalAddress()}
-	if a.listener != nil {
-		attrs = append(attrs, "api", publicURL, "sites", sitesURL)
+	for _, r := range AllRoles {
+		if l := a.listeners[r]; l != nil {
+			attrs = append(attrs, string(r), "http://"+l.addr())
+		}
+	}
+	if a.listeners[RoleAPI] != nil {
+		attrs = append(attrs, "public_url", publicURL)
+	}
+	if a.listeners[RoleSites] != nil {
+		attrs = append(attrs, "sites_url", sitesURL)
 	}
 	if a.dev != nil && a.dev.UIAddress() != "" {
 		attrs = append(attrs, "temporal_ui", "http://"+a.dev.UIAddress())
@@ -189,22 +139,46 @@ func Start(ctx context.Context, cfg config.Config, roles []Role, logger *slog.Lo
 	return a, nil
 }
 
-// APIAddr is the REST listener's address (useful when started on port 0).
-func (a *App) APIAddr() string {
-	if a.listener == nil {
-		return ""
+func (a *App) has(r Role) bool { return slices.Contains(a.roles, r) }
+
+// publicURL is the REST API's address for browsers: configured, or derived
+// from the bound listener (or the configured address in a process without
+// the api role, such as a worker writing a site's API address).
+func (a *App) publicURL() string {
+	if l := a.listeners[RoleAPI]; l != nil {
+		return a.cfg.API.ResolvePublicURL(l.addr())
 	}
-	return a.listener.Addr().String()
+	return a.cfg.API.ResolvePublicURL(a.cfg.API.Addr)
 }
 
-// SitesAddr is the sites listener's address (useful when started on port
-// 0).
-func (a *App) SitesAddr() string {
-	if a.sitesListener == nil {
-		return ""
+// sitesURL is where tenant sites are reached, like publicURL.
+func (a *App) sitesURL() string {
+	if l := a.listeners[RoleSites]; l != nil {
+		return a.cfg.Sites.ResolvePublicURL(l.addr())
 	}
-	return a.sitesListener.Addr().String()
+	return a.cfg.Sites.ResolvePublicURL(a.cfg.Sites.Addr)
 }
+
+func (a *App) listenerAddr(r Role) string {
+	if l := a.listeners[r]; l != nil {
+		return l.addr()
+	}
+	return ""
+}
+
+// APIAddr is the REST listener's address (useful when started on port 0);
+// empty without the api role.
+func (a *App) APIAddr() string { return a.listenerAddr(RoleAPI) }
+
+// SitesAddr is the sites listener's address; empty without the sites role.
+func (a *App) SitesAddr() string { return a.listenerAddr(RoleSites) }
+
+// MCPAddr is the connector's listener address; empty without the mcp role.
+func (a *App) MCPAddr() string { return a.listenerAddr(RoleMCP) }
+
+// OAuthAddr is the authorization server's listener address; empty without
+// the oauth role.
+func (a *App) OAuthAddr() string { return a.listenerAddr(RoleOAuth) }
 
 // TemporalUIAddr is the embedded Temporal UI's address, if it runs.
 func (a *App) TemporalUIAddr() string {
@@ -215,7 +189,8 @@ func (a *App) TemporalUIAddr() string {
 }
 
 // Run blocks until ctx ends (Ctrl-C) or a server fails, then shuts down:
-// in-flight requests finish, the worker stops, then Temporal and the store.
+// in-flight requests finish, the worker stops, then Temporal, the
+// adapters and the store.
 func (a *App) Run(ctx context.Context) error {
 	var err error
 	select {
@@ -239,20 +214,13 @@ func (a *App) uiErrors() <-chan error {
 	return a.dev.UIErrors()
 }
 
+// stop shuts down in order: listeners (in-flight requests finish), the
+// sweeper and the worker, Temporal, the adapters, the store.
 func (a *App) stop(ctx context.Context) {
-	if a.http != nil {
-		if err := a.http.Shutdown(ctx); err != nil {
-			a.logger.Warn("REST server shutdown", "error", err)
+	for _, r := range AllRoles {
+		if l := a.listeners[r]; l != nil {
+			l.shutdown(ctx, a.logger)
 		}
-	} else if a.listener != nil {
-		_ = a.listener.Close()
-	}
-	if a.sitesHTTP != nil {
-		if err := a.sitesHTTP.Shutdown(ctx); err != nil {
-			a.logger.Warn("sites server shutdown", "error", err)
-		}
-	} else if a.sitesListener != nil {
-		_ = a.sitesListener.Close()
 	}
 	if a.stopSweeper != nil {
 		a.stopSweeper()
@@ -279,10 +247,10 @@ func (a *App) stop(ctx context.Context) {
 }
 
 func (a *App) temporalAddress() string {
-	if a.cfg.EmbeddedTemporal() {
+	if a.cfg.Temporal.Embedded() {
 		return "embedded " + a.dev.Address()
 	}
-	return a.cfg.TemporalAddress
+	return a.cfg.Temporal.Address
 }
 
 // connectTemporal starts the embedded server when no cluster is configured,
@@ -290,22 +258,22 @@ func (a *App) temporalAddress() string {
 // attributes.
 func (a *App) connectTemporal(ctx context.Context) error {
 	cfg := a.cfg
-	setting, address := "TEMPORAL_ADDRESS", cfg.TemporalAddress
-	if cfg.EmbeddedTemporal() {
+	setting, address := "TEMPORAL_ADDRESS", cfg.Temporal.Address
+	if cfg.Temporal.Embedded() {
 		dev, err := devserver.Start(ctx, devserver.Options{
 			DatabaseFile:     filepath.Join(cfg.DataDir, "temporal.db"),
-			Host:             cfg.TemporalHost,
-			FrontendPort:     cfg.TemporalPort,
-			UIPort:           cfg.TemporalUIPort,
-			Namespace:        cfg.TemporalNamespace,
+			Host:             cfg.Temporal.Host,
+			FrontendPort:     cfg.Temporal.Port,
+			UIPort:           cfg.Temporal.UIPort,
+			Namespace:        cfg.Temporal.Namespace,
 			SearchAttributes: workflows.SearchAttributes(),
 			Logger:           a.logger,
-			LogLevel:         max(cfg.LogLevel, slog.LevelWarn),
+			LogLevel:         max(cfg.Log.Level, slog.LevelWarn),
 		})
 		if err != nil {
 			var pe *devserver.PortInUseError
 			if errors.As(err, &pe) {
-				if pe.Port == cfg.TemporalUIPort {
+				if pe.Port == cfg.Temporal.UIPort {
 					return fmt.Errorf("HOLDCO_TEMPORAL_UI_PORT: port %d is in use", pe.Port)
 				}
 				return fmt.Errorf("HOLDCO_TEMPORAL_PORT: port %d is in use", pe.Port)
@@ -320,17 +288,17 @@ func (a *App) connectTemporal(ctx context.Context) error {
 	defer cancel()
 	c, err := client.DialContext(dialCtx, client.Options{
 		HostPort:  address,
-		Namespace: cfg.TemporalNamespace,
+		Namespace: cfg.Temporal.Namespace,
 		Logger:    sdklog.NewStructuredLogger(a.logger.With("component", "temporal-sdk")),
 	})
 	if err != nil {
 		return fmt.Errorf("%s: cannot reach Temporal at %s: %w", setting, address, err)
 	}
 	a.Temporal = c
-	if err := waitForNamespace(dialCtx, c, cfg.TemporalNamespace); err != nil {
-		return fmt.Errorf("TEMPORAL_NAMESPACE: namespace %q on %s is not available: %w", cfg.TemporalNamespace, address, err)
+	if err := waitForNamespace(dialCtx, c, cfg.Temporal.Namespace); err != nil {
+		return fmt.Errorf("TEMPORAL_NAMESPACE: namespace %q on %s is not available: %w", cfg.Temporal.Namespace, address, err)
 	}
-	if err := workflows.EnsureSearchAttributes(ctx, c, cfg.TemporalNamespace); err != nil {
+	if err := workflows.EnsureSearchAttributes(ctx, c, cfg.Temporal.Namespace); err != nil {
 		// An external cluster may not let holdco manage its namespace; the
 		// operator registers the attributes then.
 		a.logger.Warn("could not register search attributes; register them on the cluster", "error", err, "attributes", workflows.SearchAttributes())
@@ -358,21 +326,14 @@ func waitForNamespace(ctx context.Context, c client.Client, namespace string) er
 	}
 }
 
-// listen binds addr, naming setting in the one-line error.
-func listen(setting, addr string) (net.Listener, error) {
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		if errors.Is(err, syscall.EADDRINUSE) {
-			return nil, fmt.Errorf("%s: port %s is in use", setting, portOf(addr))
-		}
-		return nil, fmt.Errorf("%s: cannot listen on %s: %w", setting, addr, err)
+// healthChecks are the dependencies a listener's /health reports on.
+func (a *App) healthChecks(withTemporal bool) []api.HealthCheck {
+	checks := []api.HealthCheck{{Name: "database", Check: a.Store.Ping}}
+	if withTemporal && a.Temporal != nil {
+		checks = append(checks, api.HealthCheck{Name: "temporal", Check: func(ctx context.Context) error {
+			_, err := a.Temporal.CheckHealth(ctx, &client.CheckHealthRequest{})
+			return err
+		}})
 	}
-	return l, nil
-}
-
-func portOf(addr string) string {
-	if _, p, err := net.SplitHostPort(addr); err == nil {
-		return p
-	}
-	return addr
+	return checks
 }

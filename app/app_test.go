@@ -37,6 +37,8 @@ func embeddedConfig(t testing.TB, dir string, env map[string]string) config.Conf
 		"HOLDCO_DATA_DIR":         dir,
 		"HOLDCO_API_ADDR":         "127.0.0.1:0",
 		"HOLDCO_SITES_ADDR":       "127.0.0.1:0",
+		"HOLDCO_MCP_ADDR":         "127.0.0.1:0",
+		"HOLDCO_OAUTH_ADDR":       "127.0.0.1:0",
 		"HOLDCO_TEMPORAL_PORT":    strconv.Itoa(freePort(t)),
 		"HOLDCO_TEMPORAL_UI_PORT": "0",
 		"HOLDCO_SHUTDOWN_TIMEOUT": "10s",
@@ -126,22 +128,6 @@ func TestEmbeddedDefaultKeepsRowsAndWorkflowsAcrossRestart(t *testing.T) {
 	}, 10*time.Second, 100*time.Millisecond)
 }
 
-func TestRolesSplit(t *testing.T) {
-	cfg := embeddedConfig(t, t.TempDir(), nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.Start(ctx, cfg, []app.Role{app.RoleWorker}, quietLogger())
-	require.NoError(t, err)
-	assert.Empty(t, a.APIAddr(), "a worker-only process serves no REST")
-	cancel()
-	require.NoError(t, a.Run(ctx))
-
-	_, err = app.ParseRoles("api,bogus")
-	require.ErrorContains(t, err, `unknown role "bogus"`)
-	roles, err := app.ParseRoles(" worker , api,api")
-	require.NoError(t, err)
-	assert.Equal(t, []app.Role{app.RoleWorker, app.RoleAPI}, roles)
-}
-
 // TestStartFailuresNameTheSetting covers the one-line errors `holdco serve`
 // exits with.
 func TestStartFailuresNameTheSetting(t *testing.T) {
@@ -159,6 +145,8 @@ func TestStartFailuresNameTheSetting(t *testing.T) {
 	}{
 		{"api port in use", map[string]string{"HOLDCO_API_ADDR": "127.0.0.1:" + busyPort}, "HOLDCO_API_ADDR: port " + busyPort + " is in use"},
 		{"sites port in use", map[string]string{"HOLDCO_SITES_ADDR": "127.0.0.1:" + busyPort}, "HOLDCO_SITES_ADDR: port " + busyPort + " is in use"},
+		{"mcp port in use", map[string]string{"HOLDCO_MCP_ADDR": "127.0.0.1:" + busyPort}, "HOLDCO_MCP_ADDR: port " + busyPort + " is in use"},
+		{"oauth port in use", map[string]string{"HOLDCO_OAUTH_ADDR": "127.0.0.1:" + busyPort}, "HOLDCO_OAUTH_ADDR: port " + busyPort + " is in use"},
 		{"sites on the API's origin", map[string]string{"HOLDCO_API_ADDR": "127.0.0.1:" + apiPort, "HOLDCO_SITES_PUBLIC_URL": "http://127.0.0.1:" + apiPort}, "HOLDCO_SITES_PUBLIC_URL: "},
 		{"temporal port in use", map[string]string{"HOLDCO_TEMPORAL_PORT": busyPort}, "HOLDCO_TEMPORAL_PORT: port " + busyPort + " is in use"},
 		{"ui port in use", map[string]string{"HOLDCO_TEMPORAL_UI_PORT": busyPort}, "HOLDCO_TEMPORAL_UI_PORT: port " + busyPort + " is in use"},

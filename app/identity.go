@@ -26,12 +26,12 @@ const devIdPPath = "/dev-idp"
 // listener (returned in mounts).
 func (a *App) buildService(ctx context.Context, publicURL, sitesURL string, prov *activities.Provisioning) (*service.Service, map[string]http.Handler, error) {
 	cfg := a.cfg
-	frontend := cfg.FrontendURL
+	frontend := cfg.API.FrontendURL
 	if frontend == "" {
 		frontend = publicURL
 	}
 	callbacks := []string{publicURL + service.WebCallbackPath, publicURL + service.CLICallbackPath}
-	issuer, clientID, secret := cfg.OIDCIssuer, cfg.OIDCClientID, cfg.OIDCClientSecret
+	issuer, clientID, secret := cfg.Identity.OIDCIssuer, cfg.Identity.OIDCClientID, cfg.Identity.OIDCClientSecret
 	mounts := map[string]http.Handler{}
 	if issuer == "" {
 		// Both ends live in this process, so the client secret is made
@@ -50,18 +50,21 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string, prov
 		mounts[p.Prefix()] = p.Handler()
 	}
 	idp := oidcrp.New(oidcrp.Options{Issuer: issuer, ClientID: clientID, ClientSecret: secret, RedirectURIs: callbacks})
-	opts := service.Options{Temporal: a.Temporal, Checker: prov}
-	if cfg.PaymentsEnabled() {
-		pay, err := stripepay.New(stripepay.Config{SecretKey: cfg.StripeSecretKey, ConnectSecretKey: cfg.StripeConnectSecretKey,
-			WebhookSecret: cfg.StripeWebhookSecret, APIBase: cfg.StripeAPIBase,
-			PlanPrices:  map[models.Plan]string{models.PlanFounder: cfg.StripeFounderPriceID, models.PlanHosting: cfg.StripeHostingPriceID},
-			PlanCredits: map[models.Plan]int64{models.PlanFounder: cfg.FounderMonthlyCredits}})
+	opts := service.Options{Temporal: a.Temporal}
+	if prov != nil { // the worker role's adapters, when it runs in this process
+		opts.Checker = prov
+	}
+	if pc := cfg.Payments; pc.Enabled() {
+		pay, err := stripepay.New(stripepay.Config{SecretKey: pc.StripeSecretKey, ConnectSecretKey: pc.StripeConnectSecretKey,
+			WebhookSecret: pc.StripeWebhookSecret, APIBase: pc.StripeAPIBase,
+			PlanPrices:  map[models.Plan]string{models.PlanFounder: pc.StripeFounderPriceID, models.PlanHosting: pc.StripeHostingPriceID},
+			PlanCredits: map[models.Plan]int64{models.PlanFounder: pc.FounderMonthlyCredits}})
 		if err != nil {
 			return nil, nil, fmt.Errorf("STRIPE_SECRET_KEY: %w", err)
 		}
 		opts.Payments = pay
 	}
-	svc, err := service.New(ctx, service.Config{PublicURL: publicURL, FrontendURL: frontend, SitesURL: sitesURL, SecretKey: []byte(cfg.SecretKey), CreditPriceCents: cfg.CreditPriceCents},
+	svc, err := service.New(ctx, service.Config{PublicURL: publicURL, FrontendURL: frontend, SitesURL: sitesURL, SecretKey: []byte(cfg.Identity.SecretKey), CreditPriceCents: cfg.Payments.CreditPriceCents},
 		a.Store, idp, a.logger, opts)
 	if err != nil {
 		return nil, nil, err

@@ -32,7 +32,7 @@ func startApp(t *testing.T, roles []app.Role) started {
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	require.NotEmpty(t, a.SitesAddr(), "the api role serves sites on a listener of their own")
+	require.NotEmpty(t, a.SitesAddr(), "the sites role serves sites on a listener of their own")
 	require.NotEqual(t, a.APIAddr(), a.SitesAddr())
 	return started{api: "http://" + a.APIAddr(), sites: "http://" + a.SitesAddr(), dir: dir}
 }
@@ -62,7 +62,7 @@ func send(t *testing.T, c *http.Client, method, u string, header map[string]stri
 // asked to return to a tenant's page. It is refused, and a normal sign-in
 // never puts a session token in a URL.
 func TestSignInCannotHandASessionToATenantSite(t *testing.T) {
-	s := startApp(t, []app.Role{app.RoleAPI})
+	s := startApp(t, []app.Role{app.RoleAPI, app.RoleSites})
 	for _, target := range []string{s.api + "/sites/attacker/", "/sites/attacker/", s.sites + "/attacker/"} {
 		resp, body := send(t, noFollow, "GET", s.api+"/auth/login?redirect_url="+url.QueryEscape(target), nil, nil)
 		assert.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode, "%s: %s", target, body)
@@ -118,7 +118,7 @@ func TestSignInCannotHandASessionToATenantSite(t *testing.T) {
 // page, with the victim's browser and cookie, tries to read the device
 // approval page and post "approve" for the attacker's device code.
 func TestSiteScriptCannotApproveADeviceLogin(t *testing.T) {
-	s := startApp(t, []app.Role{app.RoleAPI})
+	s := startApp(t, []app.Role{app.RoleAPI, app.RoleSites})
 	var start map[string]any
 	postJSON(t, s.api+"/auth/cli/device/start", "", "", http.StatusOK, &start) // the attacker's device flow
 	userCode, device := start["user_code"].(string), start["device_code"].(string)

@@ -1,9 +1,11 @@
 package config
 
 import (
+	"flag"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,19 +19,25 @@ func TestDefaults(t *testing.T) {
 	c, err := Load(env(nil))
 	require.NoError(t, err)
 	assert.Equal(t, "./data", c.DataDir)
-	assert.Equal(t, filepath.Join("data", "holdco.db"), c.DatabaseURL)
-	assert.True(t, c.EmbeddedTemporal())
-	assert.Equal(t, "default", c.TemporalNamespace)
-	assert.Equal(t, ":8080", c.APIAddr)
-	assert.Equal(t, ":8083", c.SitesAddr)
-	assert.Equal(t, "http://localhost:8083", c.ResolveSitesURL("[::]:8083"))
-	assert.Equal(t, 7233, c.TemporalPort)
-	assert.Equal(t, 8233, c.TemporalUIPort)
-	assert.Equal(t, slog.LevelInfo, c.LogLevel)
+	assert.Equal(t, filepath.Join("data", "holdco.db"), c.Database.URL)
+	assert.False(t, c.Database.IsPostgres())
+	assert.True(t, c.Temporal.Embedded())
+	assert.Equal(t, "default", c.Temporal.Namespace)
+	assert.Equal(t, ":8080", c.API.Addr)
+	assert.Equal(t, "http://localhost:8080", c.API.ResolvePublicURL(":8080"))
+	assert.Equal(t, ":8081", c.MCP.Addr)
+	assert.Equal(t, ":8082", c.OAuth.Addr)
+	assert.Equal(t, ":8083", c.Sites.Addr)
+	assert.Equal(t, "http://localhost:8083", c.Sites.ResolvePublicURL("[::]:8083"))
+	assert.Equal(t, 7233, c.Temporal.Port)
+	assert.Equal(t, 8233, c.Temporal.UIPort)
+	assert.Equal(t, slog.LevelInfo, c.Log.Level)
+	assert.Equal(t, "text", c.Log.Format)
 	assert.Equal(t, 15*time.Second, c.ShutdownTimeout)
-	assert.False(t, c.PaymentsEnabled())
-	assert.Equal(t, int64(10), c.CreditPriceCents)
-	assert.Equal(t, int64(100), c.FounderMonthlyCredits)
+	assert.Equal(t, Identity{}, c.Identity)
+	assert.False(t, c.Payments.Enabled())
+	assert.Equal(t, int64(10), c.Payments.CreditPriceCents)
+	assert.Equal(t, int64(100), c.Payments.FounderMonthlyCredits)
 }
 
 func TestOverrides(t *testing.T) {
@@ -42,11 +50,12 @@ func TestOverrides(t *testing.T) {
 		"HOLDCO_LOG_FORMAT":       "json",
 	}))
 	require.NoError(t, err)
-	assert.True(t, IsPostgres(c.DatabaseURL))
-	assert.False(t, c.EmbeddedTemporal())
-	assert.Equal(t, 0, c.TemporalUIPort)
-	assert.Equal(t, slog.LevelDebug, c.LogLevel)
-	assert.Equal(t, "postgres://u:xxxxx@db:5432/holdco", Redact(c.DatabaseURL))
+	assert.True(t, c.Database.IsPostgres())
+	assert.False(t, c.Temporal.Embedded())
+	assert.Equal(t, "prod", c.Temporal.Namespace)
+	assert.Equal(t, 0, c.Temporal.UIPort)
+	assert.Equal(t, slog.LevelDebug, c.Log.Level)
+	assert.Equal(t, "postgres://u:xxxxx@db:5432/holdco", Redact(c.Database.URL))
 }
 
 func TestRedactHidesAPasswordQueryParameter(t *testing.T) {
@@ -56,36 +65,86 @@ func TestRedactHidesAPasswordQueryParameter(t *testing.T) {
 	assert.Contains(t, got, "sslmode=require")
 }
 
+func TestSectionsReadTheirVariables(t *testing.T) {
+	c, err := Load(env(map[string]string{
+		"HOLDCO_API_ADDR":           "127.0.0.1:9080",
+		"HOLDCO_PUBLIC_URL":         "https://api.example/",
+		"HOLDCO_FRONTEND_URL":       "https://app.example",
+		"HOLDCO_SITES_ADDR":         "127.0.0.1:9083",
+		"HOLDCO_SITES_PUBLIC_URL":   "https://sites.example",
+		"HOLDCO_MCP_ADDR":           "127.0.0.1:9081",
+		"HOLDCO_OAUTH_ADDR":         "127.0.0.1:0",
+		"OIDC_ISSUER":               "https://idp.example/",
+		"OIDC_CLIENT_ID":            "holdco",
+		"OIDC_CLIENT_SECRET":        "s",
+		"HOLDCO_SECRET_KEY":         strings.Repeat("k", 32),
+		"STRIPE_SECRET_KEY":         "sk_test_1",
+		"STRIPE_WEBHOOK_SECRET":     "whsec_1",
+		"STRIPE_API_BASE":           "http://localhost:12111/",
+		"HOLDCO_CREDIT_PRICE_CENTS": "25",
+	}))
+	require.NoError(t, err)
+	assert.Equal(t, API{Addr: "127.0.0.1:9080", PublicURL: "https://api.example", FrontendURL: "https://app.example"}, c.API)
+	assert.Equal(t, "https://api.example", c.API.ResolvePublicURL("127.0.0.1:9080"))
+	assert.Equal(t, Sites{Addr: "127.0.0.1:9083", PublicURL: "https://sites.example"}, c.Sites)
+	assert.Equal(t, MCP{Addr: "127.0.0.1:9081"}, c.MCP)
+	assert.Equal(t, OAuth{Addr: "127.0.0.1:0"}, c.OAuth)
+	assert.Equal(t, Identity{OIDCIssuer: "https://idp.example", OIDCClientID: "holdco", OIDCClientSecret: "s", SecretKey: strings.Repeat("k", 32)}, c.Identity)
+	assert.True(t, c.Payments.Enabled())
+	assert.Equal(t, "http://localhost:12111", c.Payments.StripeAPIBase)
+	assert.Equal(t, int64(25), c.Payments.CreditPriceCents)
+}
+
+// TestErrorsNameTheVariable: every section's validation stops the process
+// with one line that starts with the variable's name.
 func TestErrorsNameTheVariable(t *testing.T) {
-	cases := map[string]struct{ env map[string]string }{
-		"DATABASE_URL":            {map[string]string{"DATABASE_URL": "postgres://u:p@[::1/db"}},
-		"HOLDCO_TEMPORAL_PORT":    {map[string]string{"HOLDCO_TEMPORAL_PORT": "70000"}},
-		"HOLDCO_TEMPORAL_UI_PORT": {map[string]string{"HOLDCO_TEMPORAL_UI_PORT": "ui"}},
-		"HOLDCO_API_ADDR":         {map[string]string{"HOLDCO_API_ADDR": "8080"}},
-		"HOLDCO_SITES_ADDR":       {map[string]string{"HOLDCO_SITES_ADDR": "127.0.0.1:99999"}},
+	cases := []struct {
+		section, variable string
+		env               map[string]string
+	}{
+		{"process", "HOLDCO_LOG_LEVEL", map[string]string{"HOLDCO_LOG_LEVEL": "loud"}},
+		{"process", "HOLDCO_LOG_FORMAT", map[string]string{"HOLDCO_LOG_FORMAT": "xml"}},
+		{"process", "HOLDCO_SHUTDOWN_TIMEOUT", map[string]string{"HOLDCO_SHUTDOWN_TIMEOUT": "-1s"}},
+		{"Database", "DATABASE_URL", map[string]string{"DATABASE_URL": "postgres://u:p@[::1/db"}},
+		{"Temporal", "TEMPORAL_ADDRESS", map[string]string{"TEMPORAL_ADDRESS": "temporal"}},
+		{"Temporal", "HOLDCO_TEMPORAL_PORT", map[string]string{"HOLDCO_TEMPORAL_PORT": "70000"}},
+		{"Temporal", "HOLDCO_TEMPORAL_UI_PORT", map[string]string{"HOLDCO_TEMPORAL_UI_PORT": "ui"}},
+		{"API", "HOLDCO_API_ADDR", map[string]string{"HOLDCO_API_ADDR": "8080"}},
+		{"API", "HOLDCO_PUBLIC_URL", map[string]string{"HOLDCO_PUBLIC_URL": "api.example"}},
+		{"API", "HOLDCO_FRONTEND_URL", map[string]string{"HOLDCO_FRONTEND_URL": "ftp://app.example"}},
+		{"Sites", "HOLDCO_SITES_ADDR", map[string]string{"HOLDCO_SITES_ADDR": "127.0.0.1:99999"}},
 		// Tenant sites never share holdco's origin, even when configured so.
-		"HOLDCO_SITES_PUBLIC_URL": {map[string]string{"HOLDCO_PUBLIC_URL": "https://api.example", "HOLDCO_SITES_PUBLIC_URL": "https://API.example:443/sites"}},
-		"HOLDCO_LOG_LEVEL":        {map[string]string{"HOLDCO_LOG_LEVEL": "loud"}},
-		"HOLDCO_LOG_FORMAT":       {map[string]string{"HOLDCO_LOG_FORMAT": "xml"}},
-		"HOLDCO_SHUTDOWN_TIMEOUT": {map[string]string{"HOLDCO_SHUTDOWN_TIMEOUT": "-1s"}},
-		"TEMPORAL_ADDRESS":        {map[string]string{"TEMPORAL_ADDRESS": "temporal"}},
+		{"Sites", "HOLDCO_SITES_PUBLIC_URL", map[string]string{"HOLDCO_PUBLIC_URL": "https://api.example", "HOLDCO_SITES_PUBLIC_URL": "https://API.example:443/sites"}},
+		{"MCP", "HOLDCO_MCP_ADDR", map[string]string{"HOLDCO_MCP_ADDR": "localhost"}},
+		{"OAuth", "HOLDCO_OAUTH_ADDR", map[string]string{"HOLDCO_OAUTH_ADDR": ":http"}},
+		{"Identity", "OIDC_ISSUER", map[string]string{"OIDC_ISSUER": "idp.example"}},
+		{"Identity", "OIDC_CLIENT_ID", map[string]string{"OIDC_ISSUER": "https://idp.example", "OIDC_CLIENT_SECRET": "s"}},
+		{"Identity", "HOLDCO_SECRET_KEY", map[string]string{"HOLDCO_SECRET_KEY": "short"}},
 		// Payments: a key needs its webhook secret; a publishable key is not
 		// a secret key; a price without a key is a mistake.
-		"STRIPE_WEBHOOK_SECRET":          {map[string]string{"STRIPE_SECRET_KEY": "sk_test_1"}},
-		"STRIPE_SECRET_KEY":              {map[string]string{"STRIPE_SECRET_KEY": "pk_test_1", "STRIPE_WEBHOOK_SECRET": "whsec_1"}},
-		"STRIPE_CONNECT_SECRET_KEY":      {map[string]string{"STRIPE_SECRET_KEY": "sk_test_1", "STRIPE_WEBHOOK_SECRET": "whsec_1", "STRIPE_CONNECT_SECRET_KEY": "acct_1"}},
-		"STRIPE_API_BASE":                {map[string]string{"STRIPE_SECRET_KEY": "sk_test_1", "STRIPE_WEBHOOK_SECRET": "whsec_1", "STRIPE_API_BASE": "localhost:12111"}},
-		"HOLDCO_CREDIT_PRICE_CENTS":      {map[string]string{"HOLDCO_CREDIT_PRICE_CENTS": "0"}},
-		"HOLDCO_FOUNDER_MONTHLY_CREDITS": {map[string]string{"HOLDCO_FOUNDER_MONTHLY_CREDITS": "-5"}},
+		{"Payments", "STRIPE_WEBHOOK_SECRET", map[string]string{"STRIPE_SECRET_KEY": "sk_test_1"}},
+		{"Payments", "STRIPE_SECRET_KEY", map[string]string{"STRIPE_SECRET_KEY": "pk_test_1", "STRIPE_WEBHOOK_SECRET": "whsec_1"}},
+		{"Payments", "STRIPE_SECRET_KEY", map[string]string{"STRIPE_FOUNDER_PRICE_ID": "price_1"}},
+		{"Payments", "STRIPE_CONNECT_SECRET_KEY", map[string]string{"STRIPE_SECRET_KEY": "sk_test_1", "STRIPE_WEBHOOK_SECRET": "whsec_1", "STRIPE_CONNECT_SECRET_KEY": "acct_1"}},
+		{"Payments", "STRIPE_API_BASE", map[string]string{"STRIPE_SECRET_KEY": "sk_test_1", "STRIPE_WEBHOOK_SECRET": "whsec_1", "STRIPE_API_BASE": "localhost:12111"}},
+		{"Payments", "HOLDCO_CREDIT_PRICE_CENTS", map[string]string{"HOLDCO_CREDIT_PRICE_CENTS": "0"}},
+		{"Payments", "HOLDCO_FOUNDER_MONTHLY_CREDITS", map[string]string{"HOLDCO_FOUNDER_MONTHLY_CREDITS": "-5"}},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
+	sections := map[string]bool{}
+	for _, tc := range cases {
+		sections[tc.section] = true
+		t.Run(tc.section+"/"+tc.variable, func(t *testing.T) {
 			_, err := Load(env(tc.env))
 			var ce *Error
 			require.ErrorAs(t, err, &ce)
-			assert.Equal(t, name, ce.Var)
+			assert.Equal(t, tc.variable, ce.Var)
+			assert.True(t, strings.HasPrefix(err.Error(), tc.variable+": "), err.Error())
+			assert.NotContains(t, err.Error(), "\n", "one line")
 			assert.NotContains(t, err.Error(), ":p@", "password not echoed")
 		})
+	}
+	for _, s := range Settings {
+		assert.True(t, sections[s.Section], "no validation case for section %s", s.Section)
 	}
 	_, err := Load(env(map[string]string{"DATABASE_URL": "mysql://u:secret@db/x"}))
 	require.ErrorContains(t, err, "DATABASE_URL: unsupported scheme")
@@ -100,13 +159,28 @@ func TestEverySettingIsDocumentedOnce(t *testing.T) {
 		assert.False(t, seen[s.Var], "duplicate %s", s.Var)
 		seen[s.Var] = true
 		assert.NotEmpty(t, s.Meaning)
+		assert.NotEmpty(t, s.Section)
 	}
 }
 
-func TestReadmeDocumentsEverySetting(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+var updateReadme = flag.Bool("update-readme", false, "rewrite README.md's configuration table from Settings")
+
+// TestReadmeTableIsSettings keeps README's configuration table equal to
+// Settings, the one source of every variable's default and meaning.
+// `go test ./config -run TestReadmeTableIsSettings -update-readme` rewrites
+// it.
+func TestReadmeTableIsSettings(t *testing.T) {
+	const path = "../README.md"
+	readme, err := os.ReadFile(path)
 	require.NoError(t, err)
-	for _, s := range Settings {
-		assert.Contains(t, string(readme), "| `"+s.Var+"` |", "README lacks %s", s.Var)
+	const header = "| variable | section | default | meaning |\n"
+	start := strings.Index(string(readme), header)
+	require.GreaterOrEqual(t, start, 0, "README has no configuration table starting with %q", header)
+	end := start + strings.Index(string(readme[start:]), "\n\n") + 1
+	got, want := string(readme[start:end]), MarkdownTable()
+	if *updateReadme && got != want {
+		require.NoError(t, os.WriteFile(path, []byte(string(readme[:start])+want+string(readme[end:])), 0o644))
+		return
 	}
+	assert.Equal(t, want, got, "README's table differs from config.Settings; run go test ./config -run TestReadmeTableIsSettings -update-readme")
 }

@@ -10,7 +10,7 @@ command -v wrk >/dev/null || { echo "installing wrk (Debian)"; apt-get install -
 
 DATA=.cache/bench-data
 PORT=18080
-export HOLDCO_DATA_DIR=$DATA HOLDCO_API_ADDR=127.0.0.1:$PORT HOLDCO_TEMPORAL_PORT=17233 HOLDCO_TEMPORAL_UI_PORT=18233 HOLDCO_LOG_LEVEL=warn
+export HOLDCO_DATA_DIR=$DATA HOLDCO_API_ADDR=127.0.0.1:$PORT HOLDCO_SITES_ADDR=127.0.0.1:0 HOLDCO_MCP_ADDR=127.0.0.1:0 HOLDCO_OAUTH_ADDR=127.0.0.1:0 HOLDCO_TEMPORAL_PORT=17233 HOLDCO_TEMPORAL_UI_PORT=18233 HOLDCO_LOG_LEVEL=warn
 rm -rf "$DATA"; mkdir -p .cache
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; }

@@ -40,7 +40,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 		defer s.Close()
-		svc, err := service.New(ctx, service.Config{PublicURL: cfg.ResolvePublicURL(cfg.APIAddr), FrontendURL: cfg.FrontendURL, SecretKey: []byte(cfg.SecretKey)}, s, nil, logger, service.Options{})
+		svc, err := service.New(ctx, service.Config{PublicURL: cfg.API.ResolvePublicURL(cfg.API.Addr), FrontendURL: cfg.API.FrontendURL, SecretKey: []byte(cfg.Identity.SecretKey)}, s, nil, logger, service.Options{})
 		if err != nil {
 			return err
 		}
@@ -77,7 +77,7 @@ func openStore(ctx context.Context, getenv func(string) string, stderr io.Writer
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := store.Open(ctx, cfg.DatabaseURL, logger)
+	s, err := store.Open(ctx, cfg.Database.URL, logger)
 	if err != nil {
 		return nil, nil, fmt.Errorf("DATABASE_URL: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"holdco/app"
@@ -24,7 +25,8 @@ import (
 const usage = `holdco — found and run AI-operated companies.
 
 Usage:
-  holdco serve [--roles api,worker]   run the service (default: every role, embedded Temporal when TEMPORAL_ADDRESS is empty)
+  holdco serve [--roles R,...]        run the service: roles api, mcp, oauth, sites, worker (default: all,
+                                      with embedded Temporal when TEMPORAL_ADDRESS is empty)
   holdco worker                       run only the Temporal worker (same as serve --roles worker)
   holdco migrate                      apply database migrations and exit
   holdco admin create-token --name N  mint an admin credential (printed once)
@@ -82,13 +84,17 @@ func load(getenv func(string) string, stderr io.Writer) (config.Config, *slog.Lo
 	if err != nil {
 		return cfg, nil, err
 	}
-	return cfg, logging.New(stderr, cfg.LogLevel, cfg.LogFormat), nil
+	return cfg, logging.New(stderr, cfg.Log.Level, cfg.Log.Format), nil
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer, fixedRoles string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	rolesFlag := fs.String("roles", "api,worker", "comma-separated roles this process runs: api, worker")
+	all := make([]string, len(app.AllRoles))
+	for i, r := range app.AllRoles {
+		all[i] = string(r)
+	}
+	rolesFlag := fs.String("roles", strings.Join(all, ","), "comma-separated roles this process runs: "+strings.Join(all, ", "))
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -122,7 +128,7 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return err
 	}
-	s, err := store.Open(ctx, cfg.DatabaseURL, logger)
+	s, err := store.Open(ctx, cfg.Database.URL, logger)
 	if err != nil {
 		return fmt.Errorf("DATABASE_URL: %w", err)
 	}
@@ -130,6 +136,6 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	if err := s.Migrate(ctx); err != nil {
 		return fmt.Errorf("DATABASE_URL: migrate: %w", err)
 	}
-	logger.Info("migrations applied", "database", config.Redact(cfg.DatabaseURL))
+	logger.Info("migrations applied", "database", config.Redact(cfg.Database.URL))
 	return nil
 }

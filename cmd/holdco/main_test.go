@@ -46,6 +46,7 @@ func TestBadConfigurationNamesTheSetting(t *testing.T) {
 
 	err = run(context.Background(), []string{"serve", "--roles", "web"}, func(string) string { return "" }, &errOut)
 	assert.ErrorContains(t, err, `unknown role "web"`)
+	assert.ErrorContains(t, err, "valid: api, mcp, oauth, sites, worker")
 	err = run(context.Background(), []string{"bogus"}, func(string) string { return "" }, &errOut)
 	assert.ErrorContains(t, err, "unknown command")
 }

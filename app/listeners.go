@@ -1,0 +1,112 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"syscall"
+	"time"
+
+	"holdco/api"
+	"holdco/models"
+)
+
+// listener is one role's HTTP listener. It is bound before anything slow
+// starts, so a port clash is reported at once.
+type listener struct {
+	role    Role
+	setting string // the variable its address comes from
+	ln      net.Listener
+	srv     *http.Server
+}
+
+// listen binds addr, naming setting in the one-line error.
+func listen(role Role, setting, addr string) (*listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, fmt.Errorf("%s: port %s is in use", setting, portOf(addr))
+		}
+		return nil, fmt.Errorf("%s: cannot listen on %s: %w", setting, addr, err)
+	}
+	return &listener{role: role, setting: setting, ln: ln}, nil
+}
+
+func (l *listener) addr() string { return l.ln.Addr().String() }
+
+// serve answers with h until shutdown; a failure is sent to errs.
+func (l *listener) serve(h http.Handler, errs chan<- error) {
+	l.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := l.srv.Serve(l.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			select {
+			case errs <- fmt.Errorf("%s listener (%s): %w", l.role, l.setting, err):
+			default:
+			}
+		}
+	}()
+}
+
+// shutdown lets in-flight requests finish (up to ctx), or closes a
+// listener that never served.
+func (l *listener) shutdown(ctx context.Context, logger *slog.Logger) {
+	if l.srv == nil {
+		_ = l.ln.Close()
+		return
+	}
+	if err := l.srv.Shutdown(ctx); err != nil {
+		logger.Warn("listener shutdown", "role", l.role, "error", err)
+	}
+}
+
+func portOf(addr string) string {
+	if _, p, err := net.SplitHostPort(addr); err == nil {
+		return p
+	}
+	return addr
+}
+
+// reservedHandler is what a listener serves before its adapter lands (the
+// connector on mcp, the authorization server on oauth): GET /health with
+// the REST API's body shape, and a JSON not_found for everything else.
+func reservedHandler(checks []api.HealthCheck, logger *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet || r.URL.Path != "/health" {
+			writeJSON(w, http.StatusNotFound, map[string]string{
+				"error":  string(models.CodeNotFound),
+				"detail": "No route matches " + r.Method + " " + r.URL.Path + ".",
+			})
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		errs := make([]error, len(checks))
+		var wg sync.WaitGroup
+		for i, c := range checks {
+			wg.Go(func() { errs[i] = c.Check(ctx) })
+		}
+		wg.Wait()
+		body, status := map[string]string{"status": "ok", "version": api.Version}, http.StatusOK
+		for i, c := range checks {
+			body[c.Name] = "ok"
+			if errs[i] != nil {
+				// Anonymous callers learn only that it is unavailable.
+				body[c.Name], body["status"], status = "unavailable", "degraded", http.StatusServiceUnavailable
+				logger.WarnContext(ctx, "health check failed", "dependency", c.Name, "error", errs[i])
+			}
+		}
+		writeJSON(w, status, body)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, _ := json.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}

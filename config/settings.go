@@ -1,0 +1,89 @@
+package config
+
+import (
+	"strings"
+)
+
+// Setting documents one environment variable. The README's configuration
+// table is rendered from Settings (MarkdownTable) and a test keeps the two
+// equal, so this list is the one place a variable is described.
+type Setting struct {
+	// Section is the Config field the variable fills (Database, API, …);
+	// "process" for the settings of the process as a whole.
+	Section string
+	Var     string
+	// Default is applied by Load unless it is a description such as
+	// "(empty)" or "<data dir>/holdco.db" (those are resolved in code).
+	Default string
+	// Meaning is Markdown (code in backticks).
+	Meaning string
+}
+
+// Settings is the table of every variable Load reads, grouped by section.
+var Settings = []Setting{
+	{"process", "HOLDCO_DATA_DIR", "./data", "directory for the embedded default's files (SQLite databases of holdco and Temporal, the local adapters' repositories, company databases and sites)"},
+	{"process", "HOLDCO_LOG_LEVEL", "info", "debug, info, warn or error"},
+	{"process", "HOLDCO_LOG_FORMAT", "text", "text or json"},
+	{"process", "HOLDCO_SHUTDOWN_TIMEOUT", "15s", "how long in-flight requests may run after Ctrl-C/SIGTERM"},
+
+	{"Database", "DATABASE_URL", "<data dir>/holdco.db", "`postgres://user:pass@host:5432/db` switches the store to Postgres; otherwise a SQLite file path"},
+
+	{"Temporal", "TEMPORAL_ADDRESS", "(empty)", "host:port of a Temporal cluster; when empty the embedded Temporal server is started"},
+	{"Temporal", "TEMPORAL_NAMESPACE", "default", "Temporal namespace holdco's workflows run in"},
+	{"Temporal", "HOLDCO_TEMPORAL_HOST", "127.0.0.1", "IP the embedded Temporal server and UI bind to"},
+	{"Temporal", "HOLDCO_TEMPORAL_PORT", "7233", "embedded Temporal frontend (gRPC) port"},
+	{"Temporal", "HOLDCO_TEMPORAL_UI_PORT", "8233", "embedded Temporal Web UI port; 0 disables it"},
+
+	{"API", "HOLDCO_API_ADDR", ":8080", "REST API listener (`api` role)"},
+	{"API", "HOLDCO_PUBLIC_URL", "http://localhost:<api port>", "address browsers and the CLI use to reach the REST API (sign-in callbacks are built from it)"},
+	{"API", "HOLDCO_FRONTEND_URL", "<public URL>", "web app address: sign-in returns there, logout lands on its `/login`, account links open its `/dashboard?conglomerate_id=<id>`; by default holdco's own minimal pages"},
+
+	{"Sites", "HOLDCO_SITES_ADDR", ":8083", "listener of company sites (`sites` role; served at `<sites URL>/<handle>/`); a separate origin from the API so a tenant's script cannot reach holdco's sessions"},
+	{"Sites", "HOLDCO_SITES_PUBLIC_URL", "http://localhost:<sites port>", "address browsers use to reach the sites listener; must be an origin of its own (not the public or frontend URL's)"},
+
+	{"MCP", "HOLDCO_MCP_ADDR", ":8081", "listener of the connector for AI assistants (`mcp` role); for now it answers only `GET /health`"},
+
+	{"OAuth", "HOLDCO_OAUTH_ADDR", ":8082", "listener of the OAuth authorization server (`oauth` role); for now it answers only `GET /health`"},
+
+	{"Identity", "OIDC_ISSUER", "(empty)", "issuer URL of the identity provider users sign in with; when empty the embedded development provider runs at `<public URL>/dev-idp`"},
+	{"Identity", "OIDC_CLIENT_ID", "(empty)", "client id registered at `OIDC_ISSUER` (redirect URIs `<public URL>/auth/callback` and `<public URL>/auth/cli/callback`)"},
+	{"Identity", "OIDC_CLIENT_SECRET", "(empty)", "client secret registered at `OIDC_ISSUER`"},
+	{"Identity", "HOLDCO_SECRET_KEY", "(empty)", "at least 32 characters; signs web session tokens and login state; when empty a random key is created in the database and shared by all replicas"},
+
+	{"Payments", "STRIPE_SECRET_KEY", "(empty)", "Stripe secret key of the platform account (credits and plans); when empty payments are off and payment links are `null` with a reason"},
+	{"Payments", "STRIPE_CONNECT_SECRET_KEY", "(empty)", "Stripe secret key of the Connect platform account (payout onboarding); empty uses `STRIPE_SECRET_KEY`"},
+	{"Payments", "STRIPE_WEBHOOK_SECRET", "(empty)", "signing secret (`whsec_…`) of the webhook endpoint `<public URL>/webhooks/stripe`; required with `STRIPE_SECRET_KEY`"},
+	{"Payments", "STRIPE_API_BASE", "(empty)", "Stripe API address override (for example a local stripe-mock); empty uses Stripe's"},
+	{"Payments", "STRIPE_FOUNDER_PRICE_ID", "(empty)", "recurring price (`price_…`) of the Founder plan; empty: the plan is not for sale (upgrade links `null`)"},
+	{"Payments", "STRIPE_HOSTING_PRICE_ID", "(empty)", "recurring price of the Hosting plan (sites online, no agents), when sold"},
+	{"Payments", "HOLDCO_CREDIT_PRICE_CENTS", "10", "price of one credit in US cents"},
+	{"Payments", "HOLDCO_FOUNDER_MONTHLY_CREDITS", "100", "credits granted with each paid Founder invoice"},
+}
+
+// defaultOf is the value Load uses when name is unset; descriptive
+// defaults ("(empty)", "<…>") yield "".
+func defaultOf(name string) string {
+	for _, s := range Settings {
+		if s.Var == name {
+			if strings.HasPrefix(s.Default, "(") || strings.Contains(s.Default, "<") {
+				return ""
+			}
+			return s.Default
+		}
+	}
+	return ""
+}
+
+// MarkdownTable renders Settings as the README's configuration table.
+func MarkdownTable() string {
+	var b strings.Builder
+	b.WriteString("| variable | section | default | meaning |\n|---|---|---|---|\n")
+	for _, s := range Settings {
+		def := s.Default
+		if !strings.HasPrefix(def, "(") {
+			def = "`" + def + "`"
+		}
+		b.WriteString("| `" + s.Var + "` | " + s.Section + " | " + def + " | " + s.Meaning + " |\n")
+	}
+	return b.String()
+}
