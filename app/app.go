@@ -28,6 +28,7 @@ import (
 	"holdco/service"
 	"holdco/store"
 	"holdco/workflows"
+	"holdco/workflows/contract"
 )
 
 // Role is one duty a process can take on.
@@ -132,7 +133,7 @@ func Start(ctx context.Context, cfg config.Config, roles []Role, logger *slog.Lo
 	}
 
 	if slices.Contains(roles, RoleWorker) {
-		a.worker = worker.New(a.Temporal, workflows.TaskQueue, worker.Options{})
+		a.worker = worker.New(a.Temporal, contract.TaskQueue, worker.Options{})
 		workflows.Register(a.worker, prov)
 		siteConfig, err := a.buildSiteConfig(ctx, publicURL, host)
 		if err != nil {
@@ -298,7 +299,7 @@ func (a *App) connectTemporal(ctx context.Context) error {
 			FrontendPort:     cfg.TemporalPort,
 			UIPort:           cfg.TemporalUIPort,
 			Namespace:        cfg.TemporalNamespace,
-			SearchAttributes: workflows.SearchAttributes(),
+			SearchAttributes: contract.SearchAttributes(),
 			Logger:           a.logger,
 			LogLevel:         max(cfg.LogLevel, slog.LevelWarn),
 		})
@@ -333,7 +334,7 @@ func (a *App) connectTemporal(ctx context.Context) error {
 	if err := workflows.EnsureSearchAttributes(ctx, c, cfg.TemporalNamespace); err != nil {
 		// An external cluster may not let holdco manage its namespace; the
 		// operator registers the attributes then.
-		a.logger.Warn("could not register search attributes; register them on the cluster", "error", err, "attributes", workflows.SearchAttributes())
+		a.logger.Warn("could not register search attributes; register them on the cluster", "error", err, "attributes", contract.SearchAttributes())
 	}
 	return nil
 }

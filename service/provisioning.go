@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"holdco/models"
-	"holdco/workflows"
+	"holdco/workflows/contract"
 )
 
 // ResourceChecker really checks a company resource (activities.Provisioning).
@@ -31,14 +31,14 @@ type ProvisionTrigger struct {
 // may run again.
 func provisionOptions(c models.Company) client.StartWorkflowOptions {
 	return client.StartWorkflowOptions{
-		ID:                       workflows.ProvisionWorkflowID(c.ID),
-		TaskQueue:                workflows.TaskQueue,
+		ID:                       contract.ProvisionWorkflowID(c.ID),
+		TaskQueue:                contract.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 		TypedSearchAttributes: temporal.NewSearchAttributes(
-			workflows.CompanyIDKey.ValueSet(c.ID),
-			workflows.ConglomerateIDKey.ValueSet(c.ConglomerateID),
-			workflows.ProvisioningStateKey.ValueSet("provisioning"),
+			contract.CompanyIDKey.ValueSet(c.ID),
+			contract.ConglomerateIDKey.ValueSet(c.ConglomerateID),
+			contract.ProvisioningStateKey.ValueSet(contract.ProvisioningStateProvisioning),
 		),
 	}
 }
@@ -57,8 +57,8 @@ func (s *Service) requestProvisioning(ctx context.Context, c models.Company) (Pr
 	if err != nil {
 		return ProvisionTrigger{}, err
 	}
-	run, err := s.temporal.SignalWithStartWorkflow(ctx, workflows.ProvisionWorkflowID(c.ID), workflows.SignalHeal, nil, provisionOptions(c),
-		workflows.ProvisionWorkflowName, workflows.ProvisionInput{CompanyID: c.ID, ConglomerateID: c.ConglomerateID, SeedRepo: seed})
+	run, err := s.temporal.SignalWithStartWorkflow(ctx, contract.ProvisionWorkflowID(c.ID), contract.SignalHeal, nil, provisionOptions(c),
+		contract.ProvisionWorkflowName, contract.ProvisionInput{CompanyID: c.ID, ConglomerateID: c.ConglomerateID, SeedRepo: seed})
 	if err != nil {
 		return ProvisionTrigger{}, models.Errorf(models.CodeUpstreamUnavailable, "Provisioning could not be started; retry shortly.").Wrap(err)
 	}
@@ -241,7 +241,7 @@ func (s *Service) HealCompany(ctx context.Context, companyID string) (HealResult
 	if err != nil {
 		return HealResult{}, err
 	}
-	res := HealResult{CompanyDiagnosis: d, WorkflowID: workflows.ProvisionWorkflowID(c.ID)}
+	res := HealResult{CompanyDiagnosis: d, WorkflowID: contract.ProvisionWorkflowID(c.ID)}
 	if d.Healthy {
 		return res, nil
 	}
