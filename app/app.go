@@ -147,7 +147,7 @@ func Start(ctx context.Context, cfg config.Config, roles []Role, logger *slog.Lo
 	}
 
 	if a.listener != nil {
-		svc, mounts, err := a.buildService(ctx, publicURL, sitesURL, prov)
+		svc, mounts, err := a.buildService(ctx, publicURL, sitesURL)
 		if err != nil {
 			return nil, err
 		}

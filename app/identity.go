@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 
-	"holdco/activities"
 	"holdco/models"
 	"holdco/providers/devoidc"
 	"holdco/providers/oidcrp"
@@ -24,7 +23,7 @@ const devIdPPath = "/dev-idp"
 // buildService wires the use-case layer to its identity provider: the
 // configured one, or the embedded development provider mounted on the REST
 // listener (returned in mounts).
-func (a *App) buildService(ctx context.Context, publicURL, sitesURL string, prov *activities.Provisioning) (*service.Service, map[string]http.Handler, error) {
+func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*service.Service, map[string]http.Handler, error) {
 	cfg := a.cfg
 	frontend := cfg.FrontendURL
 	if frontend == "" {
@@ -50,7 +49,7 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string, prov
 		mounts[p.Prefix()] = p.Handler()
 	}
 	idp := oidcrp.New(oidcrp.Options{Issuer: issuer, ClientID: clientID, ClientSecret: secret, RedirectURIs: callbacks})
-	opts := service.Options{Temporal: a.Temporal, Checker: prov}
+	opts := service.Options{Temporal: a.Temporal}
 	if cfg.PaymentsEnabled() {
 		pay, err := stripepay.New(stripepay.Config{SecretKey: cfg.StripeSecretKey, ConnectSecretKey: cfg.StripeConnectSecretKey,
 			WebhookSecret: cfg.StripeWebhookSecret, APIBase: cfg.StripeAPIBase,

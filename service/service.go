@@ -62,7 +62,6 @@ type Service struct {
 	payments Payments
 	temporal client.Client
 	outbox   *ProvisioningOutbox
-	checker  ResourceChecker
 
 	userKeys    *ttlCache[string, Principal] // by token hash
 	sessions    *ttlCache[string, Principal] // by web session id
@@ -78,8 +77,6 @@ type Options struct {
 	Payments Payments
 	// Temporal starts and signals workflows; nil disables provisioning.
 	Temporal client.Client
-	// Checker verifies provisioned resources for the admin health check.
-	Checker ResourceChecker
 }
 
 // Credential cache lifetimes: the longest a revocation made on another
@@ -115,7 +112,7 @@ func New(ctx context.Context, cfg Config, st *store.Store, idp IdentityProvider,
 		return nil, err
 	}
 	s := &Service{cfg: cfg, store: st, idp: idp, logger: logger, now: opts.Clock, sign: signer{key: key},
-		payments: opts.Payments, temporal: opts.Temporal, checker: opts.Checker}
+		payments: opts.Payments, temporal: opts.Temporal}
 	s.outbox = &ProvisioningOutbox{Store: st, Temporal: opts.Temporal, Logger: logger}
 	if s.seal, err = newSealer(s.sign); err != nil {
 		return nil, fmt.Errorf("service: sealer: %w", err)
