@@ -13,7 +13,6 @@ import (
 	"holdco/providers/oidcrp"
 	"holdco/providers/stripepay"
 	"holdco/service"
-	"holdco/store"
 )
 
 // devIdPPath is where the embedded development identity provider is
@@ -39,7 +38,7 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*se
 		p, err := devoidc.New(ctx, devoidc.Options{
 			Issuer:    issuer,
 			Clients:   []devoidc.Client{{ID: clientID, Secret: secret, RedirectURIs: callbacks, PostLogoutRedirectURIs: []string{frontend + "/login"}}},
-			Users:     store.DevIdPUsers{S: a.Store},
+			Users:     devoidc.StoredUsers{Rows: a.Store},
 			Logger:    a.logger,
 			CryptoKey: sha256.Sum256([]byte(secret)),
 		})

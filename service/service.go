@@ -15,7 +15,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"holdco/providers/oidcrp"
+	"holdco/models"
 	"holdco/store"
 )
 
@@ -24,11 +24,9 @@ import (
 type IdentityProvider interface {
 	Issuer() string
 	AuthURL(ctx context.Context, redirectURI, state, challenge string, params map[string]string) (string, error)
-	Exchange(ctx context.Context, redirectURI, code, verifier string) (oidcrp.Identity, error)
+	Exchange(ctx context.Context, redirectURI, code, verifier string) (models.Identity, error)
 	EndSessionURL(ctx context.Context, redirectURI, postLogoutRedirect string) string
 }
-
-var _ IdentityProvider = (*oidcrp.Client)(nil)
 
 // Config holds the service's settings.
 type Config struct {
