@@ -6,6 +6,7 @@ import (
 
 	"holdco/models"
 	"holdco/store"
+	"holdco/workflows/contract"
 )
 
 // CompanyKeys opens a company's live API key (service.CompanyKeyReader);
@@ -35,17 +36,10 @@ type SiteConfig struct {
 	APIURL string
 }
 
-// SiteConfigInput names the company whose site is configured. It carries
-// no secret: the key is read when the activity runs, so workflow histories
-// never hold it and a later run always writes the current key.
-type SiteConfigInput struct {
-	CompanyID string
-}
-
 // WriteSiteConfig writes the company's current API key and the API address
 // into its site's environment, replacing what was there (so a rotated key
 // no longer appears). An archived or missing company is left alone.
-func (s *SiteConfig) WriteSiteConfig(ctx context.Context, in SiteConfigInput) error {
+func (s *SiteConfig) WriteSiteConfig(ctx context.Context, in contract.SiteConfigInput) error {
 	c, err := s.Store.GetCompany(ctx, in.CompanyID)
 	if errors.Is(err, models.ErrNotFound) || err == nil && c.Status == models.CompanyArchived {
 		return nil

@@ -13,6 +13,7 @@ import (
 	"holdco/models"
 	"holdco/providers/statichost"
 	"holdco/testenv"
+	"holdco/workflows/contract"
 )
 
 // keys is the live key per company; missing means none minted yet.
@@ -43,7 +44,7 @@ func TestWriteSiteConfigReplacesTheKey(t *testing.T) {
 	env := suite.NewTestActivityEnvironment()
 	env.RegisterActivity(sc)
 	write := func() map[string]string {
-		_, err := env.ExecuteActivity(sc.WriteSiteConfig, activities.SiteConfigInput{CompanyID: co.ID})
+		_, err := env.ExecuteActivity(sc.WriteSiteConfig, contract.SiteConfigInput{CompanyID: co.ID})
 		require.NoError(t, err)
 		got, err := host.Env(co.Handle)
 		require.NoError(t, err)
@@ -55,6 +56,6 @@ func TestWriteSiteConfigReplacesTheKey(t *testing.T) {
 	k[co.ID] = "svc_c_v1_new"
 	assert.Equal(t, map[string]string{"HOLDCO_API_URL": "http://api.test", "HOLDCO_API_KEY": "svc_c_v1_new"}, write())
 
-	_, err = env.ExecuteActivity(sc.WriteSiteConfig, activities.SiteConfigInput{CompanyID: "00000000-0000-4000-8000-000000000000"})
+	_, err = env.ExecuteActivity(sc.WriteSiteConfig, contract.SiteConfigInput{CompanyID: "00000000-0000-4000-8000-000000000000"})
 	require.NoError(t, err, "a missing company is not an error")
 }

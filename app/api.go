@@ -11,7 +11,7 @@ import (
 // builds the identity provider and payments (buildService) but no
 // provisioning adapter; workflows run on the worker role.
 func (a *App) apiHandler(ctx context.Context, publicURL, sitesURL string) (http.Handler, error) {
-	svc, mounts, err := a.buildService(ctx, publicURL, sitesURL, a.prov)
+	svc, mounts, err := a.buildService(ctx, publicURL, sitesURL)
 	if err != nil {
 		return nil, err
 	}

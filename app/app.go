@@ -21,13 +21,13 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
-	"holdco/activities"
 	"holdco/api"
 	"holdco/config"
 	"holdco/devserver"
 	"holdco/service"
 	"holdco/store"
 	"holdco/workflows"
+	"holdco/workflows/contract"
 )
 
 // App is a started holdco process.
@@ -47,7 +47,6 @@ type App struct {
 	// Worker role.
 	worker      worker.Worker
 	stopSweeper func()
-	prov        *activities.Provisioning
 
 	closers []func() error // adapters' resources, closed after Temporal
 }
@@ -92,8 +91,8 @@ func Start(ctx context.Context, cfg config.Config, roles []Role, logger *slog.Lo
 		}
 	}
 
-	// The worker first: until the admin diagnosis runs on the worker, an
-	// api role in the same process checks resources through its adapters.
+	// The worker first, so the listeners open on a process that can
+	// already run what their requests start.
 	if a.has(RoleWorker) {
 		if err = a.startWorker(ctx, publicURL, sitesURL); err != nil {
 			return nil, err
@@ -266,7 +265,7 @@ func (a *App) connectTemporal(ctx context.Context) error {
 			FrontendPort:     cfg.Temporal.Port,
 			UIPort:           cfg.Temporal.UIPort,
 			Namespace:        cfg.Temporal.Namespace,
-			SearchAttributes: workflows.SearchAttributes(),
+			SearchAttributes: contract.SearchAttributes(),
 			Logger:           a.logger,
 			LogLevel:         max(cfg.Log.Level, slog.LevelWarn),
 		})
@@ -301,7 +300,7 @@ func (a *App) connectTemporal(ctx context.Context) error {
 	if err := workflows.EnsureSearchAttributes(ctx, c, cfg.Temporal.Namespace); err != nil {
 		// An external cluster may not let holdco manage its namespace; the
 		// operator registers the attributes then.
-		a.logger.Warn("could not register search attributes; register them on the cluster", "error", err, "attributes", workflows.SearchAttributes())
+		a.logger.Warn("could not register search attributes; register them on the cluster", "error", err, "attributes", contract.SearchAttributes())
 	}
 	return nil
 }

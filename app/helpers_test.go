@@ -2,18 +2,17 @@ package app_test
 
 import (
 	"encoding/json"
+	"holdco/workflows/contract"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/temporal"
-
-	"holdco/workflows"
 )
 
 func temporalAttrs(conglomerateID string) temporal.SearchAttributes {
-	return temporal.NewSearchAttributes(workflows.ConglomerateIDKey.ValueSet(conglomerateID))
+	return temporal.NewSearchAttributes(contract.ConglomerateIDKey.ValueSet(conglomerateID))
 }
 
 func listRequest(query string) *workflowservice.ListWorkflowExecutionsRequest {

@@ -8,13 +8,11 @@ import (
 	"net/http"
 	"strings"
 
-	"holdco/activities"
 	"holdco/models"
 	"holdco/providers/devoidc"
 	"holdco/providers/oidcrp"
 	"holdco/providers/stripepay"
 	"holdco/service"
-	"holdco/store"
 )
 
 // devIdPPath is where the embedded development identity provider is
@@ -24,7 +22,7 @@ const devIdPPath = "/dev-idp"
 // buildService wires the use-case layer to its identity provider: the
 // configured one, or the embedded development provider mounted on the REST
 // listener (returned in mounts).
-func (a *App) buildService(ctx context.Context, publicURL, sitesURL string, prov *activities.Provisioning) (*service.Service, map[string]http.Handler, error) {
+func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*service.Service, map[string]http.Handler, error) {
 	cfg := a.cfg
 	frontend := cfg.API.FrontendURL
 	if frontend == "" {
@@ -40,7 +38,7 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string, prov
 		p, err := devoidc.New(ctx, devoidc.Options{
 			Issuer:    issuer,
 			Clients:   []devoidc.Client{{ID: clientID, Secret: secret, RedirectURIs: callbacks, PostLogoutRedirectURIs: []string{frontend + "/login"}}},
-			Users:     store.DevIdPUsers{S: a.Store},
+			Users:     devoidc.StoredUsers{Rows: a.Store},
 			Logger:    a.logger,
 			CryptoKey: sha256.Sum256([]byte(secret)),
 		})
@@ -51,9 +49,6 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string, prov
 	}
 	idp := oidcrp.New(oidcrp.Options{Issuer: issuer, ClientID: clientID, ClientSecret: secret, RedirectURIs: callbacks})
 	opts := service.Options{Temporal: a.Temporal}
-	if prov != nil { // the worker role's adapters, when it runs in this process
-		opts.Checker = prov
-	}
 	if pc := cfg.Payments; pc.Enabled() {
 		pay, err := stripepay.New(stripepay.Config{SecretKey: pc.StripeSecretKey, ConnectSecretKey: pc.StripeConnectSecretKey,
 			WebhookSecret: pc.StripeWebhookSecret, APIBase: pc.StripeAPIBase,

@@ -26,6 +26,7 @@ import (
 	"holdco/store"
 	"holdco/testenv"
 	"holdco/workflows"
+	"holdco/workflows/contract"
 )
 
 // unreachableTemporal fails every workflow start, as a process killed
@@ -115,8 +116,8 @@ func TestCompaniesCreatedBeforeACrashAreProvisioned(t *testing.T) {
 	env.Server.NewWorker(env.TaskQueue, func(r worker.Registry) { workflows.Register(r, prov) })
 	last, err := st.GetCompany(ctx, ids[n-1])
 	require.NoError(t, err)
-	early, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflows.ProvisionWorkflowID(last.ID), TaskQueue: env.TaskQueue},
-		workflows.ProvisionWorkflowName, workflows.ProvisionInput{CompanyID: last.ID, ConglomerateID: cong.ID, SeedRepo: true})
+	early, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.ProvisionWorkflowID(last.ID), TaskQueue: env.TaskQueue},
+		contract.ProvisionWorkflowName, contract.ProvisionInput{CompanyID: last.ID, ConglomerateID: cong.ID, SeedRepo: true})
 	require.NoError(t, err)
 	require.NoError(t, early.Get(ctx, nil))
 
@@ -132,8 +133,8 @@ func TestCompaniesCreatedBeforeACrashAreProvisioned(t *testing.T) {
 	waitCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	for _, id := range ids {
-		var res workflows.ProvisionResult
-		require.NoError(t, env.Client.GetWorkflow(waitCtx, workflows.ProvisionWorkflowID(id), "").Get(waitCtx, &res), id)
+		var res contract.ProvisionResult
+		require.NoError(t, env.Client.GetWorkflow(waitCtx, contract.ProvisionWorkflowID(id), "").Get(waitCtx, &res), id)
 		rows, err := st.ListResources(ctx, id)
 		require.NoError(t, err)
 		require.Len(t, rows, 3, id)
@@ -146,7 +147,7 @@ func TestCompaniesCreatedBeforeACrashAreProvisioned(t *testing.T) {
 	assert.Equal(t, n, countEntries(t, dir, "sites"), "one site each")
 
 	// The workflow that ran before the crash was not run again.
-	latest, err := env.Client.DescribeWorkflowExecution(ctx, workflows.ProvisionWorkflowID(last.ID), "")
+	latest, err := env.Client.DescribeWorkflowExecution(ctx, contract.ProvisionWorkflowID(last.ID), "")
 	require.NoError(t, err)
 	assert.Equal(t, early.GetRunID(), latest.WorkflowExecutionInfo.Execution.RunId)
 }

@@ -18,6 +18,7 @@ import (
 	"holdco/service"
 	"holdco/testenv"
 	"holdco/workflows"
+	"holdco/workflows/contract"
 )
 
 // flakyRepos fails every Ensure while down, like a git host that is out.
@@ -42,7 +43,7 @@ func (f *flakyRepos) Ensure(ctx context.Context, companyID, name, idea string, s
 func waitParked(t *testing.T, env *testenv.Temporal, companyID string) {
 	t.Helper()
 	require.Eventually(t, func() bool {
-		v, err := env.Client.QueryWorkflow(context.Background(), workflows.ProvisionWorkflowID(companyID), "", workflows.QueryResources)
+		v, err := env.Client.QueryWorkflow(context.Background(), contract.ProvisionWorkflowID(companyID), "", contract.QueryResources)
 		if err != nil {
 			return false
 		}
@@ -73,7 +74,7 @@ func TestUserProvisionRetriesFailedResources(t *testing.T) {
 	c, err := svc.CreateCompany(as, cong.ID, service.CompanyInput{Name: "Map Shop"})
 	require.NoError(t, err)
 	waitParked(t, env, c.ID)
-	parked, err := env.Client.DescribeWorkflowExecution(ctx, workflows.ProvisionWorkflowID(c.ID), "")
+	parked, err := env.Client.DescribeWorkflowExecution(ctx, contract.ProvisionWorkflowID(c.ID), "")
 	require.NoError(t, err)
 
 	repos.down.Store(false)
@@ -113,7 +114,7 @@ func TestHealSeedsOnlyCompaniesCreatedWithSeeding(t *testing.T) {
 	defer cancel()
 	finish := func(id string) {
 		t.Helper()
-		require.NoError(t, env.Client.GetWorkflow(waitCtx, workflows.ProvisionWorkflowID(id), "").Get(waitCtx, nil))
+		require.NoError(t, env.Client.GetWorkflow(waitCtx, contract.ProvisionWorkflowID(id), "").Get(waitCtx, nil))
 	}
 
 	c, err := svc.CreateCompany(as, cong.ID, service.CompanyInput{Name: "Imported"})

@@ -27,6 +27,7 @@ import (
 	"holdco/service"
 	"holdco/testenv"
 	"holdco/workflows"
+	"holdco/workflows/contract"
 )
 
 // cliLogin signs email in the way `holdco login` does and returns the
@@ -99,7 +100,7 @@ func TestProvisioningEndToEnd(t *testing.T) {
 	// Repeated provisioning joins or re-runs, never doubles.
 	first := authedJSON(t, "POST", base+"/companies/"+id+"/provision", key, `{"seed_repo":true}`, 200)
 	second := authedJSON(t, "POST", base+"/companies/"+id+"/provision", key, "", 200)
-	assert.Equal(t, workflows.ProvisionWorkflowID(id), first["workflow_id"])
+	assert.Equal(t, contract.ProvisionWorkflowID(id), first["workflow_id"])
 	assert.Equal(t, first["run_id"], second["run_id"], "the second call joined the running workflow")
 
 	admin, err := a.Service.CreateAdminToken(context.Background(), "ops")
@@ -168,8 +169,8 @@ func TestProvisioningSurvivesWorkerDeath(t *testing.T) {
 	first := env.Server.NewWorker(env.TaskQueue, func(r worker.Registry) {
 		workflows.Register(r, &activities.Provisioning{Store: st, Repositories: gate, Databases: dbs, Hosting: host})
 	})
-	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflows.ProvisionWorkflowID(co.ID), TaskQueue: env.TaskQueue},
-		workflows.ProvisionWorkflowName, workflows.ProvisionInput{CompanyID: co.ID, ConglomerateID: cong.ID, SeedRepo: true})
+	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.ProvisionWorkflowID(co.ID), TaskQueue: env.TaskQueue},
+		contract.ProvisionWorkflowName, contract.ProvisionInput{CompanyID: co.ID, ConglomerateID: cong.ID, SeedRepo: true})
 	require.NoError(t, err)
 	select {
 	case <-gate.entered:
@@ -183,7 +184,7 @@ func TestProvisioningSurvivesWorkerDeath(t *testing.T) {
 	})
 	waitCtx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
-	var res workflows.ProvisionResult
+	var res contract.ProvisionResult
 	require.NoError(t, run.Get(waitCtx, &res))
 	assert.Len(t, res.Refs, 3)
 

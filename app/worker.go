@@ -7,6 +7,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"holdco/workflows"
+	"holdco/workflows/contract"
 )
 
 // startWorker builds the worker role's adapters (provisioning's git
@@ -19,8 +20,7 @@ func (a *App) startWorker(ctx context.Context, publicURL, sitesURL string) error
 	if err != nil {
 		return err
 	}
-	a.prov = prov
-	a.worker = worker.New(a.Temporal, workflows.TaskQueue, worker.Options{})
+	a.worker = worker.New(a.Temporal, contract.TaskQueue, worker.Options{})
 	workflows.Register(a.worker, prov)
 	siteConfig, err := a.buildSiteConfig(ctx, publicURL, host)
 	if err != nil {

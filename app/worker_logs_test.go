@@ -17,6 +17,7 @@ import (
 	"holdco/models"
 	"holdco/testenv"
 	"holdco/workflows"
+	"holdco/workflows/contract"
 )
 
 // logCapture keeps every record at Debug and above.
@@ -83,8 +84,8 @@ func TestSuccessfulProvisioningLogsNoHeartbeatWarning(t *testing.T) {
 	for i := range 3 {
 		co, err := st.CreateCompany(ctx, cong.ID, models.Company{Name: "Shop", Handle: "hb-shop-" + string(rune('a'+i))})
 		require.NoError(t, err)
-		run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflows.ProvisionWorkflowID(co.ID), TaskQueue: env.TaskQueue},
-			workflows.ProvisionWorkflowName, workflows.ProvisionInput{CompanyID: co.ID, ConglomerateID: cong.ID, SeedRepo: true})
+		run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.ProvisionWorkflowID(co.ID), TaskQueue: env.TaskQueue},
+			contract.ProvisionWorkflowName, contract.ProvisionInput{CompanyID: co.ID, ConglomerateID: cong.ID, SeedRepo: true})
 		require.NoError(t, err)
 		require.NoError(t, run.Get(waitCtx, nil))
 	}
@@ -109,8 +110,8 @@ func TestWorkerShutdownDuringAnActivityLogsNoError(t *testing.T) {
 	require.NoError(t, err)
 	co, err := st.CreateCompany(ctx, cong.ID, models.Company{Name: "Shop", Handle: "stop-shop"})
 	require.NoError(t, err)
-	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflows.ProvisionWorkflowID(co.ID), TaskQueue: env.TaskQueue},
-		workflows.ProvisionWorkflowName, workflows.ProvisionInput{CompanyID: co.ID, ConglomerateID: cong.ID, SeedRepo: true})
+	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.ProvisionWorkflowID(co.ID), TaskQueue: env.TaskQueue},
+		contract.ProvisionWorkflowName, contract.ProvisionInput{CompanyID: co.ID, ConglomerateID: cong.ID, SeedRepo: true})
 	require.NoError(t, err)
 	select {
 	case <-gate.entered:

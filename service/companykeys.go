@@ -12,7 +12,7 @@ import (
 
 	"holdco/models"
 	"holdco/store"
-	"holdco/workflows"
+	"holdco/workflows/contract"
 )
 
 // CompanyKeyCacheTTL bounds how long a rotated company key keeps working
@@ -73,16 +73,16 @@ func (s *Service) configureSite(ctx context.Context, c models.Company) {
 	if s.temporal == nil {
 		return
 	}
-	_, err := s.temporal.SignalWithStartWorkflow(ctx, workflows.SiteConfigWorkflowID(c.ID), workflows.SignalSiteConfigChanged, nil,
+	_, err := s.temporal.SignalWithStartWorkflow(ctx, contract.SiteConfigWorkflowID(c.ID), contract.SignalSiteConfigChanged, nil,
 		client.StartWorkflowOptions{
-			TaskQueue:             workflows.TaskQueue,
+			TaskQueue:             contract.TaskQueue,
 			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 			TypedSearchAttributes: temporal.NewSearchAttributes(
-				workflows.CompanyIDKey.ValueSet(c.ID),
-				workflows.ConglomerateIDKey.ValueSet(c.ConglomerateID),
+				contract.CompanyIDKey.ValueSet(c.ID),
+				contract.ConglomerateIDKey.ValueSet(c.ConglomerateID),
 			),
 		},
-		workflows.SiteConfigWorkflowName, workflows.SiteConfigInput{CompanyID: c.ID})
+		contract.SiteConfigWorkflowName, contract.SiteConfigInput{CompanyID: c.ID})
 	if err != nil {
 		s.logger.ErrorContext(ctx, "site config: could not start; the site keeps its previous key until the next rotation",
 			"company_id", c.ID, "error", err)

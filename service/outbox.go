@@ -10,7 +10,7 @@ import (
 
 	"holdco/models"
 	"holdco/store"
-	"holdco/workflows"
+	"holdco/workflows/contract"
 )
 
 // ProvisioningOutbox starts the provisioning that a company's creation
@@ -46,8 +46,8 @@ func (o *ProvisioningOutbox) Start(ctx context.Context, c models.Company, seedRe
 	defer cancel()
 	opts := provisionOptions(c)
 	opts.WorkflowIDReusePolicy = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY
-	run, err := o.Temporal.ExecuteWorkflow(ctx, opts, workflows.ProvisionWorkflowName,
-		workflows.ProvisionInput{CompanyID: c.ID, ConglomerateID: c.ConglomerateID, SeedRepo: seedRepo})
+	run, err := o.Temporal.ExecuteWorkflow(ctx, opts, contract.ProvisionWorkflowName,
+		contract.ProvisionInput{CompanyID: c.ID, ConglomerateID: c.ConglomerateID, SeedRepo: seedRepo})
 	if err != nil {
 		return ProvisionTrigger{}, models.Errorf(models.CodeUpstreamUnavailable, "Provisioning could not be started; retry shortly.").Wrap(err)
 	}

@@ -3,21 +3,16 @@ package service
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
 	"holdco/models"
-	"holdco/workflows"
+	"holdco/workflows/contract"
 )
-
-// ResourceChecker really checks a company resource (activities.Provisioning).
-type ResourceChecker interface {
-	CheckResource(ctx context.Context, c models.Company, kind models.ResourceKind) error
-}
 
 // ProvisionTrigger identifies the provisioning workflow run a request
 // started or joined.
@@ -31,14 +26,14 @@ type ProvisionTrigger struct {
 // may run again.
 func provisionOptions(c models.Company) client.StartWorkflowOptions {
 	return client.StartWorkflowOptions{
-		ID:                       workflows.ProvisionWorkflowID(c.ID),
-		TaskQueue:                workflows.TaskQueue,
+		ID:                       contract.ProvisionWorkflowID(c.ID),
+		TaskQueue:                contract.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 		TypedSearchAttributes: temporal.NewSearchAttributes(
-			workflows.CompanyIDKey.ValueSet(c.ID),
-			workflows.ConglomerateIDKey.ValueSet(c.ConglomerateID),
-			workflows.ProvisioningStateKey.ValueSet("provisioning"),
+			contract.CompanyIDKey.ValueSet(c.ID),
+			contract.ConglomerateIDKey.ValueSet(c.ConglomerateID),
+			contract.ProvisioningStateKey.ValueSet(contract.ProvisioningStateProvisioning),
 		),
 	}
 }
@@ -57,8 +52,8 @@ func (s *Service) requestProvisioning(ctx context.Context, c models.Company) (Pr
 	if err != nil {
 		return ProvisionTrigger{}, err
 	}
-	run, err := s.temporal.SignalWithStartWorkflow(ctx, workflows.ProvisionWorkflowID(c.ID), workflows.SignalHeal, nil, provisionOptions(c),
-		workflows.ProvisionWorkflowName, workflows.ProvisionInput{CompanyID: c.ID, ConglomerateID: c.ConglomerateID, SeedRepo: seed})
+	run, err := s.temporal.SignalWithStartWorkflow(ctx, contract.ProvisionWorkflowID(c.ID), contract.SignalHeal, nil, provisionOptions(c),
+		contract.ProvisionWorkflowName, contract.ProvisionInput{CompanyID: c.ID, ConglomerateID: c.ConglomerateID, SeedRepo: seed})
 	if err != nil {
 		return ProvisionTrigger{}, models.Errorf(models.CodeUpstreamUnavailable, "Provisioning could not be started; retry shortly.").Wrap(err)
 	}
@@ -171,47 +166,91 @@ func (s *Service) DiagnoseCompanies(ctx context.Context) ([]CompanyDiagnosis, er
 	if err != nil {
 		return nil, err
 	}
-	out := make([]CompanyDiagnosis, len(companies))
-	errs := make([]error, len(companies))
-	sem := make(chan struct{}, 8) // bounded: checks touch disks, databases and sites
-	var wg sync.WaitGroup
-	for i, c := range companies {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			out[i], errs[i] = s.diagnose(ctx, c)
-		})
-	}
-	wg.Wait()
-	return out, errors.Join(errs...)
+	return s.diagnose(ctx, companies)
 }
 
-func (s *Service) diagnose(ctx context.Context, c models.Company) (CompanyDiagnosis, error) {
-	views, err := s.resourceViews(ctx, c.ID)
-	if err != nil {
-		return CompanyDiagnosis{}, err
-	}
-	d := CompanyDiagnosis{CompanyID: c.ID, ConglomerateID: c.ConglomerateID, Handle: c.Handle, Healthy: true}
-	for _, v := range views {
-		rd := ResourceDiagnosis{ResourceView: v, Healthy: true}
-		switch {
-		case v.Status == models.ResourceNotProvisioned:
-			rd.Healthy, rd.Problem = false, "never provisioned"
-		case v.Status == models.ResourceFailed:
-			rd.Healthy, rd.Problem = false, "provisioning failed: "+v.LastError
-		case s.checker == nil:
-			rd.Healthy, rd.Problem = false, "resources cannot be checked on this server"
-		default:
-			checkCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			if err := s.checker.CheckResource(checkCtx, c, v.Kind); err != nil {
-				rd.Healthy, rd.Problem = false, "check failed: "+err.Error()
-			}
-			cancel()
+// diagnose compares each company's rows with reality. Failed and missing
+// resources are unhealthy from their rows alone; the others are checked by
+// the Diagnose workflow on the worker, where the providers are.
+func (s *Service) diagnose(ctx context.Context, companies []models.Company) ([]CompanyDiagnosis, error) {
+	out := make([]CompanyDiagnosis, 0, len(companies))
+	var checks []contract.CompanyCheck
+	for _, c := range companies {
+		views, err := s.resourceViews(ctx, c.ID)
+		if err != nil {
+			return nil, err
 		}
-		d.Healthy = d.Healthy && rd.Healthy
-		d.Resources = append(d.Resources, rd)
+		d := CompanyDiagnosis{CompanyID: c.ID, ConglomerateID: c.ConglomerateID, Handle: c.Handle}
+		check := contract.CompanyCheck{CompanyID: c.ID, Handle: c.Handle}
+		for _, v := range views {
+			rd := ResourceDiagnosis{ResourceView: v}
+			switch v.Status {
+			case models.ResourceNotProvisioned:
+				rd.Problem = "never provisioned"
+			case models.ResourceFailed:
+				rd.Problem = "provisioning failed: " + v.LastError
+			default:
+				check.Kinds = append(check.Kinds, v.Kind)
+			}
+			d.Resources = append(d.Resources, rd)
+		}
+		if len(check.Kinds) > 0 {
+			checks = append(checks, check)
+		}
+		out = append(out, d)
 	}
-	return d, nil
+	problems, checked, err := s.checkResources(ctx, checks)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		d := &out[i]
+		d.Healthy = true
+		for j := range d.Resources {
+			rd := &d.Resources[j]
+			if rd.Problem == "" {
+				if problem, failed := problems[d.CompanyID][rd.Kind]; !checked {
+					rd.Problem = "resources cannot be checked on this server"
+				} else if failed {
+					rd.Problem = "check failed: " + problem
+				}
+			}
+			rd.Healthy = rd.Problem == ""
+			d.Healthy = d.Healthy && rd.Healthy
+		}
+	}
+	return out, nil
+}
+
+// checkResources runs the Diagnose workflow and waits for it, at most
+// contract.DiagnoseTimeout; the problems are by company and kind. checked
+// is false when this server has no Temporal client to run checks with.
+func (s *Service) checkResources(ctx context.Context, checks []contract.CompanyCheck) (problems map[string]map[models.ResourceKind]string, checked bool, err error) {
+	if len(checks) == 0 {
+		return nil, true, nil
+	}
+	if s.temporal == nil {
+		return nil, false, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, contract.DiagnoseTimeout)
+	defer cancel()
+	run, err := s.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                       contract.DiagnoseWorkflowID(uuid.NewString()),
+		TaskQueue:                contract.TaskQueue,
+		WorkflowExecutionTimeout: contract.DiagnoseTimeout,
+	}, contract.DiagnoseWorkflowName, contract.DiagnoseInput{Companies: checks})
+	if err != nil {
+		return nil, false, models.Errorf(models.CodeUpstreamUnavailable, "Resource checks could not be started; retry shortly.").Wrap(err)
+	}
+	var res contract.DiagnoseResult
+	if err := run.Get(ctx, &res); err != nil {
+		return nil, false, models.Errorf(models.CodeUpstreamUnavailable, "Resource checks did not finish; retry shortly.").Wrap(err)
+	}
+	problems = make(map[string]map[models.ResourceKind]string, len(res.Companies))
+	for _, r := range res.Companies {
+		problems[r.CompanyID] = r.Problems
+	}
+	return problems, true, nil
 }
 
 // HealResult is a diagnosis and whether provisioning was asked to heal.
@@ -237,11 +276,12 @@ func (s *Service) HealCompany(ctx context.Context, companyID string) (HealResult
 	if err != nil {
 		return HealResult{}, err
 	}
-	d, err := s.diagnose(ctx, c)
+	ds, err := s.diagnose(ctx, []models.Company{c})
 	if err != nil {
 		return HealResult{}, err
 	}
-	res := HealResult{CompanyDiagnosis: d, WorkflowID: workflows.ProvisionWorkflowID(c.ID)}
+	d := ds[0]
+	res := HealResult{CompanyDiagnosis: d, WorkflowID: contract.ProvisionWorkflowID(c.ID)}
 	if d.Healthy {
 		return res, nil
 	}

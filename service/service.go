@@ -15,7 +15,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"holdco/providers/oidcrp"
+	"holdco/models"
 	"holdco/store"
 )
 
@@ -24,11 +24,9 @@ import (
 type IdentityProvider interface {
 	Issuer() string
 	AuthURL(ctx context.Context, redirectURI, state, challenge string, params map[string]string) (string, error)
-	Exchange(ctx context.Context, redirectURI, code, verifier string) (oidcrp.Identity, error)
+	Exchange(ctx context.Context, redirectURI, code, verifier string) (models.Identity, error)
 	EndSessionURL(ctx context.Context, redirectURI, postLogoutRedirect string) string
 }
-
-var _ IdentityProvider = (*oidcrp.Client)(nil)
 
 // Config holds the service's settings.
 type Config struct {
@@ -62,7 +60,6 @@ type Service struct {
 	payments Payments
 	temporal client.Client
 	outbox   *ProvisioningOutbox
-	checker  ResourceChecker
 
 	userKeys    *ttlCache[string, Principal] // by token hash
 	sessions    *ttlCache[string, Principal] // by web session id
@@ -78,8 +75,6 @@ type Options struct {
 	Payments Payments
 	// Temporal starts and signals workflows; nil disables provisioning.
 	Temporal client.Client
-	// Checker verifies provisioned resources for the admin health check.
-	Checker ResourceChecker
 }
 
 // Credential cache lifetimes: the longest a revocation made on another
@@ -115,7 +110,7 @@ func New(ctx context.Context, cfg Config, st *store.Store, idp IdentityProvider,
 		return nil, err
 	}
 	s := &Service{cfg: cfg, store: st, idp: idp, logger: logger, now: opts.Clock, sign: signer{key: key},
-		payments: opts.Payments, temporal: opts.Temporal, checker: opts.Checker}
+		payments: opts.Payments, temporal: opts.Temporal}
 	s.outbox = &ProvisioningOutbox{Store: st, Temporal: opts.Temporal, Logger: logger}
 	if s.seal, err = newSealer(s.sign); err != nil {
 		return nil, fmt.Errorf("service: sealer: %w", err)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"holdco/models"
-	"holdco/providers/oidcrp"
 )
 
 // Paths of holdco's own callbacks, registered with the identity provider.
@@ -157,7 +156,7 @@ func (s *Service) ExchangeLoginCode(ctx context.Context, code string) (WebSessio
 // signIn finds the user behind a provider identity or signs them up: a new
 // user gets a conglomerate whose 3-day trial starts now. A mailbox that
 // belonged to a deleted account cannot sign up again.
-func (s *Service) signIn(ctx context.Context, id oidcrp.Identity) (models.User, error) {
+func (s *Service) signIn(ctx context.Context, id models.Identity) (models.User, error) {
 	user, err := s.store.GetUserBySubject(ctx, id.Issuer, id.Subject)
 	if err == nil {
 		return user, nil

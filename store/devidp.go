@@ -2,50 +2,32 @@ package store
 
 import (
 	"context"
-	"errors"
 
 	"holdco/models"
-	"holdco/providers/devoidc"
 )
 
-// DevIdPUsers adapts the store to the development identity provider's user
-// set.
-type DevIdPUsers struct{ S *Store }
-
-var _ devoidc.Users = DevIdPUsers{}
-
-func (d DevIdPUsers) UserByEmail(ctx context.Context, email string) (devoidc.User, []byte, error) {
+// DevIdPUserByEmail returns the development identity provider's user with
+// this email; models.ErrNotFound when there is none.
+func (s *Store) DevIdPUserByEmail(ctx context.Context, email string) (models.DevIdPUser, error) {
 	var u models.DevIdPUser
-	err := d.S.db.WithContext(ctx).Where("email = ?", email).Take(&u).Error
-	if err != nil {
-		return devoidc.User{}, nil, devIdPError("get dev idp user by email", err)
-	}
-	return devoidc.User{ID: u.ID, Email: u.Email, Name: u.Name}, u.PasswordHash, nil
+	err := s.db.WithContext(ctx).Where("email = ?", email).Take(&u).Error
+	return u, wrap("get dev idp user by email", err)
 }
 
-func (d DevIdPUsers) UserByID(ctx context.Context, id string) (devoidc.User, error) {
+// DevIdPUserByID returns the development identity provider's user with
+// this id (the subject it asserts); models.ErrNotFound when there is none.
+func (s *Store) DevIdPUserByID(ctx context.Context, id string) (models.DevIdPUser, error) {
 	var u models.DevIdPUser
-	if err := d.S.db.WithContext(ctx).Where("id = ?", id).Take(&u).Error; err != nil {
-		return devoidc.User{}, devIdPError("get dev idp user", err)
-	}
-	return devoidc.User{ID: u.ID, Email: u.Email, Name: u.Name}, nil
+	err := s.db.WithContext(ctx).Where("id = ?", id).Take(&u).Error
+	return u, wrap("get dev idp user", err)
 }
 
-func (d DevIdPUsers) CreateUser(ctx context.Context, user devoidc.User, hash []byte) (devoidc.User, error) {
-	u := models.DevIdPUser{Email: user.Email, Name: user.Name, PasswordHash: hash, CreatedAt: now()}
-	if err := d.S.db.WithContext(ctx).Create(&u).Error; err != nil {
-		return devoidc.User{}, devIdPError("create dev idp user", err)
+// CreateDevIdPUser stores a new development identity provider user;
+// models.ErrDuplicate when the email is taken.
+func (s *Store) CreateDevIdPUser(ctx context.Context, u models.DevIdPUser) (models.DevIdPUser, error) {
+	u.CreatedAt = now()
+	if err := s.db.WithContext(ctx).Create(&u).Error; err != nil {
+		return models.DevIdPUser{}, wrap("create dev idp user", err)
 	}
-	return devoidc.User{ID: u.ID, Email: u.Email, Name: u.Name}, nil
-}
-
-func devIdPError(op string, err error) error {
-	err = wrap(op, err)
-	switch {
-	case errors.Is(err, models.ErrNotFound):
-		return devoidc.ErrUserNotFound
-	case errors.Is(err, models.ErrDuplicate):
-		return devoidc.ErrEmailTaken
-	}
-	return err
+	return u, nil
 }

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"holdco/providers/oidcrp"
+	"holdco/models"
 	"holdco/service"
 )
 
@@ -18,12 +18,12 @@ type IdP struct {
 	mu         sync.Mutex
 	challenges map[string]string // state → challenge
 	codes      map[string]string // code → state
-	identities map[string]oidcrp.Identity
+	identities map[string]models.Identity
 	EndSession string
 }
 
 func NewIdP() *IdP {
-	return &IdP{challenges: map[string]string{}, codes: map[string]string{}, identities: map[string]oidcrp.Identity{}}
+	return &IdP{challenges: map[string]string{}, codes: map[string]string{}, identities: map[string]models.Identity{}}
 }
 
 func (f *IdP) Issuer() string { return "https://idp.test" }
@@ -46,20 +46,20 @@ func (f *IdP) Approve(state, email, subject string) string {
 	defer f.mu.Unlock()
 	code := "code-" + subject + "-" + state[len(state)-8:]
 	f.codes[code] = state
-	f.identities[code] = oidcrp.Identity{Issuer: f.Issuer(), Subject: subject, Email: email, EmailVerified: true, Name: subject}
+	f.identities[code] = models.Identity{Issuer: f.Issuer(), Subject: subject, Email: email, EmailVerified: true, Name: subject}
 	return code
 }
 
-func (f *IdP) Exchange(_ context.Context, _, code, verifier string) (oidcrp.Identity, error) {
+func (f *IdP) Exchange(_ context.Context, _, code, verifier string) (models.Identity, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	state, ok := f.codes[code]
 	if !ok {
-		return oidcrp.Identity{}, errors.New("invalid_grant")
+		return models.Identity{}, errors.New("invalid_grant")
 	}
 	delete(f.codes, code)
 	if service.PKCEChallenge(verifier) != f.challenges[state] {
-		return oidcrp.Identity{}, errors.New("invalid_grant: pkce")
+		return models.Identity{}, errors.New("invalid_grant: pkce")
 	}
 	return f.identities[code], nil
 }

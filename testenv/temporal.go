@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/server/temporaltest"
 
 	"holdco/workflows"
+	"holdco/workflows/contract"
 )
 
 // Temporal is an in-process Temporal test server with holdco's search
@@ -23,7 +24,7 @@ type Temporal struct {
 }
 
 // NewTemporal starts a test server (about a second) and a worker on
-// workflows.TaskQueue registered by register. With register nil no worker
+// contract.TaskQueue registered by register. With register nil no worker
 // runs (tests that start and stop their own, e.g. Server.NewWorker).
 // Everything stops when the test ends.
 func NewTemporal(t *testing.T, register func(worker.Registry)) *Temporal {
@@ -35,9 +36,9 @@ func NewTemporal(t *testing.T, register func(worker.Registry)) *Temporal {
 	if err := workflows.EnsureSearchAttributes(ctx, c, ts.GetDefaultNamespace()); err != nil {
 		t.Fatalf("testenv: register search attributes: %v", err)
 	}
-	env := &Temporal{Server: ts, Client: c, Namespace: ts.GetDefaultNamespace(), TaskQueue: workflows.TaskQueue}
+	env := &Temporal{Server: ts, Client: c, Namespace: ts.GetDefaultNamespace(), TaskQueue: contract.TaskQueue}
 	if register != nil {
-		env.Worker = ts.NewWorker(workflows.TaskQueue, register)
+		env.Worker = ts.NewWorker(contract.TaskQueue, register)
 	}
 	return env
 }

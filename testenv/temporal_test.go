@@ -14,11 +14,11 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"holdco/testenv"
-	"holdco/workflows"
+	"holdco/workflows/contract"
 )
 
 func echo(ctx workflow.Context, s string) (string, error) {
-	return "echo " + s, workflow.UpsertTypedSearchAttributes(ctx, workflows.ProvisioningStateKey.ValueSet("ready"))
+	return "echo " + s, workflow.UpsertTypedSearchAttributes(ctx, contract.ProvisioningStateKey.ValueSet("ready"))
 }
 
 // TestTemporalHarness runs a workflow on the harness's worker with
@@ -29,7 +29,7 @@ func TestTemporalHarness(t *testing.T) {
 	defer cancel()
 	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: "echo:1", TaskQueue: env.TaskQueue,
-		TypedSearchAttributes: temporal.NewSearchAttributes(workflows.CompanyIDKey.ValueSet("c-1")),
+		TypedSearchAttributes: temporal.NewSearchAttributes(contract.CompanyIDKey.ValueSet("c-1")),
 	}, echo, "hi")
 	require.NoError(t, err)
 	var out string

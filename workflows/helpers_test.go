@@ -1,9 +1,9 @@
 package workflows_test
 
 import (
-	"go.temporal.io/sdk/workflow"
+	"holdco/workflows/contract"
 
-	"holdco/workflows"
+	"go.temporal.io/sdk/workflow"
 )
 
-var workflowOptions = workflow.RegisterOptions{Name: workflows.ProvisionWorkflowName}
+var workflowOptions = workflow.RegisterOptions{Name: contract.ProvisionWorkflowName}

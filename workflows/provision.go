@@ -9,46 +9,12 @@ import (
 
 	"holdco/activities"
 	"holdco/models"
+	"holdco/workflows/contract"
 )
-
-// Names of the provisioning workflow's messages; handlers and operators
-// use these constants.
-const (
-	ProvisionWorkflowName = "Provision"
-	// SignalHeal re-provisions resources that failed (or, sent with
-	// signal-with-start to a finished workflow, checks all of them again).
-	SignalHeal = "heal"
-	// QueryResources answers the status of each resource in this run.
-	QueryResources = "resources"
-)
-
-// ProvisionWorkflowID is the one workflow id per company, so a duplicate
-// start joins the running workflow instead of starting a second.
-func ProvisionWorkflowID(companyID string) string { return "provision:" + companyID }
-
-// ProvisionInput starts provisioning of a company.
-type ProvisionInput struct {
-	CompanyID      string
-	ConglomerateID string
-	// SeedRepo false is an import resume: never seed the repository.
-	SeedRepo bool
-}
-
-// ProvisionResult locates the provisioned resources.
-type ProvisionResult struct {
-	Refs map[models.ResourceKind]string
-}
 
 // healWait is how long a run with failed resources waits for an operator's
 // heal before it ends (the rows keep saying failed; heal starts a new run).
 const healWait = 7 * 24 * time.Hour
-
-// Provisioning states for the ProvisioningState search attribute.
-const (
-	stateProvisioning = "provisioning"
-	stateReady        = "ready"
-	stateFailed       = "failed"
-)
 
 var provisionActivity = workflow.ActivityOptions{
 	StartToCloseTimeout: 5 * time.Minute,
@@ -67,27 +33,27 @@ var provisionActivity = workflow.ActivityOptions{
 // Provision makes a company's repository, database and hosting project
 // exist, in parallel. Resources that still fail after the activity's
 // retries are reported failed and wait for a heal signal.
-func Provision(ctx workflow.Context, in ProvisionInput) (ProvisionResult, error) {
+func Provision(ctx workflow.Context, in contract.ProvisionInput) (contract.ProvisionResult, error) {
 	status := map[models.ResourceKind]models.ResourceStatus{}
-	result := ProvisionResult{Refs: map[models.ResourceKind]string{}}
-	if err := workflow.SetQueryHandler(ctx, QueryResources, func() (map[models.ResourceKind]models.ResourceStatus, error) {
+	result := contract.ProvisionResult{Refs: map[models.ResourceKind]string{}}
+	if err := workflow.SetQueryHandler(ctx, contract.QueryResources, func() (map[models.ResourceKind]models.ResourceStatus, error) {
 		return status, nil
 	}); err != nil {
 		return result, err
 	}
-	heal := workflow.GetSignalChannel(ctx, SignalHeal)
+	heal := workflow.GetSignalChannel(ctx, contract.SignalHeal)
 	ctx = workflow.WithActivityOptions(ctx, provisionActivity)
 	var a *activities.Provisioning
 
 	// The client for the company's own app sign-in; kept when it exists.
 	if err := workflow.ExecuteActivity(ctx, a.EnsureOIDCClient, in.CompanyID).Get(ctx, nil); err != nil {
-		setState(ctx, stateFailed)
+		setState(ctx, contract.ProvisioningStateFailed)
 		return result, err
 	}
 
 	pending := models.ResourceKinds
 	for {
-		setState(ctx, stateProvisioning)
+		setState(ctx, contract.ProvisioningStateProvisioning)
 		futures := make([]workflow.Future, len(pending))
 		for i, kind := range pending {
 			status[kind] = models.ResourceProvisioning
@@ -99,7 +65,7 @@ func Provision(ctx workflow.Context, in ProvisionInput) (ProvisionResult, error)
 			err := futures[i].Get(ctx, &res)
 			var appErr *temporal.ApplicationError
 			if errors.As(err, &appErr) && appErr.Type() == activities.ErrCompanyGone {
-				setState(ctx, stateFailed)
+				setState(ctx, contract.ProvisioningStateFailed)
 				return result, err
 			}
 			if err != nil {
@@ -111,13 +77,13 @@ func Provision(ctx workflow.Context, in ProvisionInput) (ProvisionResult, error)
 			result.Refs[kind] = res.Ref
 		}
 		if len(failed) == 0 {
-			setState(ctx, stateReady)
+			setState(ctx, contract.ProvisioningStateReady)
 			// Heals asked for while this run worked are answered by it.
 			for heal.ReceiveAsync(nil) {
 			}
 			return result, nil
 		}
-		setState(ctx, stateFailed)
+		setState(ctx, contract.ProvisioningStateFailed)
 		workflow.GetLogger(ctx).Warn("provisioning failed; waiting for heal", "failed", failed)
 		healed := false
 		timerCtx, cancel := workflow.WithCancel(ctx)
@@ -135,5 +101,5 @@ func Provision(ctx workflow.Context, in ProvisionInput) (ProvisionResult, error)
 
 func setState(ctx workflow.Context, state string) {
 	// Only visibility depends on it; a failure must not fail provisioning.
-	_ = workflow.UpsertTypedSearchAttributes(ctx, ProvisioningStateKey.ValueSet(state))
+	_ = workflow.UpsertTypedSearchAttributes(ctx, contract.ProvisioningStateKey.ValueSet(state))
 }

@@ -16,6 +16,7 @@ import (
 	"holdco/activities"
 	"holdco/models"
 	"holdco/workflows"
+	"holdco/workflows/contract"
 )
 
 var a *activities.Provisioning
@@ -29,7 +30,7 @@ func newEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	return env
 }
 
-var input = workflows.ProvisionInput{CompanyID: "c-1", ConglomerateID: "g-1", SeedRepo: true}
+var input = contract.ProvisionInput{CompanyID: "c-1", ConglomerateID: "g-1", SeedRepo: true}
 
 func ok(kind models.ResourceKind) activities.ResourceResult {
 	return activities.ResourceResult{Kind: kind, Ref: "ref-" + string(kind)}
@@ -47,10 +48,10 @@ func TestProvisionAllResources(t *testing.T) {
 			assert.True(t, in.SeedRepo)
 			return ok(in.Kind), nil
 		})
-	env.ExecuteWorkflow(workflows.ProvisionWorkflowName, input)
+	env.ExecuteWorkflow(contract.ProvisionWorkflowName, input)
 	require.True(t, env.IsWorkflowCompleted())
 	require.NoError(t, env.GetWorkflowError())
-	var res workflows.ProvisionResult
+	var res contract.ProvisionResult
 	require.NoError(t, env.GetWorkflowResult(&res))
 	assert.Len(t, res.Refs, 3)
 	assert.Equal(t, "ref-hosting", res.Refs[models.ResourceHosting])
@@ -71,7 +72,7 @@ func TestProvisionRetriesTransientFailures(t *testing.T) {
 			}
 			return ok(in.Kind), nil
 		})
-	env.ExecuteWorkflow(workflows.ProvisionWorkflowName, input)
+	env.ExecuteWorkflow(contract.ProvisionWorkflowName, input)
 	require.NoError(t, env.GetWorkflowError())
 	assert.Equal(t, 3, calls[models.ResourceDatabase], "retried by the activity retry policy")
 	assert.Equal(t, 1, calls[models.ResourceRepository])
@@ -94,7 +95,7 @@ func TestProvisionWaitsForHealThenRetriesOnlyFailed(t *testing.T) {
 		})
 	env.RegisterDelayedCallback(func() {
 		var st map[models.ResourceKind]models.ResourceStatus
-		v, err := env.QueryWorkflow(workflows.QueryResources)
+		v, err := env.QueryWorkflow(contract.QueryResources)
 		require.NoError(t, err)
 		require.NoError(t, v.Get(&st))
 		assert.Equal(t, models.ResourceFailed, st[models.ResourceHosting])
@@ -102,9 +103,9 @@ func TestProvisionWaitsForHealThenRetriesOnlyFailed(t *testing.T) {
 		mu.Lock()
 		broken = false
 		mu.Unlock()
-		env.SignalWorkflow(workflows.SignalHeal, nil)
+		env.SignalWorkflow(contract.SignalHeal, nil)
 	}, time.Hour)
-	env.ExecuteWorkflow(workflows.ProvisionWorkflowName, input)
+	env.ExecuteWorkflow(contract.ProvisionWorkflowName, input)
 	require.True(t, env.IsWorkflowCompleted())
 	require.NoError(t, env.GetWorkflowError())
 	assert.Equal(t, 5+1, calls[models.ResourceHosting], "5 attempts, then one more after heal")
@@ -115,7 +116,7 @@ func TestProvisionStopsForAGoneCompany(t *testing.T) {
 	env := newEnv(t)
 	env.OnActivity(a.ProvisionResource, mock.Anything, mock.Anything).Return(activities.ResourceResult{},
 		temporal.NewNonRetryableApplicationError("company is missing or archived", activities.ErrCompanyGone, nil))
-	env.ExecuteWorkflow(workflows.ProvisionWorkflowName, input)
+	env.ExecuteWorkflow(contract.ProvisionWorkflowName, input)
 	require.Error(t, env.GetWorkflowError())
 }
 
@@ -128,7 +129,7 @@ func TestProvisionGivesUpWithoutHeal(t *testing.T) {
 			}
 			return ok(in.Kind), nil
 		})
-	env.ExecuteWorkflow(workflows.ProvisionWorkflowName, input)
+	env.ExecuteWorkflow(contract.ProvisionWorkflowName, input)
 	require.True(t, env.IsWorkflowCompleted())
 	require.ErrorContains(t, env.GetWorkflowError(), "still failed")
 }

@@ -5,11 +5,13 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"holdco/activities"
+	"holdco/workflows/contract"
 )
 
-// Register adds holdco's workflows and the activities they call to a
-// worker.
+// Register adds the provisioning and diagnosis workflows and the
+// activities they call to a worker.
 func Register(r worker.Registry, provisioning *activities.Provisioning) {
-	r.RegisterWorkflowWithOptions(Provision, workflow.RegisterOptions{Name: ProvisionWorkflowName})
+	r.RegisterWorkflowWithOptions(Provision, workflow.RegisterOptions{Name: contract.ProvisionWorkflowName})
+	r.RegisterWorkflowWithOptions(Diagnose, workflow.RegisterOptions{Name: contract.DiagnoseWorkflowName})
 	r.RegisterActivity(provisioning)
 }

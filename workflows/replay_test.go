@@ -22,6 +22,7 @@ import (
 	"holdco/models"
 	"holdco/testenv"
 	"holdco/workflows"
+	"holdco/workflows/contract"
 )
 
 // Recorded histories of real runs. Regenerate them after an intended
@@ -62,8 +63,8 @@ func recordHistories(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	start := func(companyID string) client.WorkflowRun {
-		run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflows.ProvisionWorkflowID(companyID), TaskQueue: env.TaskQueue},
-			workflows.ProvisionWorkflowName, workflows.ProvisionInput{CompanyID: companyID, SeedRepo: true})
+		run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.ProvisionWorkflowID(companyID), TaskQueue: env.TaskQueue},
+			contract.ProvisionWorkflowName, contract.ProvisionInput{CompanyID: companyID, SeedRepo: true})
 		require.NoError(t, err)
 		return run
 	}
@@ -73,14 +74,14 @@ func recordHistories(t *testing.T) {
 
 	heal := start("heal")
 	require.Eventually(t, func() bool {
-		v, err := env.Client.QueryWorkflow(ctx, heal.GetID(), heal.GetRunID(), workflows.QueryResources)
+		v, err := env.Client.QueryWorkflow(ctx, heal.GetID(), heal.GetRunID(), contract.QueryResources)
 		var st map[models.ResourceKind]models.ResourceStatus
 		return err == nil && v.Get(&st) == nil && st[models.ResourceHosting] == models.ResourceFailed
 	}, 30*time.Second, 100*time.Millisecond)
 	mu.Lock()
 	hostingBroken = false
 	mu.Unlock()
-	require.NoError(t, env.Client.SignalWorkflow(ctx, heal.GetID(), heal.GetRunID(), workflows.SignalHeal, nil))
+	require.NoError(t, env.Client.SignalWorkflow(ctx, heal.GetID(), heal.GetRunID(), contract.SignalHeal, nil))
 	require.NoError(t, heal.Get(ctx, nil))
 	save(t, ctx, env.Client, heal, "provision_heal.json")
 }
@@ -101,9 +102,9 @@ func save(t *testing.T, ctx context.Context, c client.Client, run client.Workflo
 // TestReplayCatchesNonDeterminism shows the replay test can fail: a
 // workflow that issues its commands differently does not replay.
 func TestReplayCatchesNonDeterminism(t *testing.T) {
-	changed := func(ctx workflow.Context, in workflows.ProvisionInput) (workflows.ProvisionResult, error) {
+	changed := func(ctx workflow.Context, in contract.ProvisionInput) (contract.ProvisionResult, error) {
 		if err := workflow.Sleep(ctx, time.Second); err != nil { // a timer first: a new command
-			return workflows.ProvisionResult{}, err
+			return contract.ProvisionResult{}, err
 		}
 		return workflows.Provision(ctx, in)
 	}

@@ -1,5 +1,7 @@
 // Package workflows holds holdco's Temporal workflows. Workflows are
-// deterministic; side effects live in activities/.
+// deterministic; side effects live in activities/. Names, ids, inputs and
+// results are in workflows/contract, which the rest of holdco imports
+// instead of this package.
 package workflows
 
 import (
@@ -11,29 +13,9 @@ import (
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
+
+	"holdco/workflows/contract"
 )
-
-// Search attributes let operators filter work in the Temporal UI, e.g.
-// `ProvisioningState = "failed"` or `CompanyId = "…"`.
-var (
-	CompanyIDKey         = temporal.NewSearchAttributeKeyKeyword("CompanyId")
-	ConglomerateIDKey    = temporal.NewSearchAttributeKeyKeyword("ConglomerateId")
-	ProvisioningStateKey = temporal.NewSearchAttributeKeyKeyword("ProvisioningState")
-)
-
-// SearchAttributes lists the custom attributes a namespace must have before
-// holdco's workflows start; the app registers them at start-up.
-func SearchAttributes() map[string]enumspb.IndexedValueType {
-	return map[string]enumspb.IndexedValueType{
-		CompanyIDKey.GetName():         enumspb.INDEXED_VALUE_TYPE_KEYWORD,
-		ConglomerateIDKey.GetName():    enumspb.INDEXED_VALUE_TYPE_KEYWORD,
-		ProvisioningStateKey.GetName(): enumspb.INDEXED_VALUE_TYPE_KEYWORD,
-	}
-}
-
-// TaskQueue is the queue holdco's worker polls.
-const TaskQueue = "holdco"
 
 // EnsureSearchAttributes registers holdco's custom search attributes on the
 // namespace when they are missing (a no-op when they exist).
@@ -43,7 +25,7 @@ func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace stri
 		return fmt.Errorf("list search attributes: %w", err)
 	}
 	missing := map[string]enumspb.IndexedValueType{}
-	for name, typ := range SearchAttributes() {
+	for name, typ := range contract.SearchAttributes() {
 		if _, ok := existing.GetCustomAttributes()[name]; !ok {
 			missing[name] = typ
 		}

@@ -8,19 +8,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"holdco/activities"
+	"holdco/workflows/contract"
 )
-
-// Names of the site configuration workflow's messages.
-const (
-	SiteConfigWorkflowName = "SiteConfig"
-	// SignalSiteConfigChanged asks for the site's environment to be written
-	// again (sent with signal-with-start after a key is minted or rotated).
-	SignalSiteConfigChanged = "changed"
-)
-
-// SiteConfigWorkflowID is the one configuration workflow per company, so
-// changes are written one after the other, never concurrently.
-func SiteConfigWorkflowID(companyID string) string { return "site-config:" + companyID }
 
 var siteConfigActivity = workflow.ActivityOptions{
 	StartToCloseTimeout:    time.Minute,
@@ -32,14 +21,11 @@ var siteConfigActivity = workflow.ActivityOptions{
 	},
 }
 
-// SiteConfigInput names the company whose site is configured.
-type SiteConfigInput = activities.SiteConfigInput
-
 // SiteConfig writes a company's site environment (API address and the
 // current company key). A change signalled while a write runs causes one
 // more write, so the last write always reads the latest key.
-func SiteConfig(ctx workflow.Context, in activities.SiteConfigInput) error {
-	changed := workflow.GetSignalChannel(ctx, SignalSiteConfigChanged)
+func SiteConfig(ctx workflow.Context, in contract.SiteConfigInput) error {
+	changed := workflow.GetSignalChannel(ctx, contract.SignalSiteConfigChanged)
 	ctx = workflow.WithActivityOptions(ctx, siteConfigActivity)
 	var a *activities.SiteConfig
 	for {
@@ -57,6 +43,6 @@ func SiteConfig(ctx workflow.Context, in activities.SiteConfigInput) error {
 // RegisterSiteConfig adds the site configuration workflow and its activity
 // to a worker.
 func RegisterSiteConfig(r worker.Registry, siteConfig *activities.SiteConfig) {
-	r.RegisterWorkflowWithOptions(SiteConfig, workflow.RegisterOptions{Name: SiteConfigWorkflowName})
+	r.RegisterWorkflowWithOptions(SiteConfig, workflow.RegisterOptions{Name: contract.SiteConfigWorkflowName})
 	r.RegisterActivity(siteConfig)
 }

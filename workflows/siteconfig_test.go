@@ -21,11 +21,12 @@ import (
 	"holdco/activities"
 	"holdco/testenv"
 	"holdco/workflows"
+	"holdco/workflows/contract"
 )
 
 var sc *activities.SiteConfig
 
-var siteConfigOptions = workflow.RegisterOptions{Name: workflows.SiteConfigWorkflowName}
+var siteConfigOptions = workflow.RegisterOptions{Name: contract.SiteConfigWorkflowName}
 
 func newSiteConfigEnv() *testsuite.TestWorkflowEnvironment {
 	var s testsuite.WorkflowTestSuite
@@ -38,9 +39,9 @@ func newSiteConfigEnv() *testsuite.TestWorkflowEnvironment {
 func TestSiteConfigWritesOnce(t *testing.T) {
 	env := newSiteConfigEnv()
 	var writes atomic.Int32
-	env.OnActivity(sc.WriteSiteConfig, mock.Anything, activities.SiteConfigInput{CompanyID: "c-1"}).Return(
-		func(context.Context, activities.SiteConfigInput) error { writes.Add(1); return nil })
-	env.ExecuteWorkflow(workflows.SiteConfigWorkflowName, activities.SiteConfigInput{CompanyID: "c-1"})
+	env.OnActivity(sc.WriteSiteConfig, mock.Anything, contract.SiteConfigInput{CompanyID: "c-1"}).Return(
+		func(context.Context, contract.SiteConfigInput) error { writes.Add(1); return nil })
+	env.ExecuteWorkflow(contract.SiteConfigWorkflowName, contract.SiteConfigInput{CompanyID: "c-1"})
 	require.True(t, env.IsWorkflowCompleted())
 	require.NoError(t, env.GetWorkflowError())
 	assert.Equal(t, int32(1), writes.Load())
@@ -52,13 +53,13 @@ func TestSiteConfigWritesAgainAfterAChangeDuringAWrite(t *testing.T) {
 	env := newSiteConfigEnv()
 	var writes atomic.Int32
 	env.OnActivity(sc.WriteSiteConfig, mock.Anything, mock.Anything).Return(
-		func(context.Context, activities.SiteConfigInput) error { writes.Add(1); return nil })
+		func(context.Context, contract.SiteConfigInput) error { writes.Add(1); return nil })
 	env.SetOnActivityStartedListener(func(*activity.Info, context.Context, converter.EncodedValues) {
 		if writes.Load() == 0 {
-			env.SignalWorkflow(workflows.SignalSiteConfigChanged, nil)
+			env.SignalWorkflow(contract.SignalSiteConfigChanged, nil)
 		}
 	})
-	env.ExecuteWorkflow(workflows.SiteConfigWorkflowName, activities.SiteConfigInput{CompanyID: "c-1"})
+	env.ExecuteWorkflow(contract.SiteConfigWorkflowName, contract.SiteConfigInput{CompanyID: "c-1"})
 	require.True(t, env.IsWorkflowCompleted())
 	require.NoError(t, env.GetWorkflowError())
 	assert.Equal(t, int32(2), writes.Load())
@@ -72,13 +73,13 @@ func TestReplaySiteConfigHistory(t *testing.T) {
 	if os.Getenv("UPDATE_HISTORIES") != "" {
 		env := testenv.NewTemporal(t, func(r worker.Registry) {
 			r.RegisterWorkflowWithOptions(workflows.SiteConfig, siteConfigOptions)
-			r.RegisterActivityWithOptions(func(context.Context, activities.SiteConfigInput) error { return nil },
+			r.RegisterActivityWithOptions(func(context.Context, contract.SiteConfigInput) error { return nil },
 				activity.RegisterOptions{Name: "WriteSiteConfig"})
 		})
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		run, err := env.Client.SignalWithStartWorkflow(ctx, workflows.SiteConfigWorkflowID("c-1"), workflows.SignalSiteConfigChanged, nil,
-			client.StartWorkflowOptions{TaskQueue: env.TaskQueue}, workflows.SiteConfigWorkflowName, activities.SiteConfigInput{CompanyID: "c-1"})
+		run, err := env.Client.SignalWithStartWorkflow(ctx, contract.SiteConfigWorkflowID("c-1"), contract.SignalSiteConfigChanged, nil,
+			client.StartWorkflowOptions{TaskQueue: env.TaskQueue}, contract.SiteConfigWorkflowName, contract.SiteConfigInput{CompanyID: "c-1"})
 		require.NoError(t, err)
 		require.NoError(t, run.Get(ctx, nil))
 		save(t, ctx, env.Client, run, siteConfigHistory)
@@ -88,7 +89,7 @@ func TestReplaySiteConfigHistory(t *testing.T) {
 	require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(nil, filepath.Join("testdata", siteConfigHistory)))
 
 	// And a different command sequence does not replay.
-	changed := func(ctx workflow.Context, in activities.SiteConfigInput) error {
+	changed := func(ctx workflow.Context, in contract.SiteConfigInput) error {
 		if err := workflow.Sleep(ctx, time.Second); err != nil {
 			return err
 		}

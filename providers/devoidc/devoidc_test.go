@@ -17,7 +17,6 @@ import (
 	"holdco/providers/devoidc"
 	"holdco/providers/oidcrp"
 	"holdco/service"
-	"holdco/store"
 	"holdco/testenv"
 )
 
@@ -147,7 +146,7 @@ func (f *fixture) signInForm(t *testing.T, fields url.Values) (*url.URL, error) 
 // real store (SQLite, or Postgres with TEST_DATABASE_URL), where a NUL used
 // to fail the insert and show the raw database error.
 func TestSignInFormRefusesNULAndControlCharacters(t *testing.T) {
-	users := store.DevIdPUsers{S: testenv.NewStore(t)}
+	users := devoidc.StoredUsers{Rows: testenv.NewStore(t)}
 	f := newFixtureWith(t, users)
 	for _, fields := range []url.Values{
 		{"email": {"ada@example.com"}, "password": {"correct horse"}, "name": {"Ada\x00Lovelace"}},

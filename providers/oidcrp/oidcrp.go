@@ -1,7 +1,7 @@
 // Package oidcrp signs users in through an external OpenID Connect provider
 // (authorization code + PKCE) with zitadel/oidc's relying-party client. Any
 // standard provider works; the embedded default uses holdco's development
-// provider (providers/devidp).
+// provider (providers/devoidc).
 package oidcrp
 
 import (
@@ -15,16 +15,9 @@ import (
 
 	"github.com/zitadel/oidc/v3/pkg/client/rp"
 	"github.com/zitadel/oidc/v3/pkg/oidc"
-)
 
-// Identity is what the provider asserts about the signed-in user.
-type Identity struct {
-	Issuer        string
-	Subject       string
-	Email         string
-	EmailVerified bool
-	Name          string
-}
+	"holdco/models"
+)
 
 // Options configure the client.
 type Options struct {
@@ -92,20 +85,20 @@ func (c *Client) AuthURL(ctx context.Context, redirectURI, state, challenge stri
 }
 
 // Exchange redeems the authorization code and verifies the ID token.
-func (c *Client) Exchange(ctx context.Context, redirectURI, code, verifier string) (Identity, error) {
+func (c *Client) Exchange(ctx context.Context, redirectURI, code, verifier string) (models.Identity, error) {
 	r, err := c.relyingParty(ctx, redirectURI)
 	if err != nil {
-		return Identity{}, err
+		return models.Identity{}, err
 	}
 	tokens, err := rp.CodeExchange[*oidc.IDTokenClaims](ctx, code, r, rp.WithCodeVerifier(verifier))
 	if err != nil {
-		return Identity{}, fmt.Errorf("oidcrp: exchange code: %w", err)
+		return models.Identity{}, fmt.Errorf("oidcrp: exchange code: %w", err)
 	}
 	claims := tokens.IDTokenClaims
 	if claims == nil || claims.Subject == "" {
-		return Identity{}, errors.New("oidcrp: the provider returned no ID token subject")
+		return models.Identity{}, errors.New("oidcrp: the provider returned no ID token subject")
 	}
-	id := Identity{
+	id := models.Identity{
 		Issuer:        claims.Issuer,
 		Subject:       claims.Subject,
 		Email:         claims.Email,
@@ -123,7 +116,7 @@ func (c *Client) Exchange(ctx context.Context, redirectURI, code, verifier strin
 		}
 	}
 	if id.Email == "" {
-		return Identity{}, errors.New("oidcrp: the provider did not share an email address (scope email)")
+		return models.Identity{}, errors.New("oidcrp: the provider did not share an email address (scope email)")
 	}
 	return id, nil
 }

@@ -1,0 +1,164 @@
+package layering_test
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A rule forbids the packages matching from to link (directly or through
+// other packages) any package matching forbid, except those matching
+// allow. Patterns are import paths; "p/..." matches p and everything under
+// it. Rules about packages that do not exist yet (mcp, oauth) apply as soon
+// as they appear.
+type rule struct {
+	name   string
+	from   []string
+	forbid []string
+	allow  []string
+	// optional: the rule may match no package today.
+	optional bool
+}
+
+// The worker side of Temporal: linking either means a package carries
+// workflow code or runs a worker.
+var workerSDK = []string{"go.temporal.io/sdk/workflow", "go.temporal.io/sdk/worker"}
+
+var rules = []rule{
+	{
+		name:   "the REST adapter starts workflows only through the contract and never links providers",
+		from:   []string{"holdco/api/..."},
+		forbid: append([]string{"holdco/activities/...", "holdco/workflows/...", "holdco/providers/..."}, workerSDK...),
+		allow:  []string{"holdco/workflows/contract"},
+	},
+	{
+		name:     "the connector and the authorization server are adapters like the REST API",
+		from:     []string{"holdco/mcp/...", "holdco/oauth/..."},
+		forbid:   append([]string{"holdco/activities/...", "holdco/workflows/...", "holdco/providers/..."}, workerSDK...),
+		allow:    []string{"holdco/workflows/contract"},
+		optional: true,
+	},
+	{
+		name:   "use cases reach workflows through the contract and providers through interfaces",
+		from:   []string{"holdco/service/..."},
+		forbid: append([]string{"holdco/activities/...", "holdco/workflows/...", "holdco/providers/..."}, workerSDK...),
+		allow:  []string{"holdco/workflows/contract"},
+	},
+	{
+		name:   "the store links no holdco package but models",
+		from:   []string{"holdco/store/..."},
+		forbid: []string{"holdco/..."},
+		allow:  []string{"holdco/store/...", "holdco/models/..."},
+	},
+	{
+		name:   "models is a leaf",
+		from:   []string{"holdco/models/..."},
+		forbid: []string{"holdco/..."},
+		allow:  []string{"holdco/models/..."},
+	},
+	{
+		name:   "the workflow contract links nothing of the worker",
+		from:   []string{"holdco/workflows/contract"},
+		forbid: append([]string{"holdco/..."}, workerSDK...),
+		allow:  []string{"holdco/workflows/contract", "holdco/models/..."},
+	},
+	{
+		name:   "providers link no holdco package but models",
+		from:   []string{"holdco/providers/..."},
+		forbid: []string{"holdco/..."},
+		allow:  []string{"holdco/providers/...", "holdco/models/..."},
+	},
+}
+
+func matches(pkg string, patterns []string) bool {
+	return slices.ContainsFunc(patterns, func(p string) bool {
+		if base, ok := strings.CutSuffix(p, "/..."); ok {
+			return pkg == base || strings.HasPrefix(pkg, base+"/")
+		}
+		return pkg == p
+	})
+}
+
+// importGraph is every holdco package and everything it links (standard
+// library included), from `go list -deps`, as import edges.
+func importGraph(t *testing.T) map[string][]string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "holdco/...").Output()
+	if err != nil {
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("go list -deps: %v\n%s", err, stderr)
+	}
+	graph := map[string][]string{}
+	for line := range strings.Lines(strings.TrimSpace(string(out))) {
+		fields := strings.Fields(line)
+		graph[fields[0]] = fields[1:]
+	}
+	return graph
+}
+
+// forbiddenLinks walks what from links, breadth first, and returns for
+// each forbidden package reached the shortest import chain to it.
+func forbiddenLinks(graph map[string][]string, from string, r rule) [][]string {
+	parent := map[string]string{from: ""}
+	queue := []string{from}
+	var chains [][]string
+	for len(queue) > 0 {
+		pkg := queue[0]
+		queue = queue[1:]
+		if pkg != from && matches(pkg, r.forbid) && !matches(pkg, r.allow) {
+			var chain []string
+			for p := pkg; p != ""; p = parent[p] {
+				chain = append([]string{p}, chain...)
+			}
+			chains = append(chains, chain)
+		}
+		for _, dep := range graph[pkg] {
+			if _, seen := parent[dep]; !seen {
+				parent[dep] = pkg
+				queue = append(queue, dep)
+			}
+		}
+	}
+	return chains
+}
+
+func TestLayering(t *testing.T) {
+	graph := importGraph(t)
+	var own []string
+	for pkg := range graph {
+		if matches(pkg, []string{"holdco/..."}) {
+			own = append(own, pkg)
+		}
+	}
+	slices.Sort(own)
+	for _, r := range rules {
+		t.Run(r.name, func(t *testing.T) {
+			matched := 0
+			for _, pkg := range own {
+				if !matches(pkg, r.from) {
+					continue
+				}
+				matched++
+				for _, chain := range forbiddenLinks(graph, pkg, r) {
+					t.Errorf("%s links %s: %s", pkg, chain[len(chain)-1], strings.Join(chain, " → "))
+				}
+			}
+			if matched == 0 && !r.optional {
+				t.Errorf("no package matches %v: the rule checks nothing", r.from)
+			}
+		})
+	}
+}
+
+// TestLayeringCatchesAForbiddenLink shows the walk finds a link that is
+// there: the process composer does run a worker.
+func TestLayeringCatchesAForbiddenLink(t *testing.T) {
+	chains := forbiddenLinks(importGraph(t), "holdco/app", rule{forbid: workerSDK})
+	if len(chains) == 0 {
+		t.Fatal("holdco/app links the worker SDK, but the walk found no chain")
+	}
+}
