@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -49,8 +48,7 @@ func diagnoseInput(n int) contract.DiagnoseInput {
 // More companies than run at once: every one is checked, results keep the
 // input's order, and no more than eight checks run together.
 func TestDiagnoseChecksEveryCompanyInOrder(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	env.RegisterWorkflowWithOptions(workflows.Diagnose, diagnoseOptions)
 	var p *activities.Provisioning
 	env.RegisterActivity(p)
@@ -83,8 +81,7 @@ func TestDiagnoseChecksEveryCompanyInOrder(t *testing.T) {
 }
 
 func TestDiagnoseOfNothingIsEmpty(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	env.RegisterWorkflowWithOptions(workflows.Diagnose, diagnoseOptions)
 	env.ExecuteWorkflow(contract.DiagnoseWorkflowName, contract.DiagnoseInput{})
 	require.NoError(t, env.GetWorkflowError())

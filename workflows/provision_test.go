@@ -22,8 +22,7 @@ import (
 var a *activities.Provisioning
 
 func newEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	env.RegisterWorkflowWithOptions(workflows.Provision, workflowOptions)
 	env.RegisterActivity(a)
 	env.OnActivity(a.EnsureOIDCClient, mock.Anything, mock.Anything).Return("co_test", nil)

@@ -29,8 +29,7 @@ var sc *activities.SiteConfig
 var siteConfigOptions = workflow.RegisterOptions{Name: contract.SiteConfigWorkflowName}
 
 func newSiteConfigEnv() *testsuite.TestWorkflowEnvironment {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	env.RegisterWorkflowWithOptions(workflows.SiteConfig, siteConfigOptions)
 	env.RegisterActivity(sc)
 	return env
