@@ -17,7 +17,7 @@ type Me struct {
 func (s *Service) Me(ctx context.Context) (Me, error) {
 	p, ok := PrincipalFrom(ctx)
 	if !ok {
-		return Me{}, errUnauthenticated
+		return Me{}, errUnauthenticated()
 	}
 	me := Me{Principal: p}
 	if p.UserID != "" {

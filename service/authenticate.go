@@ -15,7 +15,9 @@ import (
 // sooner (logout, account deletion).
 const WebSessionTTL = 30 * 24 * time.Hour
 
-var errBadCredential = models.Errorf(models.CodeUnauthenticated, "The bearer credential is invalid, expired or revoked.")
+func errBadCredential() *models.Error {
+	return models.Errorf(models.CodeUnauthenticated, "The bearer credential is invalid, expired or revoked.")
+}
 
 type webClaims struct {
 	jwt.RegisteredClaims
@@ -70,7 +72,7 @@ func (s *Service) parseWebJWT(raw string, allowExpired bool) (webClaims, error) 
 func (s *Service) Authenticate(ctx context.Context, bearer string) (Principal, error) {
 	bearer = strings.TrimSpace(bearer)
 	if bearer == "" {
-		return Principal{}, errUnauthenticated
+		return Principal{}, errUnauthenticated()
 	}
 	switch credentialKind(bearer) {
 	case PrefixUserKey:
@@ -86,18 +88,18 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (Principal, e
 func (s *Service) authenticateWebJWT(ctx context.Context, raw string) (Principal, error) {
 	claims, err := s.parseWebJWT(raw, false)
 	if err != nil {
-		return Principal{}, errBadCredential
+		return Principal{}, errBadCredential()
 	}
 	if p, ok := s.sessions.Get(claims.SessionID); ok {
 		if p.CredentialID == "" || p.UserID != claims.Subject {
-			return Principal{}, errBadCredential // cached: ended session
+			return Principal{}, errBadCredential() // cached: ended session
 		}
 		return p, nil
 	}
 	sess, err := s.store.GetWebSession(ctx, claims.SessionID)
 	if errors.Is(err, models.ErrNotFound) || err == nil && (!sess.Live(s.now()) || sess.UserID != claims.Subject) {
 		s.sessions.Set(claims.SessionID, Principal{})
-		return Principal{}, errBadCredential
+		return Principal{}, errBadCredential()
 	}
 	if err != nil {
 		return Principal{}, err
@@ -118,20 +120,20 @@ func (s *Service) authenticateUserKey(ctx context.Context, raw string) (Principa
 	hash := HashSecret(raw)
 	if p, ok := s.userKeys.Get(hash); ok {
 		if p.CredentialID == "" {
-			return Principal{}, errBadCredential // cached miss
+			return Principal{}, errBadCredential() // cached miss
 		}
 		return p, nil
 	}
 	key, err := s.store.GetAPIKeyByHash(ctx, hash)
 	if errors.Is(err, models.ErrNotFound) || err == nil && !key.Live(s.now()) {
 		s.userKeys.Set(hash, Principal{})
-		return Principal{}, errBadCredential
+		return Principal{}, errBadCredential()
 	}
 	if err != nil {
 		return Principal{}, err
 	}
 	if !equalHash(key.TokenHash, hash) {
-		return Principal{}, errBadCredential
+		return Principal{}, errBadCredential()
 	}
 	p := Principal{Credential: CredentialPersonal, CredentialID: key.ID, UserID: key.UserID, ConglomerateID: key.ConglomerateID}
 	if key.Kind == models.APIKeySession {
@@ -149,14 +151,14 @@ func (s *Service) authenticateAdmin(ctx context.Context, raw string) (Principal,
 	hash := HashSecret(raw)
 	if p, ok := s.adminKeys.Get(hash); ok {
 		if p.CredentialID == "" {
-			return Principal{}, errBadCredential
+			return Principal{}, errBadCredential()
 		}
 		return p, nil
 	}
 	tok, err := s.store.GetAdminTokenByHash(ctx, hash)
 	if errors.Is(err, models.ErrNotFound) || err == nil && tok.RevokedAt != nil {
 		s.adminKeys.Set(hash, Principal{})
-		return Principal{}, errBadCredential
+		return Principal{}, errBadCredential()
 	}
 	if err != nil {
 		return Principal{}, err

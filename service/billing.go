@@ -117,11 +117,11 @@ func (s *Service) PlanDecision(c models.Conglomerate, action PlanAction) *models
 	default:
 		e = models.Errorf(models.CodePlanExpired, "The 3-day free trial ended on %s; subscribe to the Founder plan to %s.", p.TrialEndsAt.Format(time.RFC3339), actionText(action))
 	}
-	e.With("plan", string(p.Plan))
+	e = e.With("plan", string(p.Plan))
 	links, reasons := s.linkSet(c, 0)
-	e.With("links", links)
+	e = e.With("links", links)
 	for k, v := range reasons {
-		e.With(k, v)
+		e = e.With(k, v)
 	}
 	return e
 }
@@ -176,9 +176,9 @@ func (s *Service) InsufficientCredits(cong models.Conglomerate, balance, needed 
 	e := models.Errorf(models.CodeInsufficientCredits, "This needs %d credits but the account has %d; add at least %d credits or upgrade the plan.",
 		needed, balance, needed-balance).With("balance", balance).With("needed", needed)
 	links, reasons := s.linkSet(cong, needed-balance)
-	e.With("links", links)
+	e = e.With("links", links)
 	for k, v := range reasons {
-		e.With(k, v)
+		e = e.With(k, v)
 	}
 	return e
 }

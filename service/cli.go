@@ -121,7 +121,9 @@ type SessionGrant struct {
 	ConglomerateID string
 }
 
-var errBadGrant = models.Errorf(models.CodeBadRequest, "The code is unknown, expired or already used, or the verifier does not match; run `holdco login` again.")
+func errBadGrant() *models.Error {
+	return models.Errorf(models.CodeBadRequest, "The code is unknown, expired or already used, or the verifier does not match; run `holdco login` again.")
+}
 
 // ExchangeCLICode trades the one-time code and the CLI's PKCE verifier for
 // a session key. The first attempt uses the code up, right or wrong, so a
@@ -130,13 +132,13 @@ func (s *Service) ExchangeCLICode(ctx context.Context, code, verifier string) (S
 	now := s.now()
 	c, err := s.store.ConsumeCLIAuthCode(ctx, HashSecret(code), now)
 	if errors.Is(err, models.ErrNotFound) {
-		return SessionGrant{}, errBadGrant
+		return SessionGrant{}, errBadGrant()
 	}
 	if err != nil {
 		return SessionGrant{}, err
 	}
 	if now.After(c.ExpiresAt) || !VerifyPKCE(c.CodeChallenge, verifier) {
-		return SessionGrant{}, errBadGrant
+		return SessionGrant{}, errBadGrant()
 	}
 	name := "CLI session"
 	if c.Env != "" {
@@ -188,7 +190,7 @@ func (s *Service) CLILogout(ctx context.Context, bearer string) error {
 	hash := HashSecret(bearer)
 	key, err := s.store.GetAPIKeyByHash(ctx, hash)
 	if errors.Is(err, models.ErrNotFound) {
-		return errBadCredential
+		return errBadCredential()
 	}
 	if err != nil {
 		return err

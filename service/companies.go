@@ -23,7 +23,7 @@ import (
 func (s *Service) authorizeCompany(ctx context.Context, id string, allowArchived bool) (models.Company, error) {
 	p, ok := PrincipalFrom(ctx)
 	if !ok {
-		return models.Company{}, errUnauthenticated
+		return models.Company{}, errUnauthenticated()
 	}
 	c, err := s.store.GetCompany(ctx, id)
 	if errors.Is(err, models.ErrNotFound) || err == nil && c.Status == models.CompanyArchived && !allowArchived {

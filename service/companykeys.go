@@ -143,7 +143,7 @@ func (s *Service) authenticateCompanyKey(ctx context.Context, raw string) (Princ
 	hash := HashSecret(raw)
 	if p, ok := s.companyKeys.Get(hash); ok {
 		if p.CredentialID == "" {
-			return Principal{}, errBadCredential
+			return Principal{}, errBadCredential()
 		}
 		return p, nil
 	}
@@ -155,7 +155,7 @@ func (s *Service) authenticateCompanyKey(ctx context.Context, raw string) (Princ
 	switch {
 	case errors.Is(err, models.ErrNotFound), err == nil && (k.RevokedAt != nil || c.Status == models.CompanyArchived):
 		s.companyKeys.Set(hash, Principal{})
-		return Principal{}, errBadCredential
+		return Principal{}, errBadCredential()
 	case err != nil:
 		return Principal{}, err
 	}

@@ -50,7 +50,7 @@ func (s *Service) MyConglomerates(ctx context.Context) ([]ConglomerateView, erro
 func (s *Service) authorizeConglomerate(ctx context.Context, id string) (ConglomerateView, error) {
 	p, ok := PrincipalFrom(ctx)
 	if !ok {
-		return ConglomerateView{}, errUnauthenticated
+		return ConglomerateView{}, errUnauthenticated()
 	}
 	c, err := s.store.GetConglomerate(ctx, id)
 	if errors.Is(err, models.ErrNotFound) {

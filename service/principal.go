@@ -75,7 +75,7 @@ func PrincipalFrom(ctx context.Context) (Principal, bool) {
 func requireUser(ctx context.Context) (Principal, error) {
 	p, ok := PrincipalFrom(ctx)
 	if !ok {
-		return p, errUnauthenticated
+		return p, errUnauthenticated()
 	}
 	if !p.IsUser() {
 		return p, models.Errorf(models.CodeForbidden, "This operation needs a user credential; a %s cannot perform it.", p.Credential)
@@ -83,4 +83,6 @@ func requireUser(ctx context.Context) (Principal, error) {
 	return p, nil
 }
 
-var errUnauthenticated = models.Errorf(models.CodeUnauthenticated, "Sign in first: send Authorization: Bearer <token>.")
+func errUnauthenticated() *models.Error {
+	return models.Errorf(models.CodeUnauthenticated, "Sign in first: send Authorization: Bearer <token>.")
+}

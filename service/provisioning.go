@@ -154,7 +154,7 @@ func requireAdmin(ctx context.Context) error {
 	p, ok := PrincipalFrom(ctx)
 	switch {
 	case !ok:
-		return errUnauthenticated
+		return errUnauthenticated()
 	case !p.IsAdmin():
 		return models.Errorf(models.CodeForbidden, "This operation needs the admin credential.")
 	}

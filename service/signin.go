@@ -126,7 +126,9 @@ type WebSession struct {
 	ExpiresAt time.Time
 }
 
-var errBadLoginCode = models.Errorf(models.CodeBadRequest, "The login code is unknown, expired or already used; sign in again.")
+func errBadLoginCode() *models.Error {
+	return models.Errorf(models.CodeBadRequest, "The login code is unknown, expired or already used; sign in again.")
+}
 
 // ExchangeLoginCode trades the one-time code of a browser sign-in for a
 // web session token. The first attempt uses the code up.
@@ -134,16 +136,16 @@ func (s *Service) ExchangeLoginCode(ctx context.Context, code string) (WebSessio
 	now := s.now()
 	c, err := s.store.ConsumeWebLoginCode(ctx, HashSecret(code), now)
 	if errors.Is(err, models.ErrNotFound) {
-		return WebSession{}, errBadLoginCode
+		return WebSession{}, errBadLoginCode()
 	}
 	if err != nil {
 		return WebSession{}, err
 	}
 	if now.After(c.ExpiresAt) {
-		return WebSession{}, errBadLoginCode
+		return WebSession{}, errBadLoginCode()
 	}
 	if _, err := s.store.GetUser(ctx, c.UserID); errors.Is(err, models.ErrNotFound) {
-		return WebSession{}, errBadLoginCode // the account was deleted meanwhile
+		return WebSession{}, errBadLoginCode() // the account was deleted meanwhile
 	} else if err != nil {
 		return WebSession{}, err
 	}
@@ -275,7 +277,7 @@ func (s *Service) Logout(ctx context.Context, token string) string {
 // (device approval); it is the web session JWT.
 func (s *Service) SessionFromCookie(ctx context.Context, token string) (Principal, error) {
 	if token == "" || credentialKind(token) != "" {
-		return Principal{}, errUnauthenticated
+		return Principal{}, errUnauthenticated()
 	}
 	return s.authenticateWebJWT(ctx, token)
 }
