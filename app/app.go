@@ -25,7 +25,7 @@ import (
 	"holdco/api"
 	"holdco/config"
 	"holdco/devserver"
-	"holdco/service"
+	"holdco/service/usecases"
 	"holdco/store"
 	"holdco/workflows"
 )
@@ -69,7 +69,7 @@ type App struct {
 
 	Store    *store.Store
 	Temporal client.Client
-	Service  *service.Service // API role only
+	Service  *usecases.Services // API role only
 	dev      *devserver.Server
 	worker   worker.Worker
 	http     *http.Server

@@ -14,6 +14,8 @@ import (
 	"holdco/providers/oidcrp"
 	"holdco/providers/stripepay"
 	"holdco/service"
+	"holdco/service/identity"
+	"holdco/service/usecases"
 	"holdco/store"
 )
 
@@ -24,13 +26,13 @@ const devIdPPath = "/dev-idp"
 // buildService wires the use-case layer to its identity provider: the
 // configured one, or the embedded development provider mounted on the REST
 // listener (returned in mounts).
-func (a *App) buildService(ctx context.Context, publicURL, sitesURL string, prov *activities.Provisioning) (*service.Service, map[string]http.Handler, error) {
+func (a *App) buildService(ctx context.Context, publicURL, sitesURL string, prov *activities.Provisioning) (*usecases.Services, map[string]http.Handler, error) {
 	cfg := a.cfg
 	frontend := cfg.FrontendURL
 	if frontend == "" {
 		frontend = publicURL
 	}
-	callbacks := []string{publicURL + service.WebCallbackPath, publicURL + service.CLICallbackPath}
+	callbacks := []string{publicURL + identity.WebCallbackPath, publicURL + identity.CLICallbackPath}
 	issuer, clientID, secret := cfg.OIDCIssuer, cfg.OIDCClientID, cfg.OIDCClientSecret
 	mounts := map[string]http.Handler{}
 	if issuer == "" {
@@ -50,7 +52,7 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string, prov
 		mounts[p.Prefix()] = p.Handler()
 	}
 	idp := oidcrp.New(oidcrp.Options{Issuer: issuer, ClientID: clientID, ClientSecret: secret, RedirectURIs: callbacks})
-	opts := service.Options{Temporal: a.Temporal, Checker: prov}
+	opts := usecases.Options{Temporal: a.Temporal, Checker: prov}
 	if cfg.PaymentsEnabled() {
 		pay, err := stripepay.New(stripepay.Config{SecretKey: cfg.StripeSecretKey, ConnectSecretKey: cfg.StripeConnectSecretKey,
 			WebhookSecret: cfg.StripeWebhookSecret, APIBase: cfg.StripeAPIBase,
@@ -61,7 +63,7 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string, prov
 		}
 		opts.Payments = pay
 	}
-	svc, err := service.New(ctx, service.Config{PublicURL: publicURL, FrontendURL: frontend, SitesURL: sitesURL, SecretKey: []byte(cfg.SecretKey), CreditPriceCents: cfg.CreditPriceCents},
+	svc, err := usecases.New(ctx, service.Config{PublicURL: publicURL, FrontendURL: frontend, SitesURL: sitesURL, SecretKey: []byte(cfg.SecretKey), CreditPriceCents: cfg.CreditPriceCents},
 		a.Store, idp, a.logger, opts)
 	if err != nil {
 		return nil, nil, err
