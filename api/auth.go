@@ -8,6 +8,7 @@ import (
 
 	"holdco/models"
 	"holdco/service"
+	"holdco/service/identity"
 )
 
 // bearerSecurity marks an operation as needing a bearer credential.
@@ -26,7 +27,7 @@ const (
 // Security: it resolves the bearer credential into a principal (401 with
 // WWW-Authenticate: Bearer when missing or wrong) and enforces admin-only
 // operations (403 for any other valid credential).
-func authenticate(api huma.API, svc *service.Service) func(huma.Context, func(huma.Context)) {
+func authenticate(api huma.API, svc *identity.Service) func(huma.Context, func(huma.Context)) {
 	return func(ctx huma.Context, next func(huma.Context)) {
 		op := ctx.Operation()
 		if op == nil || len(op.Security) == 0 {

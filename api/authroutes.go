@@ -2,12 +2,11 @@ package api
 
 import (
 	"context"
+	"holdco/service/identity"
 	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
-
-	"holdco/service"
 )
 
 // ssoCookie carries the web session JWT for holdco's own pages (device
@@ -44,7 +43,7 @@ type MeResponse struct {
 }
 
 type authHandlers struct {
-	svc    *service.Service
+	svc    *identity.Service
 	secure bool // cookies only over https
 }
 
@@ -116,9 +115,9 @@ type callbackInput struct {
 func (h *authHandlers) callback(ctx context.Context, in *callbackInput) (*redirectOutput, error) {
 	res, err := h.svc.CompleteWebLogin(ctx, in.Code, in.State)
 	if err != nil {
-		return redirect(h.svc.LoginPageURL(service.RefusalReason(err))), nil
+		return redirect(h.svc.LoginPageURL(identity.RefusalReason(err))), nil
 	}
-	return redirect(res.RedirectURL, h.cookie(res.Token, int(service.WebSessionTTL.Seconds()))), nil
+	return redirect(res.RedirectURL, h.cookie(res.Token, int(identity.WebSessionTTL.Seconds()))), nil
 }
 
 // LoginCodeRequest exchanges a sign-in's one-time code.

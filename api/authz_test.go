@@ -22,6 +22,7 @@ import (
 
 	"holdco/api"
 	"holdco/service"
+	"holdco/service/usecases"
 	"holdco/store"
 	"holdco/testenv"
 )
@@ -35,7 +36,7 @@ type world struct {
 	logs    *syncBuffer // the router's log
 	api     huma.API
 	store   *store.Store
-	svc     *service.Service
+	svc     *usecases.Services
 	idp     *testenv.IdP
 	creds   map[string]string // credential name → bearer ("" = anonymous)
 	adaCong string
@@ -61,14 +62,14 @@ const (
 
 var credentialNames = []string{anon, userA, userB, pat, session, company, companyB, admin, revoked}
 
-func newWorld(t testing.TB) *world { return newWorldWith(t, service.Options{}) }
+func newWorld(t testing.TB) *world { return newWorldWith(t, usecases.Options{}) }
 
-func newWorldWith(t testing.TB, opts service.Options) *world {
+func newWorldWith(t testing.TB, opts usecases.Options) *world {
 	t.Helper()
 	ctx := context.Background()
 	idp := testenv.NewIdP()
 	st := testenv.NewStore(t)
-	svc, err := service.New(ctx, service.Config{PublicURL: "http://holdco.test"}, st, idp,
+	svc, err := usecases.New(ctx, service.Config{PublicURL: "http://holdco.test"}, st, idp,
 		slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
 	logs := &syncBuffer{}
@@ -85,17 +86,17 @@ func newWorldWith(t testing.TB, opts service.Options) *world {
 	w.creds[revoked] = tok["token"].(string)
 	w.call(http.MethodDelete, "/auth/tokens/"+tok["id"].(string), userA, "", http.StatusNoContent, nil)
 
-	start, err := svc.BeginCLILogin(ctx, 5000, service.PKCEChallenge(testVerifier), "", "")
+	start, err := svc.Identity.BeginCLILogin(ctx, 5000, service.PKCEChallenge(testVerifier), "", "")
 	require.NoError(t, err)
 	state := testenv.StateOf(t, start.AuthorizationURL)
-	to, err := svc.CompleteCLILogin(ctx, state, idp.Approve(state, "ada@example.com", "ada"), "")
+	to, err := svc.Identity.CompleteCLILogin(ctx, state, idp.Approve(state, "ada@example.com", "ada"), "")
 	require.NoError(t, err)
 	lb, _ := url.Parse(to)
 	var grant map[string]any
 	w.call(http.MethodPost, "/auth/cli/token", anon, `{"code":"`+lb.Query().Get("code")+`","code_verifier":"`+testVerifier+`"}`, http.StatusOK, &grant)
 	w.creds[session] = grant["access_token"].(string)
 
-	w.creds[admin], err = svc.CreateAdminToken(ctx, "ops")
+	w.creds[admin], err = svc.Identity.CreateAdminToken(ctx, "ops")
 	require.NoError(t, err)
 
 	var me map[string]any
@@ -121,10 +122,10 @@ const testVerifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
 
 func (w *world) webLogin(email, subject string) string {
 	ctx := context.Background()
-	authURL, err := w.svc.BeginWebLogin(ctx, "", "", "")
+	authURL, err := w.svc.Identity.BeginWebLogin(ctx, "", "", "")
 	require.NoError(w.t, err)
 	state := testenv.StateOf(w.t, authURL)
-	res, err := w.svc.CompleteWebLogin(ctx, w.idp.Approve(state, email, subject), state)
+	res, err := w.svc.Identity.CompleteWebLogin(ctx, w.idp.Approve(state, email, subject), state)
 	require.NoError(w.t, err)
 	return res.Token
 }
@@ -587,13 +588,13 @@ func TestBrowserRedirects(t *testing.T) {
 func TestCreditLedgerEndpoint(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	_, err := w.svc.GrantCredits(ctx, w.adaCong, "TOP_UP", 100, "checkout")
+	_, err := w.svc.Billing.GrantCredits(ctx, w.adaCong, "TOP_UP", 100, "checkout")
 	require.NoError(t, err)
 	for _, run := range []string{"r1", "r1", "r2"} {
-		_, err := w.svc.Spend(ctx, w.adaCong, w.adaCo, run, "TOKEN_USAGE_PARTIAL", 3)
+		_, err := w.svc.Billing.Spend(ctx, w.adaCong, w.adaCo, run, "TOKEN_USAGE_PARTIAL", 3)
 		require.NoError(t, err)
 	}
-	_, err = w.svc.Spend(ctx, w.adaCong, w.adaCo, "", "TOOL_USAGE", 1)
+	_, err = w.svc.Billing.Spend(ctx, w.adaCong, w.adaCo, "", "TOOL_USAGE", 1)
 	require.NoError(t, err)
 
 	var page map[string]any

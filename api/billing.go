@@ -8,7 +8,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"holdco/models"
-	"holdco/service"
+	"holdco/service/billing"
 )
 
 // PlanResponse is the account's plan at the moment of the request.
@@ -114,7 +114,7 @@ type WebhookEndpointSummary struct {
 	Pinned     bool   `json:"pinned"`
 }
 
-type billingHandlers struct{ svc *service.Service }
+type billingHandlers struct{ svc *billing.Service }
 
 func registerBillingRoutes(api huma.API, h *billingHandlers) {
 	tags := []string{"billing"}
@@ -134,7 +134,7 @@ func registerBillingRoutes(api huma.API, h *billingHandlers) {
 	huma.Register(api, huma.Operation{OperationID: "connect-onboarding", Method: http.MethodPost, Path: "/conglomerates/me/connect-onboarding",
 		Tags: tags, Summary: "Start or resume payout onboarding", Security: bearerSecurity,
 		Description: "Owner only. Creates the payout account on first use; the link is single-use."}, h.connectOnboarding)
-	huma.Register(api, huma.Operation{OperationID: "follow-billing-link", Method: http.MethodGet, Path: service.BillingLinkPath,
+	huma.Register(api, huma.Operation{OperationID: "follow-billing-link", Method: http.MethodGet, Path: billing.BillingLinkPath,
 		Tags: tags, Summary: "Follow a billing link", DefaultStatus: http.StatusFound,
 		Description: "The signed link of insufficient_credits and billing answers: opens the checkout or portal and redirects there. 404 when invalid or expired."}, h.follow)
 	huma.Register(api, huma.Operation{OperationID: "stripe-webhook", Method: http.MethodPost, Path: "/webhooks/stripe",
@@ -145,9 +145,9 @@ func registerBillingRoutes(api huma.API, h *billingHandlers) {
 		Description: "Checks that the platform and Connect keys reach two distinct accounts and that every webhook endpoint is pinned to holdco's API version. Live calls; for manual use."}, h.health)
 }
 
-func toBillingResponse(id string, st service.BillingState, creditPrice int64) BillingResponse {
+func toBillingResponse(id string, st billing.BillingState, creditPrice int64) BillingResponse {
 	r := BillingResponse{ConglomerateID: id, Balance: st.Credits.Balance, SpentToday: st.Credits.SpentToday, DailyCreditCap: st.Credits.DailyCreditCap,
-		MinCreditsToStart: service.MinCreditsToStart, CreditPriceCents: creditPrice, PaymentsConfigured: st.PaymentsConfigured,
+		MinCreditsToStart: billing.MinCreditsToStart, CreditPriceCents: creditPrice, PaymentsConfigured: st.PaymentsConfigured,
 		AutoTopUp: AutoTopUpSettings(st.AutoTopUp), CanStartBusiness: st.StartBusiness == nil, EnoughCreditsToStart: st.EnoughCreditsToStart, Links: st.Links, LinkReasons: st.LinkReasons,
 		Plan: PlanResponse{Plan: string(st.Plan.Plan), Status: st.Plan.Status, RenewsAt: st.Plan.RenewsAt, TrialEndsAt: st.Plan.TrialEndsAt,
 			TrialActive: st.Plan.TrialActive, Blocked: st.Plan.Blocked, BlockedReason: st.Plan.BlockedReason}}
@@ -203,14 +203,14 @@ type autoTopUpInput struct {
 }
 
 func (h *billingHandlers) setAutoTopUp(ctx context.Context, in *autoTopUpInput) (*billingOutput, error) {
-	st, err := h.svc.SetAutoTopUp(ctx, in.ConglomerateID, service.AutoTopUp(in.Body))
+	st, err := h.svc.SetAutoTopUp(ctx, in.ConglomerateID, billing.AutoTopUp(in.Body))
 	if err != nil {
 		return nil, err
 	}
 	return &billingOutput{Body: toBillingResponse(in.ConglomerateID, st, h.svc.CreditPriceCents())}, nil
 }
 
-func toConnectStatus(st service.ConnectStatus) ConnectStatusResponse {
+func toConnectStatus(st billing.ConnectStatus) ConnectStatusResponse {
 	r := ConnectStatusResponse{ConglomerateID: st.ConglomerateID, State: st.State, ChargesEnabled: st.ChargesEnabled, PayoutsEnabled: st.PayoutsEnabled,
 		DetailsSubmitted: st.DetailsSubmitted, Requirements: st.Requirements, PaymentsConfigured: st.PaymentsConfigured}
 	if st.AccountID != "" {

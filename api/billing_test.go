@@ -12,7 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/stripe/stripe-go/v76"
 
-	"holdco/service"
+	"holdco/service/billing"
+	"holdco/service/usecases"
 	"holdco/testenv"
 )
 
@@ -20,7 +21,7 @@ const apiWebhookSecret = "whsec_api_test"
 
 func paymentsWorld(t *testing.T) *world {
 	t.Helper()
-	return newWorldWith(t, service.Options{Payments: testenv.StripePayments(t, apiWebhookSecret)})
+	return newWorldWith(t, usecases.Options{Payments: testenv.StripePayments(t, apiWebhookSecret)})
 }
 
 func (w *world) webhook(payload []byte, signature string) *httptest.ResponseRecorder {
@@ -114,7 +115,7 @@ func TestCheckoutCreditsMinimumIsDocumented(t *testing.T) {
 	require.NotNil(t, s)
 	credits := s.Properties["credits"]
 	require.NotNil(t, credits.Minimum)
-	assert.EqualValues(t, service.MinTopUpCredits, *credits.Minimum)
+	assert.EqualValues(t, billing.MinTopUpCredits, *credits.Minimum)
 	require.NotNil(t, credits.Maximum)
-	assert.EqualValues(t, service.MaxTopUpCredits, *credits.Maximum)
+	assert.EqualValues(t, billing.MaxTopUpCredits, *credits.Maximum)
 }

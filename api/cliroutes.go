@@ -2,11 +2,10 @@ package api
 
 import (
 	"context"
+	"holdco/service/identity"
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
-
-	"holdco/service"
 )
 
 // CliStartResponse starts the CLI loopback login.
@@ -55,7 +54,7 @@ type DeviceTokenResponse struct {
 	ConglomerateID *string       `json:"conglomerate_id,omitempty"`
 }
 
-type cliHandlers struct{ svc *service.Service }
+type cliHandlers struct{ svc *identity.Service }
 
 func registerCLIRoutes(api huma.API, h *cliHandlers) {
 	huma.Register(api, huma.Operation{

@@ -8,7 +8,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"holdco/models"
-	"holdco/service"
+	"holdco/service/companies"
 )
 
 // CompanyResponse is a company.
@@ -75,7 +75,7 @@ type CompanyApiKeyResponse struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-type companyHandlers struct{ svc *service.Service }
+type companyHandlers struct{ svc *companies.Service }
 
 func registerCompanyRoutes(api huma.API, h *companyHandlers) {
 	tags := []string{"companies"}
@@ -119,7 +119,7 @@ type createCompanyInput struct {
 
 func (h *companyHandlers) create(ctx context.Context, in *createCompanyInput) (*companyOutput, error) {
 	b := in.Body
-	c, err := h.svc.CreateCompany(ctx, in.ConglomerateID, service.CompanyInput{Name: b.Name, Handle: b.Handle, Idea: b.Idea, Mission: b.Mission, Paused: b.Paused,
+	c, err := h.svc.CreateCompany(ctx, in.ConglomerateID, companies.CompanyInput{Name: b.Name, Handle: b.Handle, Idea: b.Idea, Mission: b.Mission, Paused: b.Paused,
 		IdempotencyKey: in.IdempotencyKey})
 	if err != nil {
 		return nil, err
@@ -178,7 +178,7 @@ type updateCompanyInput struct {
 }
 
 func (h *companyHandlers) update(ctx context.Context, in *updateCompanyInput) (*companyOutput, error) {
-	u := service.CompanyUpdate{Name: in.Body.Name, Idea: in.Body.Idea, Mission: in.Body.Mission}
+	u := companies.CompanyUpdate{Name: in.Body.Name, Idea: in.Body.Idea, Mission: in.Body.Mission}
 	if in.Body.Status != nil {
 		st := models.CompanyStatus(*in.Body.Status)
 		u.Status = &st
@@ -204,7 +204,7 @@ type apiKeyOutput struct {
 	Body         CompanyApiKeyResponse
 }
 
-func keyOutput(k service.CompanyKey) *apiKeyOutput {
+func keyOutput(k companies.CompanyKey) *apiKeyOutput {
 	return &apiKeyOutput{CacheControl: "no-store", Body: CompanyApiKeyResponse{CompanyID: k.CompanyID, APIKey: k.Key, CreatedAt: k.CreatedAt}}
 }
 

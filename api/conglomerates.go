@@ -10,6 +10,7 @@ import (
 
 	"holdco/models"
 	"holdco/service"
+	"holdco/service/companies"
 )
 
 // ConglomerateResponse is an account as its member sees it.
@@ -35,7 +36,7 @@ type UpdateConglomerateRequest struct {
 	DailyCreditCap *int64  `json:"daily_credit_cap,omitempty" minimum:"0" maximum:"1000000000" nullable:"true" doc:"null removes the cap."`
 }
 
-type conglomerateHandlers struct{ svc *service.Service }
+type conglomerateHandlers struct{ svc *companies.Service }
 
 func registerConglomerateRoutes(api huma.API, h *conglomerateHandlers) {
 	huma.Register(api, huma.Operation{
@@ -95,7 +96,7 @@ type updateConglomerateInput struct {
 }
 
 func (h *conglomerateHandlers) update(ctx context.Context, in *updateConglomerateInput) (*conglomerateOutput, error) {
-	u := service.ConglomerateUpdate{Name: in.Body.Name}
+	u := companies.ConglomerateUpdate{Name: in.Body.Name}
 	// Absent and null differ for the cap: null removes it.
 	var present map[string]json.RawMessage
 	if err := json.Unmarshal(in.RawBody, &present); err == nil {

@@ -2,12 +2,11 @@ package api
 
 import (
 	"context"
+	"holdco/service/billing"
 	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
-
-	"holdco/service"
 )
 
 // CreditLedgerLine is one line of the ledger: an entry, or the sum of one
@@ -32,7 +31,7 @@ type CreditLedgerResponse struct {
 	Lines   []CreditLedgerLine `json:"lines"`
 }
 
-type creditHandlers struct{ svc *service.Service }
+type creditHandlers struct{ svc *billing.Service }
 
 func registerCreditRoutes(api huma.API, h *creditHandlers) {
 	huma.Register(api, huma.Operation{OperationID: "credit-ledger", Method: http.MethodGet, Path: "/conglomerates/{conglomerate_id}/credit-ledger",

@@ -67,35 +67,6 @@ func StatusOf(code models.ErrorCode) int {
 	return http.StatusInternalServerError
 }
 
-// ErrorBody is the body of every REST error except validation failures:
-// {"error": code, "detail": sentence, "field"?: name, ...case fields}. It is
-// the same object the connector returns for a refused tool call.
-type ErrorBody struct {
-	status int
-	Code   string         `json:"error" doc:"Machine-readable error case, e.g. not_found, forbidden, insufficient_credits." example:"not_found"`
-	Detail string         `json:"detail" doc:"A sentence that can be shown to the user." example:"Company 0b7c… does not exist."`
-	Field  string         `json:"field,omitempty" doc:"The offending input, when known."`
-	Extra  map[string]any `json:"-"`
-	_      struct{}       `additionalProperties:"true"` // case fields such as suggested_handle
-}
-
-func (e *ErrorBody) Error() string  { return e.Code + ": " + e.Detail }
-func (e *ErrorBody) GetStatus() int { return e.status }
-
-// MarshalJSON flattens the case-specific fields next to error and detail.
-func (e *ErrorBody) MarshalJSON() ([]byte, error) {
-	m := make(map[string]any, len(e.Extra)+3)
-	for k, v := range e.Extra {
-		m[k] = v
-	}
-	m["error"] = e.Code
-	m["detail"] = e.Detail
-	if e.Field != "" {
-		m["field"] = e.Field
-	}
-	return json.Marshal(m)
-}
-
 // processWide holds the settings that belong to the process, not to a
 // router: huma's error constructors are package-level variables and gin's
 // mode is global, so they are set once however many routers are built
@@ -169,7 +140,7 @@ func newError(ctx huma.Context, status int, msg string, errs ...error) huma.Stat
 	if status == http.StatusUnauthorized && ctx != nil {
 		ctx.SetHeader("WWW-Authenticate", `Bearer`)
 	}
-	return &ErrorBody{status: status, Code: string(code), Detail: sentence(msg)}
+	return &models.ErrorBody{Status: status, Code: string(code), Detail: sentence(msg)}
 }
 
 func fromDomain(ctx huma.Context, de *models.Error) huma.StatusError {
@@ -183,7 +154,9 @@ func fromDomain(ctx huma.Context, de *models.Error) huma.StatusError {
 	if status == http.StatusUnauthorized && ctx != nil {
 		ctx.SetHeader("WWW-Authenticate", `Bearer`)
 	}
-	return &ErrorBody{status: status, Code: string(de.Code), Detail: de.Detail, Field: de.Field, Extra: de.Extra}
+	body := models.BodyOf(de)
+	body.Status = status
+	return body
 }
 
 // fieldLocation places a field named by a service rule: a parameter of the
@@ -232,9 +205,9 @@ func sentence(msg string) string {
 
 // writeError renders err on a plain net/http path (gin's 404/405, panics).
 func writeError(w http.ResponseWriter, code models.ErrorCode, detail string) {
-	body := &ErrorBody{status: StatusOf(code), Code: string(code), Detail: detail}
+	body := &models.ErrorBody{Status: StatusOf(code), Code: string(code), Detail: detail}
 	b, _ := json.Marshal(body)
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(body.status)
+	w.WriteHeader(body.Status)
 	_, _ = w.Write(b)
 }

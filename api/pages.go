@@ -11,6 +11,8 @@ import (
 
 	"holdco/models"
 	"holdco/service"
+	"holdco/service/billing"
+	"holdco/service/identity"
 )
 
 // Pages holdco serves itself: the device-login approval page, and a small
@@ -46,7 +48,7 @@ type pageData struct {
 }
 
 func renderPage(c *gin.Context, status int, d pageData) {
-	d.DevicePath = service.DevicePagePath
+	d.DevicePath = identity.DevicePagePath
 	c.Header("Cache-Control", "no-store")
 	c.Header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
 	c.Header("X-Frame-Options", "DENY")
@@ -57,7 +59,7 @@ func renderPage(c *gin.Context, status int, d pageData) {
 }
 
 type pages struct {
-	svc    *service.Service
+	svc    *identity.Service
 	logger *slog.Logger
 }
 
@@ -80,9 +82,9 @@ func (p *pages) failed(c *gin.Context, d pageData, err error) {
 func registerPages(engine *gin.Engine, p *pages) {
 	engine.GET("/", p.home)
 	engine.GET("/login", p.home)
-	engine.GET(service.DashboardPath, p.home) // where billing and payment returns land without a frontend
-	engine.GET(service.DevicePagePath, p.device)
-	engine.POST(service.DevicePagePath, p.decideDevice)
+	engine.GET(billing.DashboardPath, p.home) // where billing and payment returns land without a frontend
+	engine.GET(identity.DevicePagePath, p.device)
+	engine.POST(identity.DevicePagePath, p.decideDevice)
 }
 
 func (p *pages) home(c *gin.Context) {
@@ -91,7 +93,7 @@ func (p *pages) home(c *gin.Context) {
 	}}
 	switch c.Query("error") {
 	case "":
-	case service.ReasonAccountDeleted:
+	case identity.ReasonAccountDeleted:
 		d.Error = "An account with this email address was deleted; it cannot sign up again."
 	default:
 		d.Error = "Sign-in failed; please try again."

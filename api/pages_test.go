@@ -52,13 +52,13 @@ func (w *world) page(method, path, sso string, form url.Values) *httptest.Respon
 func TestDevicePageDatabaseFailureIs500(t *testing.T) {
 	w := newWorld(t)
 	sso := w.creds[userA]
-	start, err := w.svc.StartDevice(context.Background())
+	start, err := w.svc.Identity.StartDevice(context.Background())
 	require.NoError(t, err)
 	rec := w.page(http.MethodGet, "/auth/cli/device?user_code="+start.UserCode, sso, nil)
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-	principal, err := w.svc.SessionFromCookie(context.Background(), sso)
+	principal, err := w.svc.Identity.SessionFromCookie(context.Background(), sso)
 	require.NoError(t, err)
-	csrf := w.svc.DeviceCSRFToken(principal, start.UserCode)
+	csrf := w.svc.Identity.DeviceCSRFToken(principal, start.UserCode)
 
 	// A refusal of the service keeps its own status.
 	rec = w.page(http.MethodGet, "/auth/cli/device?user_code=BCDF-GHJK", sso, nil)

@@ -2,12 +2,11 @@ package api
 
 import (
 	"context"
+	"holdco/service/companies"
 	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
-
-	"holdco/service"
 )
 
 // ProvisionCompanyRequest (re)starts provisioning.
@@ -69,7 +68,7 @@ type HealResponse struct {
 	WorkflowID    string `json:"workflow_id"`
 }
 
-type provisioningHandlers struct{ svc *service.Service }
+type provisioningHandlers struct{ svc *companies.Service }
 
 func registerProvisioningRoutes(api huma.API, h *provisioningHandlers) {
 	huma.Register(api, huma.Operation{OperationID: "provision-company", Method: http.MethodPost, Path: "/companies/{company_id}/provision",
@@ -104,7 +103,7 @@ func (h *provisioningHandlers) provision(ctx context.Context, in *provisionInput
 	return &provisionOutput{Body: ProvisionTriggerResponse{WorkflowID: t.WorkflowID, RunID: t.RunID}}, nil
 }
 
-func toResourceResponse(v service.ResourceView) CompanyResourceResponse {
+func toResourceResponse(v companies.ResourceView) CompanyResourceResponse {
 	return CompanyResourceResponse{Kind: string(v.Kind), Status: string(v.Status), Ref: v.Ref, ErrorClass: v.ErrorClass, LastError: v.LastError, Attempts: v.Attempts, UpdatedAt: v.UpdatedAt}
 }
 
@@ -123,7 +122,7 @@ func (h *provisioningHandlers) resources(ctx context.Context, in *companyIDInput
 	return out, nil
 }
 
-func toCompanyHealth(d service.CompanyDiagnosis) CompanyHealth {
+func toCompanyHealth(d companies.CompanyDiagnosis) CompanyHealth {
 	ch := CompanyHealth{CompanyID: d.CompanyID, ConglomerateID: d.ConglomerateID, Handle: d.Handle, Healthy: d.Healthy, Resources: []ResourceHealth{}}
 	for _, r := range d.Resources {
 		ch.Resources = append(ch.Resources, ResourceHealth{CompanyResourceResponse: toResourceResponse(r.ResourceView), Healthy: r.Healthy, Problem: r.Problem})

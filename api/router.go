@@ -13,7 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"holdco/models"
-	"holdco/service"
+	"holdco/service/usecases"
 )
 
 // Version is the REST interface version in the OpenAPI document.
@@ -24,9 +24,9 @@ type Deps struct {
 	Logger *slog.Logger
 	// Health lists the dependencies GET /health reports on.
 	Health []HealthCheck
-	// Service is the use-case layer; nil serves only health and the
+	// Service is the use cases by domain; nil serves only health and the
 	// OpenAPI document (router tests).
-	Service *service.Service
+	Service *usecases.Services
 	// SecureCookies marks cookies Secure (holdco served over https).
 	SecureCookies bool
 	// Mount adds handlers that live beside the API on the same listener
@@ -72,7 +72,7 @@ func New(d Deps) *Router {
 	}
 	humaAPI := humagin.New(engine, config)
 	if d.Service != nil {
-		humaAPI.UseMiddleware(authenticate(humaAPI, d.Service))
+		humaAPI.UseMiddleware(authenticate(humaAPI, d.Service.Identity))
 	}
 	humaAPI.UseMiddleware(checkInputs(humaAPI))
 	for prefix, h := range d.Mount {

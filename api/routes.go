@@ -22,14 +22,14 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	if d.Service == nil {
 		return
 	}
-	registerAuthRoutes(api, &authHandlers{svc: d.Service, secure: d.SecureCookies})
-	registerCLIRoutes(api, &cliHandlers{svc: d.Service})
-	registerTokenRoutes(api, &tokenHandlers{svc: d.Service})
-	registerConglomerateRoutes(api, &conglomerateHandlers{svc: d.Service})
-	registerCompanyRoutes(api, &companyHandlers{svc: d.Service})
-	registerProvisioningRoutes(api, &provisioningHandlers{svc: d.Service})
-	registerUserAuthRoutes(api, &userAuthHandlers{svc: d.Service})
-	registerCreditRoutes(api, &creditHandlers{svc: d.Service})
-	registerBillingRoutes(api, &billingHandlers{svc: d.Service})
-	registerPages(engine, &pages{svc: d.Service, logger: d.Logger})
+	registerAuthRoutes(api, &authHandlers{svc: d.Service.Identity, secure: d.SecureCookies})
+	registerCLIRoutes(api, &cliHandlers{svc: d.Service.Identity})
+	registerTokenRoutes(api, &tokenHandlers{svc: d.Service.Identity})
+	registerConglomerateRoutes(api, &conglomerateHandlers{svc: d.Service.Companies})
+	registerCompanyRoutes(api, &companyHandlers{svc: d.Service.Companies})
+	registerProvisioningRoutes(api, &provisioningHandlers{svc: d.Service.Companies})
+	registerUserAuthRoutes(api, &userAuthHandlers{svc: d.Service.Companies})
+	registerCreditRoutes(api, &creditHandlers{svc: d.Service.Billing})
+	registerBillingRoutes(api, &billingHandlers{svc: d.Service.Billing})
+	registerPages(engine, &pages{svc: d.Service.Identity, logger: d.Logger})
 }

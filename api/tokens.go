@@ -8,7 +8,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"holdco/models"
-	"holdco/service"
+	"holdco/service/identity"
 )
 
 // TokenResponse describes a personal access token, never its secret.
@@ -32,7 +32,7 @@ type CreateTokenResponse struct {
 	Token string `json:"token" doc:"The raw svc_u_v1_… value; store it now, it is never shown again."`
 }
 
-type tokenHandlers struct{ svc *service.Service }
+type tokenHandlers struct{ svc *identity.Service }
 
 func registerTokenRoutes(api huma.API, h *tokenHandlers) {
 	huma.Register(api, huma.Operation{

@@ -2,12 +2,11 @@ package api
 
 import (
 	"context"
+	"holdco/service/companies"
 	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
-
-	"holdco/service"
 )
 
 // UserAuthDisabledResponse is a company's revoked app sign-in client.
@@ -19,7 +18,7 @@ type UserAuthDisabledResponse struct {
 	RevokedConglomerateID string     `json:"revoked_conglomerate_id"`
 }
 
-type userAuthHandlers struct{ svc *service.Service }
+type userAuthHandlers struct{ svc *companies.Service }
 
 func registerUserAuthRoutes(api huma.API, h *userAuthHandlers) {
 	huma.Register(api, huma.Operation{OperationID: "admin-disable-user-auth", Method: http.MethodPost, Path: "/admin/user-auth/{company_id}/disable",

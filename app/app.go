@@ -24,7 +24,7 @@ import (
 	"holdco/api"
 	"holdco/config"
 	"holdco/devserver"
-	"holdco/service"
+	"holdco/service/usecases"
 	"holdco/store"
 	"holdco/workflows"
 	"holdco/workflows/contract"
@@ -37,8 +37,8 @@ type App struct {
 	logger *slog.Logger
 
 	Store    *store.Store
-	Temporal client.Client    // nil when no role of the process needs it
-	Service  *service.Service // api role only
+	Temporal client.Client       // nil when no role of the process needs it
+	Service  *usecases.Services // api role only
 	dev      *devserver.Server
 
 	listeners map[Role]*listener

@@ -11,6 +11,7 @@ import (
 	"holdco/app"
 	"holdco/models"
 	"holdco/service"
+	"holdco/service/companies"
 )
 
 // BenchmarkProvisioning measures the wall time from creating a company to
@@ -33,12 +34,12 @@ func BenchmarkProvisioning(b *testing.B) {
 	n := 0
 	provision := func() error {
 		n++
-		c, err := a.Service.CreateCompany(as, cong.ID, service.CompanyInput{Name: "Bench " + strconv.Itoa(n)})
+		c, err := a.Service.Companies.CreateCompany(as, cong.ID, companies.CompanyInput{Name: "Bench " + strconv.Itoa(n)})
 		if err != nil {
 			return err
 		}
 		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			views, err := a.Service.CompanyResources(as, c.ID)
+			views, err := a.Service.Companies.CompanyResources(as, c.ID)
 			if err != nil {
 				return err
 			}

@@ -13,6 +13,8 @@ import (
 	"holdco/providers/oidcrp"
 	"holdco/providers/stripepay"
 	"holdco/service"
+	"holdco/service/identity"
+	"holdco/service/usecases"
 )
 
 // devIdPPath is where the embedded development identity provider is
@@ -22,13 +24,13 @@ const devIdPPath = "/dev-idp"
 // buildService wires the use-case layer to its identity provider: the
 // configured one, or the embedded development provider mounted on the REST
 // listener (returned in mounts).
-func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*service.Service, map[string]http.Handler, error) {
+func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*usecases.Services, map[string]http.Handler, error) {
 	cfg := a.cfg
 	frontend := cfg.API.FrontendURL
 	if frontend == "" {
 		frontend = publicURL
 	}
-	callbacks := []string{publicURL + service.WebCallbackPath, publicURL + service.CLICallbackPath}
+	callbacks := []string{publicURL + identity.WebCallbackPath, publicURL + identity.CLICallbackPath}
 	issuer, clientID, secret := cfg.Identity.OIDCIssuer, cfg.Identity.OIDCClientID, cfg.Identity.OIDCClientSecret
 	mounts := map[string]http.Handler{}
 	if issuer == "" {
@@ -48,7 +50,7 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*se
 		mounts[p.Prefix()] = p.Handler()
 	}
 	idp := oidcrp.New(oidcrp.Options{Issuer: issuer, ClientID: clientID, ClientSecret: secret, RedirectURIs: callbacks})
-	opts := service.Options{Temporal: a.Temporal}
+	opts := usecases.Options{Temporal: a.Temporal}
 	if pc := cfg.Payments; pc.Enabled() {
 		pay, err := stripepay.New(stripepay.Config{SecretKey: pc.StripeSecretKey, ConnectSecretKey: pc.StripeConnectSecretKey,
 			WebhookSecret: pc.StripeWebhookSecret, APIBase: pc.StripeAPIBase,
@@ -59,7 +61,7 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*se
 		}
 		opts.Payments = pay
 	}
-	svc, err := service.New(ctx, service.Config{PublicURL: publicURL, FrontendURL: frontend, SitesURL: sitesURL, SecretKey: []byte(cfg.Identity.SecretKey), CreditPriceCents: cfg.Payments.CreditPriceCents},
+	svc, err := usecases.New(ctx, service.Config{PublicURL: publicURL, FrontendURL: frontend, SitesURL: sitesURL, SecretKey: []byte(cfg.Identity.SecretKey), CreditPriceCents: cfg.Payments.CreditPriceCents},
 		a.Store, idp, a.logger, opts)
 	if err != nil {
 		return nil, nil, err

@@ -23,6 +23,8 @@ import (
 	"holdco/providers/gitrepo"
 	"holdco/providers/statichost"
 	"holdco/service"
+	"holdco/service/companies"
+	"holdco/service/usecases"
 	"holdco/store"
 	"holdco/testenv"
 	"holdco/workflows"
@@ -66,12 +68,12 @@ func countEntries(t *testing.T, dir, sub string) int {
 	return n
 }
 
-func newTestService(t *testing.T, st *store.Store, tc client.Client) *service.Service {
+func newTestService(t *testing.T, st *store.Store, tc client.Client) *companies.Service {
 	t.Helper()
-	svc, err := service.New(context.Background(), service.Config{PublicURL: "http://holdco.test"}, st, testenv.NewIdP(), quietLogger(),
-		service.Options{Temporal: tc})
+	svc, err := usecases.New(context.Background(), service.Config{PublicURL: "http://holdco.test"}, st, testenv.NewIdP(), quietLogger(),
+		usecases.Options{Temporal: tc})
 	require.NoError(t, err)
-	return svc
+	return svc.Companies
 }
 
 // TestCompaniesCreatedBeforeACrashAreProvisioned creates companies while
@@ -97,7 +99,7 @@ func TestCompaniesCreatedBeforeACrashAreProvisioned(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			c, err := crashing.CreateCompany(as, cong.ID, service.CompanyInput{Name: fmt.Sprintf("Shop %d", i), Idea: "Sell maps"})
+			c, err := crashing.CreateCompany(as, cong.ID, companies.CompanyInput{Name: fmt.Sprintf("Shop %d", i), Idea: "Sell maps"})
 			assert.NoError(t, err)
 			ids[i] = c.ID
 		})
@@ -122,7 +124,7 @@ func TestCompaniesCreatedBeforeACrashAreProvisioned(t *testing.T) {
 	require.NoError(t, early.Get(ctx, nil))
 
 	// After the restart: the worker's sweeper starts what is pending.
-	outbox := &service.ProvisioningOutbox{Store: st, Temporal: env.Client, Logger: quietLogger()}
+	outbox := &companies.ProvisioningOutbox{Store: st, Temporal: env.Client, Logger: quietLogger()}
 	started, err := outbox.Sweep(ctx, 0)
 	require.NoError(t, err)
 	assert.Equal(t, n, started)

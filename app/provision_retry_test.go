@@ -16,6 +16,7 @@ import (
 	"holdco/activities"
 	"holdco/models"
 	"holdco/service"
+	"holdco/service/companies"
 	"holdco/testenv"
 	"holdco/workflows"
 	"holdco/workflows/contract"
@@ -71,7 +72,7 @@ func TestUserProvisionRetriesFailedResources(t *testing.T) {
 	require.NoError(t, err)
 	as := service.WithPrincipal(ctx, service.Principal{Credential: service.CredentialWebSession, CredentialID: "s1", UserID: user.ID, ConglomerateID: cong.ID})
 
-	c, err := svc.CreateCompany(as, cong.ID, service.CompanyInput{Name: "Map Shop"})
+	c, err := svc.CreateCompany(as, cong.ID, companies.CompanyInput{Name: "Map Shop"})
 	require.NoError(t, err)
 	waitParked(t, env, c.ID)
 	parked, err := env.Client.DescribeWorkflowExecution(ctx, contract.ProvisionWorkflowID(c.ID), "")
@@ -117,7 +118,7 @@ func TestHealSeedsOnlyCompaniesCreatedWithSeeding(t *testing.T) {
 		require.NoError(t, env.Client.GetWorkflow(waitCtx, contract.ProvisionWorkflowID(id), "").Get(waitCtx, nil))
 	}
 
-	c, err := svc.CreateCompany(as, cong.ID, service.CompanyInput{Name: "Imported"})
+	c, err := svc.CreateCompany(as, cong.ID, companies.CompanyInput{Name: "Imported"})
 	require.NoError(t, err)
 	finish(c.ID)
 	require.Equal(t, int32(1), repos.seeds.Load(), "created with seeding")

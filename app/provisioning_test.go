@@ -103,7 +103,7 @@ func TestProvisioningEndToEnd(t *testing.T) {
 	assert.Equal(t, contract.ProvisionWorkflowID(id), first["workflow_id"])
 	assert.Equal(t, first["run_id"], second["run_id"], "the second call joined the running workflow")
 
-	admin, err := a.Service.CreateAdminToken(context.Background(), "ops")
+	admin, err := a.Service.Identity.CreateAdminToken(context.Background(), "ops")
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		h := authedJSON(t, "GET", base+"/admin/companies/health", admin, "", 200)

@@ -2,8 +2,7 @@ package app
 
 import (
 	"context"
-
-	"holdco/service"
+	"holdco/service/companies"
 )
 
 // startProvisioningSweeper runs the provisioning outbox's sweeper on the
@@ -13,10 +12,10 @@ import (
 func (a *App) startProvisioningSweeper() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	outbox := &service.ProvisioningOutbox{Store: a.Store, Temporal: a.Temporal, Logger: a.logger.With("component", "provisioning-sweeper")}
+	outbox := &companies.ProvisioningOutbox{Store: a.Store, Temporal: a.Temporal, Logger: a.logger.With("component", "provisioning-sweeper")}
 	go func() {
 		defer close(done)
-		outbox.RunSweeper(ctx, service.SweepInterval)
+		outbox.RunSweeper(ctx, companies.SweepInterval)
 	}()
 	a.stopSweeper = func() { cancel(); <-done }
 }

@@ -57,20 +57,40 @@ func Errorf(code ErrorCode, format string, args ...any) *Error {
 	return &Error{Code: code, Detail: fmt.Sprintf(format, args...)}
 }
 
-// WithField names the offending input field (invalid_argument).
-func (e *Error) WithField(field string) *Error { e.Field = field; return e }
-
-// With adds a case-specific field rendered next to error and detail.
-func (e *Error) With(key string, value any) *Error {
-	if e.Extra == nil {
-		e.Extra = map[string]any{}
-	}
-	e.Extra[key] = value
-	return e
+// WithField returns a copy of e naming the offending input field
+// (invalid_argument). e itself is not changed, so a value shared between
+// requests can never be decorated by two of them at once.
+func (e *Error) WithField(field string) *Error {
+	c := e.clone()
+	c.Field = field
+	return c
 }
 
-// Wrap records the underlying cause for logs.
-func (e *Error) Wrap(err error) *Error { e.Err = err; return e }
+// With returns a copy of e with a case-specific field rendered next to
+// error and detail; e itself is not changed.
+func (e *Error) With(key string, value any) *Error {
+	c := e.clone()
+	c.Extra[key] = value
+	return c
+}
+
+// Wrap returns a copy of e recording the underlying cause for logs; e
+// itself is not changed.
+func (e *Error) Wrap(err error) *Error {
+	c := e.clone()
+	c.Err = err
+	return c
+}
+
+// clone copies e with its own Extra map.
+func (e *Error) clone() *Error {
+	c := *e
+	c.Extra = make(map[string]any, len(e.Extra)+1)
+	for k, v := range e.Extra {
+		c.Extra[k] = v
+	}
+	return &c
+}
 
 // ErrorCodeOf returns the code of err, or CodeInternal when err is not a
 // domain error.

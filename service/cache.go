@@ -5,28 +5,28 @@ import (
 	"time"
 )
 
-// ttlCache is a small concurrency-safe map whose entries expire. It keeps
+// Cache is a small concurrency-safe map whose entries expire. It keeps
 // credential look-ups off the database on hot paths; its TTL is the longest
 // a revocation made on another replica can go unnoticed.
-type ttlCache[K comparable, V any] struct {
+type Cache[K comparable, V any] struct {
 	ttl   time.Duration
 	max   int
 	clock func() time.Time
 
 	mu      sync.RWMutex
-	entries map[K]ttlEntry[V]
+	entries map[K]cacheEntry[V]
 }
 
-type ttlEntry[V any] struct {
+type cacheEntry[V any] struct {
 	value V
 	until time.Time
 }
 
-func newTTLCache[K comparable, V any](ttl time.Duration, max int, clock func() time.Time) *ttlCache[K, V] {
-	return &ttlCache[K, V]{ttl: ttl, max: max, clock: clock, entries: map[K]ttlEntry[V]{}}
+func NewCache[K comparable, V any](ttl time.Duration, max int, clock func() time.Time) *Cache[K, V] {
+	return &Cache[K, V]{ttl: ttl, max: max, clock: clock, entries: map[K]cacheEntry[V]{}}
 }
 
-func (c *ttlCache[K, V]) Get(k K) (V, bool) {
+func (c *Cache[K, V]) Get(k K) (V, bool) {
 	c.mu.RLock()
 	e, ok := c.entries[k]
 	c.mu.RUnlock()
@@ -37,7 +37,7 @@ func (c *ttlCache[K, V]) Get(k K) (V, bool) {
 	return e.value, true
 }
 
-func (c *ttlCache[K, V]) Set(k K, v V) {
+func (c *Cache[K, V]) Set(k K, v V) {
 	now := c.clock()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -50,20 +50,20 @@ func (c *ttlCache[K, V]) Set(k K, v V) {
 			}
 		}
 		if len(c.entries) >= c.max {
-			c.entries = map[K]ttlEntry[V]{}
+			c.entries = map[K]cacheEntry[V]{}
 		}
 	}
-	c.entries[k] = ttlEntry[V]{value: v, until: now.Add(c.ttl)}
+	c.entries[k] = cacheEntry[V]{value: v, until: now.Add(c.ttl)}
 }
 
-func (c *ttlCache[K, V]) Delete(k K) {
+func (c *Cache[K, V]) Delete(k K) {
 	c.mu.Lock()
 	delete(c.entries, k)
 	c.mu.Unlock()
 }
 
 // DeleteWhere drops every entry whose value matches.
-func (c *ttlCache[K, V]) DeleteWhere(match func(V) bool) {
+func (c *Cache[K, V]) DeleteWhere(match func(V) bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for k, e := range c.entries {

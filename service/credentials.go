@@ -16,8 +16,8 @@ const (
 	PrefixAdminToken = "svc_a_v1_"
 )
 
-// newSecret returns a random URL-safe string carrying n bytes of entropy.
-func newSecret(n int) string {
+// NewSecret returns a random URL-safe string carrying n bytes of entropy.
+func NewSecret(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b) // never fails on supported platforms
 	return base64.RawURLEncoding.EncodeToString(b)
@@ -26,7 +26,7 @@ func newSecret(n int) string {
 // NewCredential mints a raw credential with prefix and returns it with the
 // hash to store.
 func NewCredential(prefix string) (raw, hash string) {
-	raw = prefix + newSecret(32)
+	raw = prefix + NewSecret(32)
 	return raw, HashSecret(raw)
 }
 
@@ -36,13 +36,13 @@ func HashSecret(raw string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// equalHash compares two hex hashes in constant time.
-func equalHash(a, b string) bool {
+// EqualHash compares two hex hashes in constant time.
+func EqualHash(a, b string) bool {
 	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
 }
 
-// credentialKind tells the credential family from its prefix.
-func credentialKind(raw string) string {
+// CredentialPrefix tells the credential family from its prefix.
+func CredentialPrefix(raw string) string {
 	switch {
 	case strings.HasPrefix(raw, PrefixUserKey):
 		return PrefixUserKey

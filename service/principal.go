@@ -19,9 +19,9 @@ const (
 
 // Scopes reported by GET /auth/me.
 const (
-	scopeConglomerate = "conglomerate"
-	scopeCompany      = "company"
-	scopeAdmin        = "admin"
+	ScopeConglomerate = "conglomerate"
+	ScopeCompany      = "company"
+	ScopeAdmin        = "admin"
 )
 
 // Principal is who a request acts as.
@@ -50,11 +50,11 @@ func (p Principal) IsAdmin() bool { return p.Credential == CredentialAdminToken 
 func (p Principal) Scope() string {
 	switch {
 	case p.IsUser():
-		return scopeConglomerate
+		return ScopeConglomerate
 	case p.Credential == CredentialCompanyKey:
-		return scopeCompany
+		return ScopeCompany
 	}
-	return scopeAdmin
+	return ScopeAdmin
 }
 
 type principalKey struct{}
@@ -71,11 +71,11 @@ func PrincipalFrom(ctx context.Context) (Principal, bool) {
 	return p, ok
 }
 
-// requireUser returns the acting user principal or the 401/403 that fits.
-func requireUser(ctx context.Context) (Principal, error) {
+// RequireUser returns the acting user principal or the 401/403 that fits.
+func RequireUser(ctx context.Context) (Principal, error) {
 	p, ok := PrincipalFrom(ctx)
 	if !ok {
-		return p, errUnauthenticated
+		return p, ErrUnauthenticated()
 	}
 	if !p.IsUser() {
 		return p, models.Errorf(models.CodeForbidden, "This operation needs a user credential; a %s cannot perform it.", p.Credential)
@@ -83,4 +83,19 @@ func requireUser(ctx context.Context) (Principal, error) {
 	return p, nil
 }
 
-var errUnauthenticated = models.Errorf(models.CodeUnauthenticated, "Sign in first: send Authorization: Bearer <token>.")
+// RequireAdmin answers unless the operator credential acts.
+func RequireAdmin(ctx context.Context) error {
+	p, ok := PrincipalFrom(ctx)
+	switch {
+	case !ok:
+		return ErrUnauthenticated()
+	case !p.IsAdmin():
+		return models.Errorf(models.CodeForbidden, "This operation needs the admin credential.")
+	}
+	return nil
+}
+
+// ErrUnauthenticated is the answer to a request without a credential.
+func ErrUnauthenticated() *models.Error {
+	return models.Errorf(models.CodeUnauthenticated, "Sign in first: send Authorization: Bearer <token>.")
+}

@@ -7,30 +7,30 @@ import (
 	"errors"
 )
 
-// sealer encrypts values holdco must show again later (company API keys)
+// Sealer encrypts values holdco must show again later (company API keys)
 // with AES-256-GCM under a key derived from the instance secret.
-type sealer struct{ aead cipher.AEAD }
+type Sealer struct{ aead cipher.AEAD }
 
-func newSealer(s signer) (sealer, error) {
+func newSealer(s Signer) (Sealer, error) {
 	key := s.mac("derive:seal", []byte("company-api-key")) // 32 bytes
 	block, err := aes.NewCipher(key)
 	if err != nil {
-		return sealer{}, err
+		return Sealer{}, err
 	}
 	aead, err := cipher.NewGCM(block)
 	if err != nil {
-		return sealer{}, err
+		return Sealer{}, err
 	}
-	return sealer{aead: aead}, nil
+	return Sealer{aead: aead}, nil
 }
 
-func (s sealer) Seal(plain, aad string) []byte {
+func (s Sealer) Seal(plain, aad string) []byte {
 	nonce := make([]byte, s.aead.NonceSize())
 	_, _ = rand.Read(nonce)
 	return s.aead.Seal(nonce, nonce, []byte(plain), []byte(aad))
 }
 
-func (s sealer) Open(sealed []byte, aad string) (string, error) {
+func (s Sealer) Open(sealed []byte, aad string) (string, error) {
 	n := s.aead.NonceSize()
 	if len(sealed) < n {
 		return "", errors.New("sealed value too short")

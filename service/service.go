@@ -1,7 +1,10 @@
-// Package service holds holdco's use cases. REST (api/), the connector and
-// the authorization server call it, so every rule — ownership (404 for a
-// missing item, 403 for someone else's), credentials, plans — is written
-// once, here.
+// Package service is the core of holdco's use cases: the settings, the
+// principal a request acts as, the authorization step, the credential
+// caches, the instance's signer and sealer, and the clock. The use cases
+// themselves live by domain beside it (service/identity, service/billing,
+// service/companies); REST (api/), the connector and activities call those,
+// so every rule — ownership (404 for a missing item, 403 for someone
+// else's), credentials, plans, credits — is written once.
 package service
 
 import (
@@ -13,20 +16,8 @@ import (
 	"strings"
 	"time"
 
-	"go.temporal.io/sdk/client"
-
-	"holdco/models"
 	"holdco/store"
 )
-
-// IdentityProvider is the upstream OpenID Connect provider users sign in
-// with (providers/oidcrp).
-type IdentityProvider interface {
-	Issuer() string
-	AuthURL(ctx context.Context, redirectURI, state, challenge string, params map[string]string) (string, error)
-	Exchange(ctx context.Context, redirectURI, code, verifier string) (models.Identity, error)
-	EndSessionURL(ctx context.Context, redirectURI, postLogoutRedirect string) string
-}
 
 // Config holds the service's settings.
 type Config struct {
@@ -47,52 +38,39 @@ type Config struct {
 	CreditPriceCents int64
 }
 
-// Service is the use-case layer.
-type Service struct {
+// Core is what every domain's use cases share: settings, the store, the
+// logger, the clock, the instance signer and sealer, the authorization
+// step and the company-key cache (which the identity, companies and
+// account use cases all invalidate). One Core per process; the domain
+// services are built on it.
+type Core struct {
 	cfg    Config
 	store  *store.Store
-	idp    IdentityProvider
 	logger *slog.Logger
 	now    func() time.Time
-	sign   signer
+	sign   Signer
+	seal   Sealer
 
-	seal     sealer
-	payments Payments
-	temporal client.Client
-	outbox   *ProvisioningOutbox
-
-	userKeys    *ttlCache[string, Principal] // by token hash
-	sessions    *ttlCache[string, Principal] // by web session id
-	adminKeys   *ttlCache[string, Principal] // by token hash
-	companyKeys *ttlCache[string, Principal] // by key hash
-}
-
-// Options are optional dependencies (tests inject a clock).
-type Options struct {
-	Clock func() time.Time
-	// Payments is the payment provider; nil when payments are not
-	// configured (payment links are then null with a reason).
-	Payments Payments
-	// Temporal starts and signals workflows; nil disables provisioning.
-	Temporal client.Client
+	companyKeys *Cache[string, Principal] // by key hash
 }
 
 // Credential cache lifetimes: the longest a revocation made on another
 // replica can go unnoticed. A revocation through this replica takes effect
 // at once.
 const (
-	userKeyCacheTTL = 30 * time.Second
-	sessionCacheTTL = 10 * time.Second
-	cacheMaxEntries = 100_000
+	UserKeyCacheTTL = 30 * time.Second
+	SessionCacheTTL = 10 * time.Second
+	CacheMaxEntries = 100_000
 )
 
-// New builds the service. It reads (or creates) the instance signing key.
-func New(ctx context.Context, cfg Config, st *store.Store, idp IdentityProvider, logger *slog.Logger, opts Options) (*Service, error) {
+// NewCore checks the settings and reads (or creates) the instance signing
+// key. clock nil is the wall clock (UTC).
+func NewCore(ctx context.Context, cfg Config, st *store.Store, logger *slog.Logger, clock func() time.Time) (*Core, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	if opts.Clock == nil {
-		opts.Clock = func() time.Time { return time.Now().UTC() }
+	if clock == nil {
+		clock = func() time.Time { return time.Now().UTC() }
 	}
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
 	cfg.FrontendURL = strings.TrimRight(cfg.FrontendURL, "/")
@@ -109,17 +87,12 @@ func New(ctx context.Context, cfg Config, st *store.Store, idp IdentityProvider,
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{cfg: cfg, store: st, idp: idp, logger: logger, now: opts.Clock, sign: signer{key: key},
-		payments: opts.Payments, temporal: opts.Temporal}
-	s.outbox = &ProvisioningOutbox{Store: st, Temporal: opts.Temporal, Logger: logger}
-	if s.seal, err = newSealer(s.sign); err != nil {
+	c := &Core{cfg: cfg, store: st, logger: logger, now: clock, sign: Signer{key: key}}
+	if c.seal, err = newSealer(c.sign); err != nil {
 		return nil, fmt.Errorf("service: sealer: %w", err)
 	}
-	s.companyKeys = newTTLCache[string, Principal](CompanyKeyCacheTTL, cacheMaxEntries, s.now)
-	s.userKeys = newTTLCache[string, Principal](userKeyCacheTTL, cacheMaxEntries, s.now)
-	s.sessions = newTTLCache[string, Principal](sessionCacheTTL, cacheMaxEntries, s.now)
-	s.adminKeys = newTTLCache[string, Principal](userKeyCacheTTL, 1000, s.now)
-	return s, nil
+	c.companyKeys = NewCache[string, Principal](CompanyKeyCacheTTL, CacheMaxEntries, c.now)
+	return c, nil
 }
 
 // signingKey is the configured secret key, or the random one kept in the
@@ -139,5 +112,27 @@ func signingKey(ctx context.Context, st *store.Store, configured []byte) ([]byte
 	return key, nil
 }
 
+// Config is the checked settings (URLs without a trailing slash).
+func (c *Core) Config() Config { return c.cfg }
+
+// Store is the database.
+func (c *Core) Store() *store.Store { return c.store }
+
+// Logger is the process logger.
+func (c *Core) Logger() *slog.Logger { return c.logger }
+
 // Now is the service clock (UTC).
-func (s *Service) Now() time.Time { return s.now() }
+func (c *Core) Now() time.Time { return c.now() }
+
+// Clock is the service clock as a function.
+func (c *Core) Clock() func() time.Time { return c.now }
+
+// Signer signs states and links under the instance key.
+func (c *Core) Signer() Signer { return c.sign }
+
+// Sealer encrypts values holdco shows again (company API keys).
+func (c *Core) Sealer() Sealer { return c.seal }
+
+// CompanyKeys caches company-key authentications (hits and misses) by key
+// hash; rotating, archiving and account deletion drop entries.
+func (c *Core) CompanyKeys() *Cache[string, Principal] { return c.companyKeys }

@@ -16,12 +16,12 @@ var (
 	ErrStateExpired = errors.New("state has expired")
 )
 
-// signer signs small JSON payloads with HMAC-SHA256 under a purpose label,
+// Signer signs small JSON payloads with HMAC-SHA256 under a purpose label,
 // so a value signed for one use (say the CLI login state) is never accepted
 // for another.
-type signer struct{ key []byte }
+type Signer struct{ key []byte }
 
-func (s signer) mac(purpose string, payload []byte) []byte {
+func (s Signer) mac(purpose string, payload []byte) []byte {
 	m := hmac.New(sha256.New, s.key)
 	m.Write([]byte(purpose))
 	m.Write([]byte{0})
@@ -30,7 +30,7 @@ func (s signer) mac(purpose string, payload []byte) []byte {
 }
 
 // Seal returns base64url(payload) "." base64url(mac).
-func (s signer) Seal(purpose string, v any) (string, error) {
+func (s Signer) Seal(purpose string, v any) (string, error) {
 	payload, err := json.Marshal(v)
 	if err != nil {
 		return "", err
@@ -39,8 +39,8 @@ func (s signer) Seal(purpose string, v any) (string, error) {
 }
 
 // Open verifies a sealed value and decodes it into v. It does not look at
-// expiry; see expiring.
-func (s signer) Open(purpose, sealed string, v any) error {
+// expiry; see Expiring.
+func (s Signer) Open(purpose, sealed string, v any) error {
 	p, m, ok := strings.Cut(sealed, ".")
 	if !ok {
 		return ErrStateInvalid
@@ -59,24 +59,24 @@ func (s signer) Open(purpose, sealed string, v any) error {
 	return nil
 }
 
-// derive returns a secret derived from the key for one purpose and input
+// Derive returns a secret derived from the key for one purpose and input
 // (used for the PKCE verifier holdco sends to the identity provider, which
 // must be recomputable from the signed state alone).
-func (s signer) derive(purpose, input string) string {
+func (s Signer) Derive(purpose, input string) string {
 	return base64.RawURLEncoding.EncodeToString(s.mac("derive:"+purpose, []byte(input)))
 }
 
-// expiring is embedded in sealed payloads that expire.
-type expiring struct {
+// Expiring is embedded in sealed payloads that expire.
+type Expiring struct {
 	Exp int64 `json:"exp"`
 }
 
-func (e expiring) expired(now time.Time) bool { return now.Unix() > e.Exp }
+func (e Expiring) Expired(now time.Time) bool { return now.Unix() > e.Exp }
 
-// openUnverified decodes a sealed payload without checking its MAC. Only
+// OpenUnverified decodes a sealed payload without checking its MAC. Only
 // for reading a hint (the CLI's loopback port) off a state that failed
 // verification.
-func (signer) openUnverified(sealed string, v any) error {
+func (Signer) OpenUnverified(sealed string, v any) error {
 	p, _, _ := strings.Cut(sealed, ".")
 	payload, err := base64.RawURLEncoding.DecodeString(p)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 
 	"holdco/service"
+	"holdco/service/identity"
 	"holdco/store"
 )
 
@@ -40,11 +41,11 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 		defer s.Close()
-		svc, err := service.New(ctx, service.Config{PublicURL: cfg.API.ResolvePublicURL(cfg.API.Addr), FrontendURL: cfg.API.FrontendURL, SecretKey: []byte(cfg.Identity.SecretKey)}, s, nil, logger, service.Options{})
+		core, err := service.NewCore(ctx, service.Config{PublicURL: cfg.API.ResolvePublicURL(cfg.API.Addr), FrontendURL: cfg.API.FrontendURL, SecretKey: []byte(cfg.Identity.SecretKey)}, s, logger, nil)
 		if err != nil {
 			return err
 		}
-		raw, err := svc.CreateAdminToken(ctx, *name)
+		raw, err := identity.New(core, nil, nil).CreateAdminToken(ctx, *name)
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"holdco/service"
+	"holdco/service/identity"
 	"holdco/store"
 )
 
@@ -26,8 +27,9 @@ func TestAdminCreateToken(t *testing.T) {
 	s, err := store.Open(context.Background(), filepath.Join(dir, "holdco.db"), nil)
 	require.NoError(t, err)
 	defer s.Close()
-	svc, err := service.New(context.Background(), service.Config{PublicURL: "http://localhost:8080"}, s, nil, nil, service.Options{})
+	core, err := service.NewCore(context.Background(), service.Config{PublicURL: "http://localhost:8080"}, s, nil, nil)
 	require.NoError(t, err)
+	svc := identity.New(core, nil, nil)
 	p, err := svc.Authenticate(context.Background(), raw)
 	require.NoError(t, err)
 	assert.True(t, p.IsAdmin())

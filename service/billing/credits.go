@@ -1,0 +1,123 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"holdco/models"
+	"holdco/store"
+)
+
+// Credit rules of the plan.
+const (
+	WelcomeCredits    = 15 // granted once per account
+	MinCreditsToStart = 12 // to start a business
+)
+
+// dayStart is the start of the UTC day the daily cap counts.
+func dayStart(t time.Time) time.Time { return t.UTC().Truncate(24 * time.Hour) }
+
+// CreditState is a conglomerate's balance and today's spend.
+type CreditState struct {
+	Balance        int64
+	SpentToday     int64
+	DailyCreditCap *int64
+}
+
+// Spend records credits used by a company's run. It is refused with
+// insufficient_credits (exact numbers and links) when the balance cannot
+// cover it, and with rate_limited when it would pass the daily cap.
+func (s *Service) Spend(ctx context.Context, conglomerateID, companyID, runID string, typ models.LedgerEntryType, credits int64) (CreditState, error) {
+	if !typ.Spends() || credits <= 0 {
+		return CreditState{}, models.Errorf(models.CodeInvalidArgument, "A spend is a positive number of credits of a usage type.").WithField("credits")
+	}
+	cong, err := s.store.GetConglomerate(ctx, conglomerateID)
+	if err != nil {
+		return CreditState{}, err
+	}
+	e := models.CreditLedgerEntry{ConglomerateID: conglomerateID, Type: typ, Amount: -credits, CreatedAt: s.now()}
+	if companyID != "" {
+		e.CompanyID = &companyID
+	}
+	if runID != "" {
+		e.RunID = &runID
+	}
+	out, err := s.store.ApplyCreditEntry(ctx, e, cong.DailyCreditCap, dayStart(s.now()))
+	st := CreditState{Balance: out.Balance, SpentToday: out.SpentToday, DailyCreditCap: cong.DailyCreditCap}
+	switch {
+	case errors.Is(err, store.ErrInsufficientCredits):
+		return st, s.InsufficientCredits(cong, out.Balance, credits)
+	case errors.Is(err, store.ErrDailyCapReached):
+		return st, models.Errorf(models.CodeRateLimited, "The daily credit cap of %d credits is reached: %d spent today (UTC), %d more needed. Raise the cap or wait until midnight UTC.",
+			*cong.DailyCreditCap, out.SpentToday, credits).With("spent_today", out.SpentToday).With("daily_credit_cap", *cong.DailyCreditCap).With("needed", credits)
+	}
+	return st, err
+}
+
+// GrantCredits adds credits (top-ups, plan grants, refunds, adjustments).
+func (s *Service) GrantCredits(ctx context.Context, conglomerateID string, typ models.LedgerEntryType, credits int64, reference string) (CreditState, error) {
+	if typ.Spends() || !typ.Valid() || credits == 0 {
+		return CreditState{}, models.Errorf(models.CodeInvalidArgument, "A grant is a non-zero number of credits of a grant type.").WithField("credits")
+	}
+	out, err := s.store.ApplyCreditEntry(ctx, models.CreditLedgerEntry{ConglomerateID: conglomerateID, Type: typ, Amount: credits, Reference: reference, CreatedAt: s.now()}, nil, dayStart(s.now()))
+	if errors.Is(err, store.ErrInsufficientCredits) { // a negative adjustment below zero
+		return CreditState{Balance: out.Balance}, models.Errorf(models.CodeConflict, "The adjustment would take the balance (%d) below zero.", out.Balance)
+	}
+	if errors.Is(err, models.ErrDuplicate) { // a paid grant's reference is used once
+		return CreditState{Balance: out.Balance}, models.Errorf(models.CodeConflict, "Credits for %q were granted already.", reference).With("reason", "already_granted")
+	}
+	return CreditState{Balance: out.Balance, SpentToday: out.SpentToday}, err
+}
+
+// GrantWelcomeCredits grants the 15 welcome credits unless the account
+// already had them; exactly once even under concurrent calls (a unique
+// index decides, not a check before the insert).
+func (s *Service) GrantWelcomeCredits(ctx context.Context, conglomerateID string) (bool, error) {
+	_, err := s.store.ApplyCreditEntry(ctx, models.CreditLedgerEntry{ConglomerateID: conglomerateID, Type: models.EntryGrantWelcome,
+		Amount: WelcomeCredits, Reference: "welcome credits", CreatedAt: s.now()}, nil, dayStart(s.now()))
+	if errors.Is(err, models.ErrDuplicate) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Credits reports the balance and today's spend of a conglomerate the
+// caller belongs to.
+func (s *Service) Credits(ctx context.Context, conglomerateID string) (CreditState, error) {
+	v, err := s.core.AuthorizeConglomerate(ctx, conglomerateID)
+	if err != nil {
+		return CreditState{}, err
+	}
+	out, err := s.store.CreditBalance(ctx, v.ID, dayStart(s.now()))
+	return CreditState{Balance: out.Balance, SpentToday: out.SpentToday, DailyCreditCap: v.DailyCreditCap}, err
+}
+
+// LedgerPage is one page of the grouped credit ledger.
+type LedgerPage struct {
+	Groups  []models.CreditLedgerGroup
+	Total   int64
+	Balance int64
+}
+
+// CreditLedger returns a page of the ledger, newest first: usage entries of
+// one run are summed per type; legacy TOOL_USAGE rows without a run and
+// every other entry stand alone. offset ≥ 0, limit 1–100.
+func (s *Service) CreditLedger(ctx context.Context, conglomerateID string, offset, limit int) (LedgerPage, error) {
+	v, err := s.core.AuthorizeConglomerate(ctx, conglomerateID)
+	if err != nil {
+		return LedgerPage{}, err
+	}
+	if offset < 0 {
+		return LedgerPage{}, models.Errorf(models.CodeInvalidArgument, "offset must be 0 or more.").WithField("offset")
+	}
+	if limit < 1 || limit > 100 {
+		return LedgerPage{}, models.Errorf(models.CodeInvalidArgument, "limit must be from 1 to 100.").WithField("limit")
+	}
+	groups, total, err := s.store.CreditLedgerPage(ctx, v.ID, offset, limit)
+	if err != nil {
+		return LedgerPage{}, err
+	}
+	bal, err := s.store.CreditBalance(ctx, v.ID, dayStart(s.now()))
+	return LedgerPage{Groups: groups, Total: total, Balance: bal.Balance}, err
+}

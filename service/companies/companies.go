@@ -1,0 +1,334 @@
+package companies
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"go.temporal.io/sdk/client"
+	"golang.org/x/text/unicode/norm"
+
+	"holdco/models"
+	"holdco/service"
+	"holdco/service/billing"
+	"holdco/store"
+)
+
+// Service is the companies use cases.
+type Service struct {
+	core        *service.Core
+	store       *store.Store
+	logger      *slog.Logger
+	now         func() time.Time
+	seal        service.Sealer
+	companyKeys *service.Cache[string, service.Principal]
+	billing     *billing.Service
+	payments    PaymentObjects
+	temporal    client.Client
+	outbox      *ProvisioningOutbox
+}
+
+// PaymentObjects deactivates a company's live-mode payment objects before
+// it is archived (billing.Payments; nil: payments are not configured, so
+// there is nothing to deactivate).
+type PaymentObjects interface {
+	DeactivateCompany(ctx context.Context, companyID string) error
+	Livemode() bool
+}
+
+// Options are the companies use cases' optional dependencies.
+type Options struct {
+	// Payments deactivates payment objects on archiving; nil when payments
+	// are not configured.
+	Payments PaymentObjects
+	// Temporal starts and signals workflows; nil disables provisioning.
+	Temporal client.Client
+}
+
+// New builds the companies use cases on core; plans are decided by bill.
+func New(core *service.Core, bill *billing.Service, opts Options) *Service {
+	s := &Service{core: core, store: core.Store(), logger: core.Logger(), now: core.Clock(), seal: core.Sealer(),
+		companyKeys: core.CompanyKeys(), billing: bill, payments: opts.Payments, temporal: opts.Temporal}
+	s.outbox = &ProvisioningOutbox{Store: s.store, Temporal: opts.Temporal, Logger: s.logger}
+	return s
+}
+
+// Now is the service clock (UTC).
+func (s *Service) Now() time.Time { return s.now() }
+
+// CompanyInput is what a user sets on a company.
+type CompanyInput struct {
+	Name    string
+	Handle  string // optional at creation: derived from the name
+	Idea    string
+	Mission string
+	Paused  bool
+	// IdempotencyKey (creation only, optional) makes a retry of the same
+	// request return the company the first attempt created.
+	IdempotencyKey string
+}
+
+// CreateCompany adds a company to a conglomerate the caller belongs to. A
+// taken handle is refused with a free suggestion. The plan must allow
+// starting a business (Founder plan or a live trial); creating the company
+// spends no credits, so there is no credit gate here (the connector's
+// create_business and the first turn check credits).
+//
+// The company and the intent to provision it are committed together;
+// provisioning is then started at once, and when that fails (Temporal
+// unreachable, a crash) the worker's sweeper starts it within seconds, so
+// the answer is the company either way. With an IdempotencyKey, a retry of
+// the same request within IdempotencyKeyTTL returns the company the first
+// attempt created; the same key with other fields is a conflict.
+func (s *Service) CreateCompany(ctx context.Context, conglomerateID string, in CompanyInput) (models.Company, error) {
+	v, err := s.core.AuthorizeConglomerate(ctx, conglomerateID)
+	if err != nil {
+		return models.Company{}, err
+	}
+	var key *models.CompanyCreateKey
+	if in.IdempotencyKey != "" {
+		if key, err = s.companyCreateKey(ctx, conglomerateID, in); err != nil {
+			return models.Company{}, err
+		}
+		if c, replay, err := s.replayCreate(ctx, *key); replay || err != nil {
+			return c, err
+		}
+	}
+	if e := s.billing.PlanDecision(v.Conglomerate, billing.ActionStartBusiness); e != nil {
+		return models.Company{}, e
+	}
+	name := strings.TrimSpace(in.Name)
+	if name == "" {
+		return models.Company{}, models.Errorf(models.CodeInvalidArgument, "The name must not be blank.").WithField("name")
+	}
+	handle := in.Handle
+	explicit := handle != ""
+	if !explicit {
+		handle = Slugify(name)
+	}
+	if !models.ValidHandle(handle) {
+		return models.Company{}, models.Errorf(models.CodeInvalidArgument,
+			"A handle is 1 to %d lower-case letters, digits or inner hyphens.", models.MaxHandleLen).WithField("handle")
+	}
+	c := models.Company{Name: name, Handle: handle, Idea: in.Idea, Mission: in.Mission, Status: models.CompanyActive}
+	if in.Paused {
+		c.Status = models.CompanyPaused
+	}
+	for attempt := 0; ; attempt++ {
+		created, err := s.store.CreateCompanyToProvision(ctx, conglomerateID, c, true, key)
+		if err == nil {
+			if s.temporal != nil {
+				if _, err := s.outbox.Start(ctx, created, true); err != nil {
+					s.logger.WarnContext(ctx, "provisioning not started; the worker's sweeper will start it", "company", created.ID, "error", err)
+				}
+			}
+			return created, nil
+		}
+		if key != nil && (errors.Is(err, store.ErrCreateKeyUsed) || errors.Is(err, models.ErrDuplicate)) {
+			// A concurrent request with the same key may have won.
+			if c, replay, rerr := s.replayCreate(ctx, *key); replay || rerr != nil {
+				return c, rerr
+			}
+		}
+		if !errors.Is(err, models.ErrDuplicate) {
+			return models.Company{}, err
+		}
+		suggestion, serr := s.SuggestHandle(ctx, handle)
+		if serr != nil {
+			return models.Company{}, serr
+		}
+		if explicit || attempt >= 3 {
+			return models.Company{}, models.Errorf(models.CodeHandleTaken, "The handle %q is taken; %q is free.", handle, suggestion).
+				WithField("handle").With("suggested_handle", suggestion)
+		}
+		// A derived handle simply takes the free one.
+		c.Handle = suggestion
+	}
+}
+
+// IdempotencyKeyTTL is how long an Idempotency-Key of company creation is
+// remembered.
+const IdempotencyKeyTTL = 24 * time.Hour
+
+// MaxIdempotencyKeyLen bounds an Idempotency-Key.
+const MaxIdempotencyKeyLen = 255
+
+// companyCreateKey checks an Idempotency-Key and builds its record: the key
+// is scoped to the caller and the conglomerate and stored only as a hash;
+// the fingerprint covers every field of the request.
+func (s *Service) companyCreateKey(ctx context.Context, conglomerateID string, in CompanyInput) (*models.CompanyCreateKey, error) {
+	p, _ := service.PrincipalFrom(ctx)
+	if len(in.IdempotencyKey) > MaxIdempotencyKeyLen || strings.IndexFunc(in.IdempotencyKey, func(r rune) bool { return r < 0x21 || r > 0x7e }) >= 0 {
+		return nil, models.Errorf(models.CodeInvalidArgument, "The Idempotency-Key header is 1 to %d visible ASCII characters.", MaxIdempotencyKeyLen).WithField("Idempotency-Key")
+	}
+	keyHash := sha256.Sum256([]byte(p.UserID + "\x00" + string(p.Credential) + "\x00" + p.CompanyID + "\x00" + conglomerateID + "\x00" + in.IdempotencyKey))
+	fields, _ := json.Marshal([]any{in.Name, in.Handle, in.Idea, in.Mission, in.Paused})
+	fingerprint := sha256.Sum256(fields)
+	return &models.CompanyCreateKey{KeyHash: hex.EncodeToString(keyHash[:]), ConglomerateID: conglomerateID, UserID: p.UserID,
+		Fingerprint: hex.EncodeToString(fingerprint[:]), CreatedAt: s.now(), ExpiresAt: s.now().Add(IdempotencyKeyTTL)}, nil
+}
+
+// replayCreate answers a create whose Idempotency-Key was seen: the same
+// request gets the company it created (as it is now), other fields under
+// the same key a conflict. replay is false when the key is new.
+func (s *Service) replayCreate(ctx context.Context, key models.CompanyCreateKey) (c models.Company, replay bool, err error) {
+	seen, err := s.store.CompanyCreateKey(ctx, key.KeyHash, s.now())
+	if errors.Is(err, models.ErrNotFound) {
+		return models.Company{}, false, nil
+	}
+	if err != nil {
+		return models.Company{}, false, err
+	}
+	if seen.Fingerprint != key.Fingerprint {
+		return models.Company{}, true, models.Errorf(models.CodeConflict,
+			"This Idempotency-Key was used for a different request; use a new key for a new company.").With("reason", "idempotency_key_reused")
+	}
+	c, err = s.store.GetCompany(ctx, seen.CompanyID)
+	return c, true, err
+}
+
+// Slugify turns a name into a handle candidate: lower-case ASCII letters
+// and digits joined by single hyphens, at most 64 characters.
+func Slugify(name string) string {
+	var b strings.Builder
+	hyphen := false
+	for _, r := range norm.NFKD.String(strings.ToLower(name)) {
+		switch {
+		case r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			if hyphen && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			hyphen = false
+			b.WriteRune(r)
+		case unicode.Is(unicode.Mn, r): // accents split off by NFKD
+		default:
+			hyphen = true
+		}
+	}
+	slug := b.String()
+	if len(slug) > models.MaxHandleLen {
+		slug = strings.TrimRight(slug[:models.MaxHandleLen], "-")
+	}
+	if slug == "" {
+		slug = "company"
+	}
+	return slug
+}
+
+// SuggestHandle returns a free handle close to base: base-2, base-3, …
+func (s *Service) SuggestHandle(ctx context.Context, base string) (string, error) {
+	base = Slugify(base)
+	for n := 2; ; n++ {
+		suffix := "-" + strconv.Itoa(n)
+		stem := base
+		if len(stem)+len(suffix) > models.MaxHandleLen {
+			stem = strings.TrimRight(stem[:models.MaxHandleLen-len(suffix)], "-")
+		}
+		candidate := stem + suffix
+		taken, err := s.store.HandleTaken(ctx, candidate)
+		if err != nil || !taken {
+			return candidate, err
+		}
+	}
+}
+
+// ListCompanies lists a conglomerate's companies that are not archived.
+func (s *Service) ListCompanies(ctx context.Context, conglomerateID string) ([]models.Company, error) {
+	if _, err := s.core.AuthorizeConglomerate(ctx, conglomerateID); err != nil {
+		return nil, err
+	}
+	return s.store.ListCompanies(ctx, conglomerateID, false)
+}
+
+// ListArchivedCompanies lists a conglomerate's archived companies.
+func (s *Service) ListArchivedCompanies(ctx context.Context, conglomerateID string) ([]models.Company, error) {
+	if _, err := s.core.AuthorizeConglomerate(ctx, conglomerateID); err != nil {
+		return nil, err
+	}
+	all, err := s.store.ListCompanies(ctx, conglomerateID, true)
+	if err != nil {
+		return nil, err
+	}
+	archived := all[:0]
+	for _, c := range all {
+		if c.Status == models.CompanyArchived {
+			archived = append(archived, c)
+		}
+	}
+	return archived, nil
+}
+
+// GetCompany returns a company the caller may see.
+func (s *Service) GetCompany(ctx context.Context, id string) (models.Company, error) {
+	return s.core.AuthorizeCompany(ctx, id, false)
+}
+
+// CompanyUpdate is a partial update; nil fields stay.
+type CompanyUpdate struct {
+	Name, Idea, Mission *string
+	Status              *models.CompanyStatus // active or paused; archiving is DELETE
+}
+
+// UpdateCompany changes a company's fields.
+func (s *Service) UpdateCompany(ctx context.Context, id string, u CompanyUpdate) (models.Company, error) {
+	c, err := s.core.AuthorizeCompany(ctx, id, false)
+	if err != nil {
+		return c, err
+	}
+	if u.Name != nil {
+		if strings.TrimSpace(*u.Name) == "" {
+			return c, models.Errorf(models.CodeInvalidArgument, "The name must not be blank.").WithField("name")
+		}
+		c.Name = strings.TrimSpace(*u.Name)
+	}
+	if u.Idea != nil {
+		c.Idea = *u.Idea
+	}
+	if u.Mission != nil {
+		c.Mission = *u.Mission
+	}
+	if u.Status != nil {
+		if *u.Status != models.CompanyActive && *u.Status != models.CompanyPaused {
+			return c, models.Errorf(models.CodeInvalidArgument, "status must be active or paused; archive a company with DELETE.").WithField("status")
+		}
+		c.Status = *u.Status
+	}
+	if err := s.store.UpdateCompanyFields(ctx, c); err != nil {
+		return c, err
+	}
+	return s.store.GetCompany(ctx, id)
+}
+
+// ArchiveCompany archives a company, irreversibly; repeating it is a
+// no-op. When live payment objects cannot be deactivated nothing is
+// archived and the caller should retry (upstream_unavailable, 502).
+func (s *Service) ArchiveCompany(ctx context.Context, id string) error {
+	c, err := s.core.AuthorizeCompany(ctx, id, true)
+	if err != nil {
+		return err
+	}
+	if p, _ := service.PrincipalFrom(ctx); !p.IsUser() {
+		return models.Errorf(models.CodeForbidden, "Only a person can archive a company.")
+	}
+	if c.Status == models.CompanyArchived {
+		return nil
+	}
+	if s.payments != nil {
+		if err := s.payments.DeactivateCompany(ctx, c.ID); err != nil && !s.payments.Livemode() {
+			// Test-mode objects take no real payments: archiving goes on.
+			s.logger.WarnContext(ctx, "archive: test-mode payment objects not deactivated", "company", c.ID, "error", err)
+		} else if err != nil {
+			return models.Errorf(models.CodeUpstreamUnavailable, "The payment provider could not deactivate this company's live payment objects; nothing was archived. Retry shortly.").Wrap(err)
+		}
+	}
+	_, err = s.store.ArchiveCompany(ctx, c.ID, s.now())
+	s.companyKeys.DeleteWhere(func(p service.Principal) bool { return p.CompanyID == c.ID })
+	return err
+}

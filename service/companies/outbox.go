@@ -1,0 +1,106 @@
+package companies
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"holdco/models"
+	"holdco/store"
+	"holdco/workflows/contract"
+)
+
+// ProvisioningOutbox starts the provisioning that a company's creation
+// recorded (the intent row written with the company). The API starts it
+// right after the commit; the worker's sweeper starts whatever a crash or
+// an unreachable Temporal left behind. Starting twice is harmless: the
+// workflow id is the company's.
+type ProvisioningOutbox struct {
+	Store    *store.Store
+	Temporal client.Client
+	Logger   *slog.Logger
+}
+
+// Timeouts of the outbox's calls.
+const (
+	// startTimeout bounds a start attempt, which runs detached from the
+	// request that created the company (a client that hangs up must not
+	// cancel it).
+	startTimeout = 5 * time.Second
+	// SweepGrace leaves a fresh intent to the request that wrote it, so the
+	// sweeper rarely races a start that is about to succeed.
+	SweepGrace = 10 * time.Second
+	// SweepInterval is how often the worker's sweeper looks.
+	SweepInterval = 5 * time.Second
+	sweepBatch    = 100
+)
+
+// Start starts the company's first provisioning and marks the intent
+// started. A finished successful run under the workflow id counts as
+// started (nothing runs again); a failed or terminated one is run again.
+func (o *ProvisioningOutbox) Start(ctx context.Context, c models.Company, seedRepo bool) (ProvisionTrigger, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
+	defer cancel()
+	opts := provisionOptions(c)
+	opts.WorkflowIDReusePolicy = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY
+	run, err := o.Temporal.ExecuteWorkflow(ctx, opts, contract.ProvisionWorkflowName,
+		contract.ProvisionInput{CompanyID: c.ID, ConglomerateID: c.ConglomerateID, SeedRepo: seedRepo})
+	if err != nil {
+		return ProvisionTrigger{}, models.Errorf(models.CodeUpstreamUnavailable, "Provisioning could not be started; retry shortly.").Wrap(err)
+	}
+	if err := o.Store.MarkProvisioningStarted(ctx, c.ID, time.Now().UTC()); err != nil {
+		// The run exists; the sweeper will find it again and only join it.
+		return ProvisionTrigger{}, err
+	}
+	return ProvisionTrigger{WorkflowID: run.GetID(), RunID: run.GetRunID()}, nil
+}
+
+// Sweep starts provisioning for every intent older than grace that is not
+// marked started, and forgets expired Idempotency-Keys. It returns how
+// many it started; a failed start stays pending for the next sweep.
+func (o *ProvisioningOutbox) Sweep(ctx context.Context, grace time.Duration) (int, error) {
+	now := time.Now().UTC()
+	if _, err := o.Store.DeleteExpiredCompanyCreateKeys(ctx, now); err != nil {
+		return 0, err
+	}
+	started := 0
+	for {
+		pending, err := o.Store.PendingProvisioning(ctx, now.Add(-grace), sweepBatch)
+		if err != nil {
+			return started, err
+		}
+		failed := 0
+		for _, p := range pending {
+			if _, err := o.Start(ctx, p.Company, p.SeedRepo); err != nil {
+				failed++
+				o.Logger.WarnContext(ctx, "provisioning sweep: start failed; retried next sweep", "company", p.Company.ID, "error", err)
+				continue
+			}
+			started++
+		}
+		if len(pending) < sweepBatch || failed > 0 || ctx.Err() != nil {
+			return started, ctx.Err()
+		}
+	}
+}
+
+// RunSweeper sweeps every interval until ctx ends.
+func (o *ProvisioningOutbox) RunSweeper(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if n, err := o.Sweep(ctx, SweepGrace); err != nil && ctx.Err() == nil {
+			o.Logger.WarnContext(ctx, "provisioning sweep", "error", err)
+		} else if n > 0 {
+			o.Logger.InfoContext(ctx, "provisioning sweep: started pending provisioning", "companies", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

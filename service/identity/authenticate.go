@@ -1,0 +1,256 @@
+package identity
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"holdco/models"
+	"holdco/service"
+	"holdco/store"
+)
+
+// Service is the identity use cases: authentication of every credential
+// kind, sign-in (web, CLI loopback, device flow), tokens and the account.
+type Service struct {
+	cfg         service.Config
+	store       *store.Store
+	idp         IdentityProvider
+	logger      *slog.Logger
+	now         func() time.Time
+	sign        service.Signer
+	payments    AccountPayments
+	userKeys    *service.Cache[string, service.Principal] // by token hash
+	sessions    *service.Cache[string, service.Principal] // by web session id
+	adminKeys   *service.Cache[string, service.Principal] // by token hash
+	companyKeys *service.Cache[string, service.Principal] // by key hash (shared with companies)
+}
+
+// IdentityProvider is the upstream OpenID Connect provider users sign in
+// with (providers/oidcrp).
+type IdentityProvider interface {
+	Issuer() string
+	AuthURL(ctx context.Context, redirectURI, state, challenge string, params map[string]string) (string, error)
+	Exchange(ctx context.Context, redirectURI, code, verifier string) (models.Identity, error)
+	EndSessionURL(ctx context.Context, redirectURI, postLogoutRedirect string) string
+}
+
+// AccountPayments stops an account's payments before it is deleted
+// (billing.Service).
+type AccountPayments interface {
+	StopAccountPayments(ctx context.Context, owned []models.Conglomerate) error
+}
+
+// New builds the identity use cases on core. idp may be nil where no one
+// signs in, and payments where no account is deleted (admin commands).
+func New(core *service.Core, idp IdentityProvider, payments AccountPayments) *Service {
+	now := core.Clock()
+	return &Service{cfg: core.Config(), store: core.Store(), idp: idp, logger: core.Logger(), now: now, sign: core.Signer(),
+		payments:    payments,
+		userKeys:    service.NewCache[string, service.Principal](service.UserKeyCacheTTL, service.CacheMaxEntries, now),
+		sessions:    service.NewCache[string, service.Principal](service.SessionCacheTTL, service.CacheMaxEntries, now),
+		adminKeys:   service.NewCache[string, service.Principal](service.UserKeyCacheTTL, 1000, now),
+		companyKeys: core.CompanyKeys()}
+}
+
+// Web session JWTs live this long; the server-side record can end them
+// sooner (logout, account deletion).
+const WebSessionTTL = 30 * 24 * time.Hour
+
+func errBadCredential() *models.Error {
+	return models.Errorf(models.CodeUnauthenticated, "The bearer credential is invalid, expired or revoked.")
+}
+
+type webClaims struct {
+	jwt.RegisteredClaims
+	SessionID string `json:"sid"`
+}
+
+// issueWebSession records a web session for the user and returns its JWT.
+func (s *Service) issueWebSession(ctx context.Context, userID string) (string, error) {
+	tok, _, err := s.issueWebSessionUntil(ctx, userID)
+	return tok, err
+}
+
+// issueWebSessionUntil is issueWebSession that also tells when the token
+// expires.
+func (s *Service) issueWebSessionUntil(ctx context.Context, userID string) (string, time.Time, error) {
+	now := s.now()
+	sess := models.WebSession{UserID: userID, ExpiresAt: now.Add(WebSessionTTL)}
+	if err := s.store.CreateWebSession(ctx, &sess); err != nil {
+		return "", time.Time{}, err
+	}
+	claims := webClaims{
+		RegisteredClaims: jwt.RegisteredClaims{
+			Issuer:    s.cfg.PublicURL,
+			Subject:   userID,
+			IssuedAt:  jwt.NewNumericDate(now),
+			ExpiresAt: jwt.NewNumericDate(sess.ExpiresAt),
+		},
+		SessionID: sess.ID,
+	}
+	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(s.jwtKey())
+	return tok, sess.ExpiresAt, err
+}
+
+func (s *Service) jwtKey() []byte { return []byte(s.sign.Derive("jwt", "web-session")) }
+
+// parseWebJWT verifies signature, issuer and (unless allowExpired) expiry.
+func (s *Service) parseWebJWT(raw string, allowExpired bool) (webClaims, error) {
+	var claims webClaims
+	opts := []jwt.ParserOption{jwt.WithValidMethods([]string{"HS256"}), jwt.WithIssuer(s.cfg.PublicURL), jwt.WithTimeFunc(s.now)}
+	_, err := jwt.ParseWithClaims(raw, &claims, func(*jwt.Token) (any, error) { return s.jwtKey(), nil }, opts...)
+	if err != nil && !(allowExpired && errors.Is(err, jwt.ErrTokenExpired)) {
+		return claims, err
+	}
+	if claims.Subject == "" || claims.SessionID == "" {
+		return claims, errors.New("web session token lacks sub or sid")
+	}
+	return claims, nil
+}
+
+// Authenticate resolves a bearer credential of any kind to a principal.
+// Wrong, expired or revoked credentials are unauthenticated.
+func (s *Service) Authenticate(ctx context.Context, bearer string) (service.Principal, error) {
+	bearer = strings.TrimSpace(bearer)
+	if bearer == "" {
+		return service.Principal{}, service.ErrUnauthenticated()
+	}
+	switch service.CredentialPrefix(bearer) {
+	case service.PrefixUserKey:
+		return s.authenticateUserKey(ctx, bearer)
+	case service.PrefixCompanyKey:
+		return s.authenticateCompanyKey(ctx, bearer)
+	case service.PrefixAdminToken:
+		return s.authenticateAdmin(ctx, bearer)
+	}
+	return s.authenticateWebJWT(ctx, bearer)
+}
+
+func (s *Service) authenticateWebJWT(ctx context.Context, raw string) (service.Principal, error) {
+	claims, err := s.parseWebJWT(raw, false)
+	if err != nil {
+		return service.Principal{}, errBadCredential()
+	}
+	if p, ok := s.sessions.Get(claims.SessionID); ok {
+		if p.CredentialID == "" || p.UserID != claims.Subject {
+			return service.Principal{}, errBadCredential() // cached: ended session
+		}
+		return p, nil
+	}
+	sess, err := s.store.GetWebSession(ctx, claims.SessionID)
+	if errors.Is(err, models.ErrNotFound) || err == nil && (!sess.Live(s.now()) || sess.UserID != claims.Subject) {
+		s.sessions.Set(claims.SessionID, service.Principal{})
+		return service.Principal{}, errBadCredential()
+	}
+	if err != nil {
+		return service.Principal{}, err
+	}
+	p := service.Principal{Credential: service.CredentialWebSession, CredentialID: sess.ID, UserID: sess.UserID}
+	congs, err := s.store.ListConglomeratesForUser(ctx, p.UserID)
+	if err != nil {
+		return service.Principal{}, err
+	}
+	if len(congs) > 0 {
+		p.ConglomerateID = congs[0].ID
+	}
+	s.sessions.Set(claims.SessionID, p)
+	return p, nil
+}
+
+func (s *Service) authenticateUserKey(ctx context.Context, raw string) (service.Principal, error) {
+	hash := service.HashSecret(raw)
+	if p, ok := s.userKeys.Get(hash); ok {
+		if p.CredentialID == "" {
+			return service.Principal{}, errBadCredential() // cached miss
+		}
+		return p, nil
+	}
+	key, err := s.store.GetAPIKeyByHash(ctx, hash)
+	if errors.Is(err, models.ErrNotFound) || err == nil && !key.Live(s.now()) {
+		s.userKeys.Set(hash, service.Principal{})
+		return service.Principal{}, errBadCredential()
+	}
+	if err != nil {
+		return service.Principal{}, err
+	}
+	if !service.EqualHash(key.TokenHash, hash) {
+		return service.Principal{}, errBadCredential()
+	}
+	p := service.Principal{Credential: service.CredentialPersonal, CredentialID: key.ID, UserID: key.UserID, ConglomerateID: key.ConglomerateID}
+	if key.Kind == models.APIKeySession {
+		p.Credential = service.CredentialSessionKey
+	}
+	s.userKeys.Set(hash, p)
+	// last_used_at is written at most once per cache period, not per request.
+	if err := s.store.TouchAPIKey(ctx, key.ID, s.now()); err != nil {
+		s.logger.WarnContext(ctx, "record api key use", "error", err)
+	}
+	return p, nil
+}
+
+func (s *Service) authenticateAdmin(ctx context.Context, raw string) (service.Principal, error) {
+	hash := service.HashSecret(raw)
+	if p, ok := s.adminKeys.Get(hash); ok {
+		if p.CredentialID == "" {
+			return service.Principal{}, errBadCredential()
+		}
+		return p, nil
+	}
+	tok, err := s.store.GetAdminTokenByHash(ctx, hash)
+	if errors.Is(err, models.ErrNotFound) || err == nil && tok.RevokedAt != nil {
+		s.adminKeys.Set(hash, service.Principal{})
+		return service.Principal{}, errBadCredential()
+	}
+	if err != nil {
+		return service.Principal{}, err
+	}
+	p := service.Principal{Credential: service.CredentialAdminToken, CredentialID: tok.ID}
+	s.adminKeys.Set(hash, p)
+	return p, nil
+}
+
+// CreateAdminToken mints an operator credential (holdco admin create-token).
+// The raw value is returned once.
+func (s *Service) CreateAdminToken(ctx context.Context, name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > 100 {
+		return "", models.Errorf(models.CodeInvalidArgument, "The admin token name must be 1 to 100 characters.").WithField("name")
+	}
+	raw, hash := service.NewCredential(service.PrefixAdminToken)
+	if err := s.store.CreateAdminToken(ctx, &models.AdminToken{Name: name, TokenHash: hash}); err != nil {
+		return "", err
+	}
+	return raw, nil
+}
+
+// authenticateCompanyKey resolves a svc_c_v1_ key to its company. Results
+// (hits and misses) are cached for CompanyKeyCacheTTL.
+func (s *Service) authenticateCompanyKey(ctx context.Context, raw string) (service.Principal, error) {
+	hash := service.HashSecret(raw)
+	if p, ok := s.companyKeys.Get(hash); ok {
+		if p.CredentialID == "" {
+			return service.Principal{}, errBadCredential()
+		}
+		return p, nil
+	}
+	k, err := s.store.CompanyKeyByHash(ctx, hash)
+	var c models.Company
+	if err == nil && k.RevokedAt == nil {
+		c, err = s.store.GetCompany(ctx, k.CompanyID)
+	}
+	switch {
+	case errors.Is(err, models.ErrNotFound), err == nil && (k.RevokedAt != nil || c.Status == models.CompanyArchived):
+		s.companyKeys.Set(hash, service.Principal{})
+		return service.Principal{}, errBadCredential()
+	case err != nil:
+		return service.Principal{}, err
+	}
+	p := service.Principal{Credential: service.CredentialCompanyKey, CredentialID: k.ID, CompanyID: c.ID, ConglomerateID: c.ConglomerateID}
+	s.companyKeys.Set(hash, p)
+	return p, nil
+}

@@ -1,0 +1,315 @@
+package identity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"holdco/models"
+	"holdco/service"
+)
+
+// Paths of holdco's own callbacks, registered with the identity provider.
+const (
+	WebCallbackPath = "/auth/callback"
+	CLICallbackPath = "/auth/cli/callback"
+	loginStateTTL   = 10 * time.Minute
+	// LoginCodeTTL is how long the frontend has to exchange the one-time
+	// code sign-in hands it.
+	LoginCodeTTL = 60 * time.Second
+)
+
+// Sealing purposes: a state signed for one flow never opens in another.
+const (
+	purposeWebLogin = "web-login"
+	purposeCLILogin = "cli-login"
+)
+
+type webLoginState struct {
+	service.Expiring
+	Nonce       string `json:"n"`
+	RedirectURL string `json:"r"`
+	Ref         string `json:"ref,omitempty"`
+}
+
+// BeginWebLogin returns the identity provider URL that starts a browser
+// sign-in. redirectURL (where the frontend wants to land afterwards) must be
+// on the frontend's or holdco's own origin.
+func (s *Service) BeginWebLogin(ctx context.Context, redirectURL, ref, screenHint string) (string, error) {
+	target, err := s.safeRedirect(redirectURL)
+	if err != nil {
+		return "", err
+	}
+	st := webLoginState{Expiring: service.Expiring{Exp: s.now().Add(loginStateTTL).Unix()}, Nonce: service.NewSecret(16), RedirectURL: target, Ref: ref}
+	state, err := s.sign.Seal(purposeWebLogin, st)
+	if err != nil {
+		return "", err
+	}
+	return s.idpAuthURL(ctx, WebCallbackPath, purposeWebLogin, state, st.Nonce, screenHint)
+}
+
+// idpAuthURL builds the provider URL. holdco's PKCE verifier towards the
+// provider is derived from the signed state's nonce, so no cookie or row is
+// needed to finish the flow.
+func (s *Service) idpAuthURL(ctx context.Context, callbackPath, purpose, state, nonce, screenHint string) (string, error) {
+	params := map[string]string{}
+	if screenHint == "sign-up" || screenHint == "sign-in" {
+		params["screen_hint"] = screenHint
+	}
+	u, err := s.idp.AuthURL(ctx, s.cfg.PublicURL+callbackPath, state, service.PKCEChallenge(s.idpVerifier(purpose, nonce)), params)
+	if err != nil {
+		return "", models.Errorf(models.CodeUpstreamUnavailable, "The sign-in provider cannot be reached right now; retry shortly.").Wrap(err)
+	}
+	return u, nil
+}
+
+func (s *Service) idpVerifier(purpose, nonce string) string {
+	return s.sign.Derive("idp-pkce:"+purpose, nonce)
+}
+
+// WebLoginResult is what the browser callback hands the browser.
+type WebLoginResult struct {
+	// Token is a web session JWT for holdco's own pages (the SSO cookie,
+	// HttpOnly); it never appears in a URL.
+	Token string
+	// RedirectURL is the frontend address with ?login_code=, a one-time
+	// code the frontend exchanges for its own session token.
+	RedirectURL string
+}
+
+// CompleteWebLogin handles the provider's redirect to /auth/callback.
+func (s *Service) CompleteWebLogin(ctx context.Context, code, state string) (WebLoginResult, error) {
+	var st webLoginState
+	if err := s.sign.Open(purposeWebLogin, state, &st); err != nil {
+		return WebLoginResult{}, models.Errorf(models.CodeBadRequest, "The sign-in state is missing or was tampered with; start the sign-in again.")
+	}
+	if st.Expired(s.now()) {
+		return WebLoginResult{}, models.Errorf(models.CodeBadRequest, "The sign-in took too long; start it again.")
+	}
+	id, err := s.idp.Exchange(ctx, s.cfg.PublicURL+WebCallbackPath, code, s.idpVerifier(purposeWebLogin, st.Nonce))
+	if err != nil {
+		return WebLoginResult{}, models.Errorf(models.CodeBadRequest, "The sign-in provider did not accept the sign-in; start it again.").Wrap(err)
+	}
+	user, err := s.signIn(ctx, id)
+	if err != nil {
+		return WebLoginResult{}, err
+	}
+	token, err := s.issueWebSession(ctx, user.ID)
+	if err != nil {
+		return WebLoginResult{}, err
+	}
+	// A URL is seen by history, extensions and whatever script runs on the
+	// page it opens, so it carries only a code that is spent within a
+	// minute, never the 30-day token itself.
+	loginCode := service.NewSecret(32)
+	if err := s.store.CreateWebLoginCode(ctx, &models.WebLoginCode{
+		CodeHash: service.HashSecret(loginCode), UserID: user.ID, ExpiresAt: s.now().Add(LoginCodeTTL),
+	}); err != nil {
+		return WebLoginResult{}, err
+	}
+	target, err := url.Parse(st.RedirectURL)
+	if err != nil {
+		return WebLoginResult{}, err
+	}
+	q := target.Query()
+	q.Set("login_code", loginCode)
+	target.RawQuery = q.Encode()
+	return WebLoginResult{Token: token, RedirectURL: target.String()}, nil
+}
+
+// WebSession is a web session token handed out by the login code exchange.
+type WebSession struct {
+	Token     string
+	ExpiresAt time.Time
+}
+
+func errBadLoginCode() *models.Error {
+	return models.Errorf(models.CodeBadRequest, "The login code is unknown, expired or already used; sign in again.")
+}
+
+// ExchangeLoginCode trades the one-time code of a browser sign-in for a
+// web session token. The first attempt uses the code up.
+func (s *Service) ExchangeLoginCode(ctx context.Context, code string) (WebSession, error) {
+	now := s.now()
+	c, err := s.store.ConsumeWebLoginCode(ctx, service.HashSecret(code), now)
+	if errors.Is(err, models.ErrNotFound) {
+		return WebSession{}, errBadLoginCode()
+	}
+	if err != nil {
+		return WebSession{}, err
+	}
+	if now.After(c.ExpiresAt) {
+		return WebSession{}, errBadLoginCode()
+	}
+	if _, err := s.store.GetUser(ctx, c.UserID); errors.Is(err, models.ErrNotFound) {
+		return WebSession{}, errBadLoginCode() // the account was deleted meanwhile
+	} else if err != nil {
+		return WebSession{}, err
+	}
+	token, exp, err := s.issueWebSessionUntil(ctx, c.UserID)
+	if err != nil {
+		return WebSession{}, err
+	}
+	return WebSession{Token: token, ExpiresAt: exp}, nil
+}
+
+// signIn finds the user behind a provider identity or signs them up: a new
+// user gets a conglomerate whose 3-day trial starts now. A mailbox that
+// belonged to a deleted account cannot sign up again.
+func (s *Service) signIn(ctx context.Context, id models.Identity) (models.User, error) {
+	user, err := s.store.GetUserBySubject(ctx, id.Issuer, id.Subject)
+	if err == nil {
+		return user, nil
+	}
+	if !errors.Is(err, models.ErrNotFound) {
+		return models.User{}, err
+	}
+	mailbox := NormalizeMailbox(id.Email)
+	deleted, err := s.store.MailboxOfDeletedUser(ctx, mailbox)
+	if err != nil {
+		return models.User{}, err
+	}
+	if deleted {
+		return models.User{}, models.Errorf(models.CodeForbidden, "An account with this email address was deleted; it cannot sign up again.").With("reason", ReasonAccountDeleted)
+	}
+	name := strings.TrimSpace(id.Name)
+	if name == "" {
+		name, _, _ = strings.Cut(id.Email, "@")
+	}
+	issuer, subject := id.Issuer, id.Subject
+	user, _, err = s.store.CreateUserWithConglomerate(ctx, models.User{
+		Email: id.Email, NormalizedEmail: mailbox, Name: name, Issuer: &issuer, Subject: &subject,
+	}, name+"'s conglomerate")
+	if errors.Is(err, models.ErrDuplicate) {
+		// A concurrent first sign-in of the same identity won the race.
+		return s.store.GetUserBySubject(ctx, id.Issuer, id.Subject)
+	}
+	return user, err
+}
+
+// safeRedirect accepts a relative path or an absolute URL on the frontend's
+// or holdco's origin; anything else would make sign-in an open redirect.
+// Tenant sites are never a target, even if an operator configured them on
+// one of those origins: their scripts are not holdco's.
+func (s *Service) safeRedirect(raw string) (string, error) {
+	target := s.cfg.FrontendURL + "/"
+	if raw != "" {
+		u, err := url.Parse(raw)
+		switch {
+		case err != nil:
+			return "", models.Errorf(models.CodeInvalidArgument, "redirect_url is not a URL.").WithField("redirect_url")
+		case !u.IsAbs() && u.Host == "" && strings.HasPrefix(u.Path, "/") && !strings.HasPrefix(raw, "//"):
+			target = s.cfg.FrontendURL + u.RequestURI()
+		case u.IsAbs() && u.Opaque == "" && u.User == nil && (sameOrigin(u, s.cfg.FrontendURL) || sameOrigin(u, s.cfg.PublicURL)):
+			u.Fragment = ""
+			target = u.String()
+		default:
+			return "", models.Errorf(models.CodeInvalidArgument, "redirect_url must be a page of %s or of holdco.", s.cfg.FrontendURL).WithField("redirect_url")
+		}
+	}
+	t, err := url.Parse(target)
+	if err != nil || (s.cfg.SitesURL != "" && sameOrigin(t, s.cfg.SitesURL)) || t.Path == legacySitesPath || strings.HasPrefix(t.Path, legacySitesPath+"/") {
+		return "", models.Errorf(models.CodeInvalidArgument, "redirect_url must be a page of %s or of holdco, not a company site.", s.cfg.FrontendURL).WithField("redirect_url")
+	}
+	return target, nil
+}
+
+// IsOwnOrigin reports whether a browser's Origin header names holdco's own
+// origin (the public URL); "null" (a sandboxed page) and every other origin
+// do not.
+func (s *Service) IsOwnOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && u.IsAbs() && u.Path == "" && sameOrigin(u, s.cfg.PublicURL)
+}
+
+// legacySitesPath is where company sites were once served on the API's
+// origin; a sign-in never lands there.
+const legacySitesPath = "/sites"
+
+// sameOrigin reports whether u has the scheme and host (default port
+// filled in) of the absolute URL base.
+func sameOrigin(u *url.URL, base string) bool {
+	b, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	return strings.EqualFold(u.Scheme, b.Scheme) && strings.EqualFold(hostPort(u), hostPort(b))
+}
+
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+		return u.Hostname() + ":443"
+	case "http":
+		return u.Hostname() + ":80"
+	}
+	return u.Host
+}
+
+// Logout ends every web session of the token's user. It returns where to
+// send the browser: the provider's logout (when it has one), which returns
+// to the frontend login page, or that page directly. A bad token still lands
+// on the login page.
+func (s *Service) Logout(ctx context.Context, token string) string {
+	login := s.LoginPageURL("")
+	claims, err := s.parseWebJWT(token, true)
+	if err != nil {
+		return login
+	}
+	if err := s.store.RevokeWebSessionsOfUser(ctx, claims.Subject, s.now()); err != nil {
+		s.logger.ErrorContext(ctx, "logout: revoke sessions", "error", err)
+		return login
+	}
+	s.sessions.DeleteWhere(func(p service.Principal) bool { return p.UserID == claims.Subject })
+	if end := s.idp.EndSessionURL(ctx, s.cfg.PublicURL+WebCallbackPath, login); end != "" {
+		return end
+	}
+	return login
+}
+
+// SessionFromCookie authenticates the SSO cookie of holdco's own pages
+// (device approval); it is the web session JWT.
+func (s *Service) SessionFromCookie(ctx context.Context, token string) (service.Principal, error) {
+	if token == "" || service.CredentialPrefix(token) != "" {
+		return service.Principal{}, service.ErrUnauthenticated()
+	}
+	return s.authenticateWebJWT(ctx, token)
+}
+
+// LoginURL is holdco's sign-in start for a page of holdco's (a path on
+// the API's origin) that needs a session.
+func (s *Service) LoginURL(returnTo string) string {
+	if strings.HasPrefix(returnTo, "/") && !strings.HasPrefix(returnTo, "//") {
+		returnTo = s.cfg.PublicURL + returnTo
+	}
+	return fmt.Sprintf("%s/auth/login?redirect_url=%s", s.cfg.PublicURL, url.QueryEscape(returnTo))
+}
+
+// ReasonAccountDeleted tells sign-in pages why a sign-in was refused.
+const ReasonAccountDeleted = "account_deleted"
+
+// LoginPageURL is the frontend login page, with ?error= when reason is set.
+func (s *Service) LoginPageURL(reason string) string {
+	u := s.cfg.FrontendURL + "/login"
+	if reason != "" {
+		u += "?error=" + url.QueryEscape(reason)
+	}
+	return u
+}
+
+// RefusalReason is the short reason of a failed sign-in for ?error=.
+func RefusalReason(err error) string {
+	var de *models.Error
+	if errors.As(err, &de) {
+		if r, ok := de.Extra["reason"].(string); ok {
+			return r
+		}
+	}
+	return "sign_in_failed"
+}

@@ -1,0 +1,206 @@
+package identity_test
+
+import (
+	"context"
+	"log/slog"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"holdco/models"
+	"holdco/service"
+	"holdco/service/identity"
+	"holdco/service/servicetest"
+	"holdco/service/usecases"
+)
+
+func TestWebLoginCreatesAccountOnceAndSignsIn(t *testing.T) {
+	e := servicetest.New(t)
+	ctx := context.Background()
+
+	authURL, err := e.Svc.BeginWebLogin(ctx, "/companies", "spring", "sign-up")
+	require.NoError(t, err)
+	u, _ := url.Parse(authURL)
+	assert.Equal(t, "http://holdco.test/auth/callback", u.Query().Get("redirect_uri"))
+	assert.Equal(t, "sign-up", u.Query().Get("screen_hint"))
+	state := u.Query().Get("state")
+
+	res, err := e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(state, "Ada@Example.com", "ada"), state)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(res.RedirectURL, "http://app.test/companies?login_code="), res.RedirectURL)
+	assert.NotContains(t, res.RedirectURL, res.Token, "no session token in a URL")
+	assert.NotContains(t, res.RedirectURL, "#", "nor in a fragment")
+
+	me, err := e.Svc.Me(e.As(t, res.Token))
+	require.NoError(t, err)
+	assert.Equal(t, service.CredentialWebSession, me.Principal.Credential)
+	assert.Equal(t, "Ada@Example.com", me.User.Email)
+	require.NotNil(t, me.Conglomerate)
+	assert.WithinDuration(t, e.Clock.Now(), me.Conglomerate.TrialStartedAt, 2*time.Second, "the trial starts at sign-up")
+
+	// Signing in again reuses the account.
+	again := e.WebLogin(t, "ada@example.com", "ada")
+	me2, err := e.Svc.Me(e.As(t, again))
+	require.NoError(t, err)
+	assert.Equal(t, me.User.ID, me2.User.ID)
+	assert.Equal(t, me.Conglomerate.ID, me2.Conglomerate.ID)
+}
+
+func TestWebLoginRefusesBadStateAndOpenRedirects(t *testing.T) {
+	e := servicetest.New(t)
+	ctx := context.Background()
+	_, err := e.Svc.BeginWebLogin(ctx, "https://evil.example/steal", "", "")
+	assert.True(t, models.IsCode(err, models.CodeInvalidArgument))
+	_, err = e.Svc.BeginWebLogin(ctx, "//evil.example/x", "", "")
+	assert.True(t, models.IsCode(err, models.CodeInvalidArgument))
+
+	authURL, err := e.Svc.BeginWebLogin(ctx, "http://holdco.test/auth/cli/device", "", "")
+	require.NoError(t, err, "holdco's own pages are a valid target")
+	state := servicetest.StateOf(t, authURL)
+	code := e.IdP.Approve(state, "ada@example.com", "ada")
+	_, err = e.Svc.CompleteWebLogin(ctx, code, state+"x")
+	assert.True(t, models.IsCode(err, models.CodeBadRequest), "tampered state")
+
+	e.Clock.Advance(11 * time.Minute)
+	_, err = e.Svc.CompleteWebLogin(ctx, code, state)
+	assert.True(t, models.IsCode(err, models.CodeBadRequest), "expired state")
+}
+
+func loginCodeOf(t *testing.T, redirect string) string {
+	t.Helper()
+	u, err := url.Parse(redirect)
+	require.NoError(t, err)
+	code := u.Query().Get("login_code")
+	require.NotEmpty(t, code, redirect)
+	return code
+}
+
+func TestLoginCodeIsExchangedOnceWithinAMinute(t *testing.T) {
+	e := servicetest.New(t)
+	ctx := context.Background()
+	login := func() string {
+		authURL, err := e.Svc.BeginWebLogin(ctx, "/companies?tab=all", "", "")
+		require.NoError(t, err)
+		state := servicetest.StateOf(t, authURL)
+		res, err := e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(state, "ada@example.com", "ada"), state)
+		require.NoError(t, err)
+		assert.Equal(t, "all", mustQuery(t, res.RedirectURL).Get("tab"), "the frontend's own query is kept")
+		return loginCodeOf(t, res.RedirectURL)
+	}
+	code := login()
+	ws, err := e.Svc.ExchangeLoginCode(ctx, code)
+	require.NoError(t, err)
+	assert.Equal(t, e.Clock.Now().Add(identity.WebSessionTTL), ws.ExpiresAt)
+	me, err := e.Svc.Me(e.As(t, ws.Token))
+	require.NoError(t, err)
+	assert.Equal(t, "ada@example.com", me.User.Email)
+
+	_, err = e.Svc.ExchangeLoginCode(ctx, code)
+	assert.True(t, models.IsCode(err, models.CodeBadRequest), "single use")
+	_, err = e.Svc.ExchangeLoginCode(ctx, "guessed")
+	assert.True(t, models.IsCode(err, models.CodeBadRequest))
+
+	late := login()
+	e.Clock.Advance(identity.LoginCodeTTL + time.Second)
+	_, err = e.Svc.ExchangeLoginCode(ctx, late)
+	assert.True(t, models.IsCode(err, models.CodeBadRequest), "expired")
+}
+
+func mustQuery(t *testing.T, raw string) url.Values {
+	t.Helper()
+	u, err := url.Parse(raw)
+	require.NoError(t, err)
+	return u.Query()
+}
+
+// TestSignInNeverLandsOnTenantSites: a redirect_url on a company site
+// (the old /sites/ path on holdco's origin, or the sites origin) is
+// refused, even when the sites origin was configured equal to the
+// frontend's.
+func TestSignInNeverLandsOnTenantSites(t *testing.T) {
+	ctx := context.Background()
+	cfg := servicetest.Config
+	cfg.SitesURL = "http://sites.test"
+	e := servicetest.New(t)
+	all, err := usecases.New(ctx, cfg, e.Store, e.IdP, slog.New(slog.DiscardHandler), usecases.Options{Clock: e.Clock.Now})
+	require.NoError(t, err)
+	svc := all.Identity
+	for _, bad := range []string{"/sites/attacker/", "/sites", "http://holdco.test/sites/attacker/", "http://app.test/sites/attacker/x.html",
+		"http://sites.test/attacker/", "http://sites.test:80/attacker/", "https://evil.example/", "//evil.example/", "http://holdco.test@evil.example/"} {
+		_, err := svc.BeginWebLogin(ctx, bad, "", "")
+		assert.True(t, models.IsCode(err, models.CodeInvalidArgument), "%q: %v", bad, err)
+		var de *models.Error
+		require.ErrorAs(t, err, &de)
+		assert.Equal(t, "redirect_url", de.Field, bad)
+	}
+	for _, good := range []string{"", "/companies", "http://app.test/x", "http://holdco.test/auth/cli/device?user_code=ABCD-EFGH"} {
+		_, err := svc.BeginWebLogin(ctx, good, "", "")
+		assert.NoError(t, err, good)
+	}
+
+	cfg.SitesURL = "http://app.test" // misconfigured onto the frontend's origin
+	all, err = usecases.New(ctx, cfg, e.Store, e.IdP, slog.New(slog.DiscardHandler), usecases.Options{Clock: e.Clock.Now})
+	require.NoError(t, err)
+	svc = all.Identity
+	for _, bad := range []string{"", "/companies", "http://app.test/x"} {
+		_, err := svc.BeginWebLogin(ctx, bad, "", "")
+		assert.True(t, models.IsCode(err, models.CodeInvalidArgument), "%q", bad)
+	}
+}
+
+func TestLogoutRevokesEverySessionOfTheUser(t *testing.T) {
+	e := servicetest.New(t)
+	e.IdP.EndSession = "https://idp.test/logout"
+	first := e.WebLogin(t, "ada@example.com", "ada")
+	second := e.WebLogin(t, "ada@example.com", "ada")
+	bob := e.WebLogin(t, "bob@example.com", "bob")
+
+	to := e.Svc.Logout(context.Background(), first)
+	assert.Equal(t, "https://idp.test/logout?post_logout_redirect_uri="+url.QueryEscape("http://app.test/login"), to)
+	for _, tok := range []string{first, second} {
+		_, err := e.Svc.Authenticate(context.Background(), tok)
+		assert.True(t, models.IsCode(err, models.CodeUnauthenticated))
+	}
+	_, err := e.Svc.Authenticate(context.Background(), bob)
+	assert.NoError(t, err, "other users keep their sessions")
+	assert.Equal(t, "http://app.test/login", e.Svc.Logout(context.Background(), "garbage"), "a bad token still lands on login")
+}
+
+func TestDeletedMailboxCannotSignUpAgain(t *testing.T) {
+	e := servicetest.New(t)
+	tok := e.WebLogin(t, "a.d.a+work@gmail.com", "ada-1")
+	key, err := e.Svc.CreatePersonalToken(e.As(t, tok), "ci", nil)
+	require.NoError(t, err)
+	require.NoError(t, e.Svc.DeleteAccount(e.As(t, tok)))
+
+	for _, cred := range []string{tok, key.Raw} {
+		_, err := e.Svc.Authenticate(context.Background(), cred)
+		assert.True(t, models.IsCode(err, models.CodeUnauthenticated), "credentials die with the account")
+	}
+	ctx := context.Background()
+	authURL, err := e.Svc.BeginWebLogin(ctx, "", "", "")
+	require.NoError(t, err)
+	state := servicetest.StateOf(t, authURL)
+	// Another identity with the same normalized mailbox.
+	_, err = e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(state, "ADA@googlemail.com", "ada-2"), state)
+	require.Error(t, err)
+	assert.Equal(t, identity.ReasonAccountDeleted, identity.RefusalReason(err))
+}
+
+func TestAuthenticateRefusesWrongCredentials(t *testing.T) {
+	e := servicetest.New(t)
+	ctx := context.Background()
+	for _, bad := range []string{"", "nonsense", "svc_u_v1_unknown", "svc_c_v1_unknown", "svc_a_v1_unknown",
+		"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.sig"} {
+		_, err := e.Svc.Authenticate(ctx, bad)
+		assert.True(t, models.IsCode(err, models.CodeUnauthenticated), "%q", bad)
+	}
+	tok := e.WebLogin(t, "ada@example.com", "ada")
+	e.Clock.Advance(identity.WebSessionTTL + time.Second)
+	_, err := e.Svc.Authenticate(ctx, tok)
+	assert.True(t, models.IsCode(err, models.CodeUnauthenticated), "expired web session")
+}
