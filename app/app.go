@@ -37,7 +37,7 @@ type App struct {
 	logger *slog.Logger
 
 	Store    *store.Store
-	Temporal client.Client       // nil when no role of the process needs it
+	Temporal client.Client      // nil when no role of the process needs it
 	Service  *usecases.Services // api role only
 	dev      *devserver.Server
 
