@@ -71,6 +71,19 @@ var rules = []rule{
 	},
 }
 
+// testSupport are harness packages that only tests import (a migrated
+// store, a Temporal test server with the worker, stripe-mock): they may link
+// anything, and the last rule keeps them out of every other package.
+var testSupport = []string{"holdco/testenv/...", "holdco/service/servicetest"}
+
+func init() {
+	rules = append(rules, rule{
+		name:   "test harnesses are linked by tests only",
+		from:   []string{"holdco/..."},
+		forbid: testSupport,
+	})
+}
+
 func matches(pkg string, patterns []string) bool {
 	return slices.ContainsFunc(patterns, func(p string) bool {
 		if base, ok := strings.CutSuffix(p, "/..."); ok {
@@ -139,7 +152,7 @@ func TestLayering(t *testing.T) {
 		t.Run(r.name, func(t *testing.T) {
 			matched := 0
 			for _, pkg := range own {
-				if !matches(pkg, r.from) {
+				if !matches(pkg, r.from) || matches(pkg, testSupport) {
 					continue
 				}
 				matched++
