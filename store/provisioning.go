@@ -21,11 +21,11 @@ var ErrCreateKeyUsed = errors.New("store: idempotency key already used")
 // CreatedAt and ExpiresAt are the caller's. Errors are
 // those of CreateCompany, plus ErrCreateKeyUsed when key was taken by a
 // concurrent request (nothing is created then).
-func (s *Store) CreateCompanyToProvision(ctx context.Context, conglomerateID string, company models.Company, seedRepo bool, key *models.CompanyCreateKey) (models.Company, error) {
+func (s *Store) CreateCompanyToProvision(ctx context.Context, cong ConglomerateScope, company models.Company, seedRepo bool, key *models.CompanyCreateKey) (models.Company, error) {
 	var created models.Company
 	err := s.InTx(ctx, func(tx *Store) error {
 		var err error
-		if created, err = tx.CreateCompany(ctx, conglomerateID, company); err != nil {
+		if created, err = tx.CreateCompany(ctx, cong, company); err != nil {
 			return err
 		}
 		at := now()
@@ -92,7 +92,7 @@ func (s *Store) PendingProvisioning(ctx context.Context, requestedBefore time.Ti
 	}
 	out := make([]models.PendingProvisioning, 0, len(rows))
 	for _, r := range rows {
-		c, err := s.GetCompany(ctx, r.CompanyID)
+		c, err := s.getCompany(ctx, r.CompanyID)
 		if err != nil {
 			return nil, err
 		}

@@ -213,7 +213,11 @@ func (s *Service) StopAccountPayments(ctx context.Context, owned []models.Conglo
 				}
 			}
 		}
-		companies, err := s.store.ListCompanies(ctx, c.ID, false)
+		v, err := s.core.AuthorizeConglomerate(ctx, c.ID)
+		if err != nil {
+			return err
+		}
+		companies, err := s.store.ListCompanies(ctx, v.Scope, false)
 		if err != nil {
 			return err
 		}
