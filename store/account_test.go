@@ -91,12 +91,12 @@ func TestCredentialRows(t *testing.T) {
 	assert.Equal(t, a, b, "the first secret stays")
 
 	cap := int64(50)
-	require.NoError(t, s.UpdateConglomerateSettings(ctx, cong.ID, "Renamed", &cap))
+	require.NoError(t, s.UpdateConglomerateSettings(ctx, s.SystemConglomerateScope(cong.ID), "Renamed", &cap))
 	c, err := s.GetConglomerate(ctx, cong.ID)
 	require.NoError(t, err)
 	assert.Equal(t, "Renamed", c.Name)
 	assert.Equal(t, int64(50), *c.DailyCreditCap)
-	require.NoError(t, s.UpdateConglomerateSettings(ctx, cong.ID, "Renamed", nil))
+	require.NoError(t, s.UpdateConglomerateSettings(ctx, s.SystemConglomerateScope(cong.ID), "Renamed", nil))
 	c, _ = s.GetConglomerate(ctx, cong.ID)
 	assert.Nil(t, c.DailyCreditCap)
 }

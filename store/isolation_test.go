@@ -187,6 +187,16 @@ func TestZeroScopeIsRefused(t *testing.T) {
 		},
 		"ListCompanies":         func() error { _, err := s.ListCompanies(ctx, cong, true); return err },
 		"CompanyInConglomerate": func() error { _, _, err := s.CompanyInConglomerate(ctx, cong, uuid.NewString()); return err },
+		"ApplyCreditEntry": func() error {
+			_, err := s.ApplyCreditEntry(ctx, cong, models.CreditLedgerEntry{Type: models.EntryTopUp, Amount: 1}, nil, at)
+			return err
+		},
+		"CreditBalance":              func() error { _, err := s.CreditBalance(ctx, cong, at); return err },
+		"CreditLedgerPage":           func() error { _, _, err := s.CreditLedgerPage(ctx, cong, 0, 10); return err },
+		"SetCustomerID":              func() error { return s.SetCustomerID(ctx, cong, "cus_x") },
+		"SetAutoTopUp":               func() error { return s.SetAutoTopUp(ctx, cong, true, 1, 1) },
+		"SetConnectAccount":          func() error { return s.SetConnectAccount(ctx, cong, "acct_x") },
+		"UpdateConglomerateSettings": func() error { return s.UpdateConglomerateSettings(ctx, cong, "x", nil) },
 	} {
 		assert.ErrorIs(t, call(), store.ErrNoScope, name)
 	}

@@ -18,6 +18,9 @@ var systemProducer = regexp.MustCompile(`\.System(Company|Conglomerate|Admin)Sco
 var systemAllowed = map[string]string{
 	// The payment provider's webhooks act for no user.
 	"service/billing/webhooks.go": "SystemConglomerateScope",
+	// A signed billing link is the credential: it authorizes one payment
+	// action on the conglomerate it names.
+	"service/billing/links.go": "SystemConglomerateScope",
 }
 
 // TestRequestsGetScopesOnlyFromTheAuthorizationStep: the REST adapter (and
