@@ -182,7 +182,7 @@ func TestZeroScopeIsRefused(t *testing.T) {
 		"AdminCompany":            func() error { _, _, err := s.AdminCompany(ctx, admin, uuid.NewString()); return err },
 		"CreateCompany":           func() error { _, err := s.CreateCompany(ctx, cong, models.Company{Handle: handle("z")}); return err },
 		"CreateCompanyToProvision": func() error {
-			_, err := s.CreateCompanyToProvision(ctx, cong, models.Company{Handle: handle("z")}, true, nil)
+			_, _, err := s.CreateCompanyToProvision(ctx, cong, models.Company{Handle: handle("z")}, true, nil)
 			return err
 		},
 		"ListCompanies":         func() error { _, err := s.ListCompanies(ctx, cong, true); return err },
@@ -197,6 +197,10 @@ func TestZeroScopeIsRefused(t *testing.T) {
 		"SetAutoTopUp":               func() error { return s.SetAutoTopUp(ctx, cong, true, 1, 1) },
 		"SetConnectAccount":          func() error { return s.SetConnectAccount(ctx, cong, "acct_x") },
 		"UpdateConglomerateSettings": func() error { return s.UpdateConglomerateSettings(ctx, cong, "x", nil) },
+		"ListLiveCompanies":          func() error { _, err := s.ListLiveCompanies(ctx, admin); return err },
+		"MarkProvisioningStarted":    func() error { return s.MarkProvisioningStarted(ctx, co, at) },
+		"ProvisioningSeedRepo":       func() error { _, err := s.ProvisioningSeedRepo(ctx, co); return err },
+		"RecordImportResume":         func() error { return s.RecordImportResume(ctx, co, at) },
 	} {
 		assert.ErrorIs(t, call(), store.ErrNoScope, name)
 	}

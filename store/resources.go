@@ -44,8 +44,11 @@ func (s *Store) ListResources(ctx context.Context, c CompanyScope) ([]models.Com
 
 // ListLiveCompanies returns every company that is not archived, across
 // tenants (operators' health check only).
-func (s *Store) ListLiveCompanies(ctx context.Context) ([]models.Company, error) {
+func (s *Store) ListLiveCompanies(ctx context.Context, admin AdminScope) ([]models.Company, error) {
 	var cs []models.Company
+	if err := admin.check("list live companies"); err != nil {
+		return nil, err
+	}
 	err := s.db.WithContext(ctx).Where("status <> ?", models.CompanyArchived).Order("created_at, id").Find(&cs).Error
 	return cs, wrap("list live companies", err)
 }

@@ -32,7 +32,7 @@ func TestSaveResourceCountsAttempts(t *testing.T) {
 	assert.Empty(t, rs[0].LastError)
 	assert.Equal(t, 2, rs[0].Attempts)
 
-	live, err := s.ListLiveCompanies(ctx)
+	live, err := s.ListLiveCompanies(ctx, s.SystemAdminScope())
 	require.NoError(t, err)
 	assert.NotEmpty(t, live)
 }

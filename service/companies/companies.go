@@ -122,10 +122,10 @@ func (s *Service) CreateCompany(ctx context.Context, conglomerateID string, in C
 		c.Status = models.CompanyPaused
 	}
 	for attempt := 0; ; attempt++ {
-		created, err := s.store.CreateCompanyToProvision(ctx, v.Scope, c, true, key)
+		created, scope, err := s.store.CreateCompanyToProvision(ctx, v.Scope, c, true, key)
 		if err == nil {
 			if s.temporal != nil {
-				if _, err := s.outbox.Start(ctx, created, true); err != nil {
+				if _, err := s.outbox.Start(ctx, scope, created, true); err != nil {
 					s.logger.WarnContext(ctx, "provisioning not started; the worker's sweeper will start it", "company", created.ID, "error", err)
 				}
 			}

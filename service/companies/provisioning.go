@@ -46,11 +46,11 @@ func provisionOptions(c models.Company) client.StartWorkflowOptions {
 // working is joined (it answers the signal by retrying whatever it ends
 // up failing); with no run, a new one ensures every resource. The
 // repository is seeded only when the company's record allows it.
-func (s *Service) requestProvisioning(ctx context.Context, c models.Company) (ProvisionTrigger, error) {
+func (s *Service) requestProvisioning(ctx context.Context, scope store.CompanyScope, c models.Company) (ProvisionTrigger, error) {
 	if s.temporal == nil {
 		return ProvisionTrigger{}, models.Errorf(models.CodeUpstreamUnavailable, "Provisioning is not available on this server.")
 	}
-	seed, err := s.store.ProvisioningSeedRepo(ctx, c.ID)
+	seed, err := s.store.ProvisioningSeedRepo(ctx, scope)
 	if err != nil {
 		return ProvisionTrigger{}, err
 	}
@@ -59,7 +59,7 @@ func (s *Service) requestProvisioning(ctx context.Context, c models.Company) (Pr
 	if err != nil {
 		return ProvisionTrigger{}, models.Errorf(models.CodeUpstreamUnavailable, "Provisioning could not be started; retry shortly.").Wrap(err)
 	}
-	if err := s.store.MarkProvisioningStarted(ctx, c.ID, s.now()); err != nil {
+	if err := s.store.MarkProvisioningStarted(ctx, scope, s.now()); err != nil {
 		return ProvisionTrigger{}, err
 	}
 	return ProvisionTrigger{WorkflowID: run.GetID(), RunID: run.GetRunID()}, nil
@@ -76,11 +76,11 @@ func (s *Service) ProvisionCompany(ctx context.Context, companyID string, seedRe
 		return ProvisionTrigger{}, err
 	}
 	if !seedRepo {
-		if err := s.store.RecordImportResume(ctx, c.ID, s.now()); err != nil {
+		if err := s.store.RecordImportResume(ctx, c.Scope, s.now()); err != nil {
 			return ProvisionTrigger{}, err
 		}
 	}
-	return s.requestProvisioning(ctx, c.Company)
+	return s.requestProvisioning(ctx, c.Scope, c.Company)
 }
 
 // ResourceView is one resource's recorded state.
@@ -154,7 +154,7 @@ func (s *Service) DiagnoseCompanies(ctx context.Context) ([]CompanyDiagnosis, er
 	if err != nil {
 		return nil, err
 	}
-	companies, err := s.store.ListLiveCompanies(ctx)
+	companies, err := s.store.ListLiveCompanies(ctx, admin)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +262,7 @@ func (s *Service) HealCompany(ctx context.Context, companyID string) (HealResult
 	if err != nil {
 		return HealResult{}, err
 	}
-	_, c, err := s.store.AdminCompany(ctx, admin, companyID)
+	scope, c, err := s.store.AdminCompany(ctx, admin, companyID)
 	if errors.Is(err, models.ErrNotFound) || err == nil && c.Status == models.CompanyArchived {
 		return HealResult{}, models.Errorf(models.CodeNotFound, "Company %s does not exist.", companyID)
 	}
@@ -278,7 +278,7 @@ func (s *Service) HealCompany(ctx context.Context, companyID string) (HealResult
 	if d.Healthy {
 		return res, nil
 	}
-	if _, err := s.requestProvisioning(ctx, c); err != nil {
+	if _, err := s.requestProvisioning(ctx, scope, c); err != nil {
 		return res, err
 	}
 	res.HealRequested = true
