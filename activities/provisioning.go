@@ -73,14 +73,18 @@ func (p *Provisioning) ProvisionResource(ctx context.Context, in ResourceInput) 
 			err = interrupted(ctx, "provision "+string(in.Kind), err)
 		}
 	}()
-	c, err := p.Store.GetCompany(ctx, in.CompanyID)
+	scope, err := p.Store.SystemCompanyScope(ctx, in.CompanyID)
+	var c models.Company
+	if err == nil {
+		c, err = p.Store.GetCompany(ctx, scope)
+	}
 	if errors.Is(err, models.ErrNotFound) || err == nil && c.Status == models.CompanyArchived {
 		return ResourceResult{}, temporal.NewNonRetryableApplicationError("company is missing or archived", ErrCompanyGone, err)
 	}
 	if err != nil {
 		return ResourceResult{}, err
 	}
-	if err := p.Store.SaveResource(ctx, models.CompanyResource{CompanyID: c.ID, Kind: in.Kind, Status: models.ResourceProvisioning}); err != nil {
+	if err := p.Store.SaveResource(ctx, scope, models.CompanyResource{Kind: in.Kind, Status: models.ResourceProvisioning}); err != nil {
 		return ResourceResult{}, err
 	}
 	stop := heartbeat(ctx)
@@ -90,12 +94,12 @@ func (p *Provisioning) ProvisionResource(ctx context.Context, in ResourceInput) 
 		return ResourceResult{}, err // interrupted: the row stays provisioning for the retry
 	}
 	if err != nil {
-		if serr := p.Store.SaveResource(ctx, models.CompanyResource{CompanyID: c.ID, Kind: in.Kind, Status: models.ResourceFailed, LastError: err.Error()}); serr != nil {
+		if serr := p.Store.SaveResource(ctx, scope, models.CompanyResource{Kind: in.Kind, Status: models.ResourceFailed, LastError: err.Error()}); serr != nil {
 			return ResourceResult{}, errors.Join(err, serr)
 		}
 		return ResourceResult{}, fmt.Errorf("provision %s: %w", in.Kind, err)
 	}
-	if err := p.Store.SaveResource(ctx, models.CompanyResource{CompanyID: c.ID, Kind: in.Kind, Status: models.ResourceReady, Ref: ref}); err != nil {
+	if err := p.Store.SaveResource(ctx, scope, models.CompanyResource{Kind: in.Kind, Status: models.ResourceReady, Ref: ref}); err != nil {
 		return ResourceResult{}, err
 	}
 	return ResourceResult{Kind: in.Kind, Ref: ref}, nil
@@ -194,8 +198,12 @@ func (p *Provisioning) EnsureOIDCClient(ctx context.Context, companyID string) (
 	_, _ = rand.Read(secret)
 	_, _ = rand.Read(id)
 	sum := sha256.Sum256([]byte(hex.EncodeToString(secret)))
-	c, err := p.Store.EnsureCompanyOIDCClient(ctx, models.CompanyOIDCClient{
-		CompanyID: companyID, ClientID: "co_" + hex.EncodeToString(id), SecretHash: hex.EncodeToString(sum[:]),
+	scope, err := p.Store.SystemCompanyScope(ctx, companyID)
+	if err != nil {
+		return "", err
+	}
+	c, err := p.Store.EnsureCompanyOIDCClient(ctx, scope, models.CompanyOIDCClient{
+		ClientID: "co_" + hex.EncodeToString(id), SecretHash: hex.EncodeToString(sum[:]),
 	})
 	if err != nil {
 		return "", err

@@ -85,7 +85,7 @@ func newProvisioningFixture(t *testing.T) *provisioningFixture {
 	st := testenv.NewStore(t)
 	_, cong, err := st.CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
 	require.NoError(t, err)
-	co, err := st.CreateCompany(ctx, cong.ID, models.Company{Name: "Shop", Handle: "shop"})
+	co, err := st.CreateCompany(ctx, st.SystemConglomerateScope(cong.ID), models.Company{Name: "Shop", Handle: "shop"})
 	require.NoError(t, err)
 	fake := &fakeResources{ensureErr: map[models.ResourceKind]error{}, checkErr: map[models.ResourceKind]error{}, block: map[models.ResourceKind]bool{}}
 	prov := &activities.Provisioning{Store: st, Repositories: fakeRepos{fake}, Databases: fakeDatabases{fake}, Hosting: fakeHosting{fake}}
@@ -97,7 +97,7 @@ func newProvisioningFixture(t *testing.T) *provisioningFixture {
 
 func (f *provisioningFixture) row(t *testing.T, kind models.ResourceKind) models.CompanyResource {
 	t.Helper()
-	rows, err := f.store.ListResources(context.Background(), f.co.ID)
+	rows, err := f.store.ListResources(context.Background(), systemScope(t, f.store, f.co.ID))
 	require.NoError(t, err)
 	for _, r := range rows {
 		if r.Kind == kind {
@@ -152,7 +152,7 @@ func TestProvisionResourceRecordsFailure(t *testing.T) {
 // retried and no row is written.
 func TestProvisionResourceOfAGoneCompany(t *testing.T) {
 	f := newProvisioningFixture(t)
-	_, err := f.store.ArchiveCompany(context.Background(), f.co.ID, time.Now())
+	_, err := f.store.ArchiveCompany(context.Background(), systemScope(t, f.store, f.co.ID), time.Now())
 	require.NoError(t, err)
 	for _, id := range []string{f.co.ID, "00000000-0000-4000-8000-000000000000"} {
 		_, err := f.env.ExecuteActivity(f.prov.ProvisionResource, activities.ResourceInput{CompanyID: id, Kind: models.ResourceRepository})
@@ -161,7 +161,7 @@ func TestProvisionResourceOfAGoneCompany(t *testing.T) {
 		assert.Equal(t, activities.ErrCompanyGone, appErr.Type(), id)
 		assert.True(t, appErr.NonRetryable(), id)
 	}
-	rows, err := f.store.ListResources(context.Background(), f.co.ID)
+	rows, err := f.store.ListResources(context.Background(), systemScope(t, f.store, f.co.ID))
 	require.NoError(t, err)
 	assert.Empty(t, rows)
 }
@@ -215,4 +215,13 @@ func TestCheckCompanyResourcesBoundsEachCheck(t *testing.T) {
 	require.NoError(t, v.Get(&res))
 	assert.Equal(t, map[models.ResourceKind]string{models.ResourceHosting: context.DeadlineExceeded.Error()}, res.Problems)
 	assert.Less(t, time.Since(start), activities.CheckTimeout+5*time.Second)
+}
+
+// systemScope is the worker's scope of a company, for tests that read or
+// write its rows directly.
+func systemScope(t testing.TB, s *store.Store, companyID string) store.CompanyScope {
+	t.Helper()
+	sc, err := s.SystemCompanyScope(context.Background(), companyID)
+	require.NoError(t, err)
+	return sc
 }

@@ -12,7 +12,7 @@ import (
 // CompanyKeys opens a company's live API key (service.CompanyKeyReader);
 // models.ErrNotFound when it has none yet.
 type CompanyKeys interface {
-	LiveCompanyKey(ctx context.Context, companyID string) (string, error)
+	LiveCompanyKey(ctx context.Context, c store.CompanyScope) (string, error)
 }
 
 // SiteEnvironment sets a deployed site's environment (providers/statichost
@@ -40,7 +40,11 @@ type SiteConfig struct {
 // into its site's environment, replacing what was there (so a rotated key
 // no longer appears). An archived or missing company is left alone.
 func (s *SiteConfig) WriteSiteConfig(ctx context.Context, in contract.SiteConfigInput) error {
-	c, err := s.Store.GetCompany(ctx, in.CompanyID)
+	scope, err := s.Store.SystemCompanyScope(ctx, in.CompanyID)
+	var c models.Company
+	if err == nil {
+		c, err = s.Store.GetCompany(ctx, scope)
+	}
 	if errors.Is(err, models.ErrNotFound) || err == nil && c.Status == models.CompanyArchived {
 		return nil
 	}
@@ -48,7 +52,7 @@ func (s *SiteConfig) WriteSiteConfig(ctx context.Context, in contract.SiteConfig
 		return err
 	}
 	env := map[string]string{EnvAPIURL: s.APIURL}
-	key, err := s.Keys.LiveCompanyKey(ctx, c.ID)
+	key, err := s.Keys.LiveCompanyKey(ctx, scope)
 	switch {
 	case err == nil:
 		env[EnvAPIKey] = key

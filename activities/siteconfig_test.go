@@ -12,6 +12,7 @@ import (
 	"holdco/activities"
 	"holdco/models"
 	"holdco/providers/statichost"
+	"holdco/store"
 	"holdco/testenv"
 	"holdco/workflows/contract"
 )
@@ -19,8 +20,8 @@ import (
 // keys is the live key per company; missing means none minted yet.
 type keys map[string]string
 
-func (k keys) LiveCompanyKey(_ context.Context, companyID string) (string, error) {
-	if v, ok := k[companyID]; ok {
+func (k keys) LiveCompanyKey(_ context.Context, c store.CompanyScope) (string, error) {
+	if v, ok := k[c.ID()]; ok {
 		return v, nil
 	}
 	return "", models.ErrNotFound
@@ -31,7 +32,7 @@ func TestWriteSiteConfigReplacesTheKey(t *testing.T) {
 	st := testenv.NewStore(t)
 	_, cong, err := st.CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
 	require.NoError(t, err)
-	co, err := st.CreateCompany(ctx, cong.ID, models.Company{Name: "Shop", Handle: "shop"})
+	co, err := st.CreateCompany(ctx, st.SystemConglomerateScope(cong.ID), models.Company{Name: "Shop", Handle: "shop"})
 	require.NoError(t, err)
 	host, err := statichost.New(filepath.Join(t.TempDir(), "sites"), "http://sites.test", nil)
 	require.NoError(t, err)

@@ -588,13 +588,13 @@ func TestBrowserRedirects(t *testing.T) {
 func TestCreditLedgerEndpoint(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	_, err := w.svc.Billing.GrantCredits(ctx, w.adaCong, "TOP_UP", 100, "checkout")
+	_, err := w.svc.Billing.GrantCredits(ctx, w.store.SystemConglomerateScope(w.adaCong), "TOP_UP", 100, "checkout")
 	require.NoError(t, err)
 	for _, run := range []string{"r1", "r1", "r2"} {
-		_, err := w.svc.Billing.Spend(ctx, w.adaCong, w.adaCo, run, "TOKEN_USAGE_PARTIAL", 3)
+		_, err := w.svc.Billing.Spend(ctx, w.store.SystemConglomerateScope(w.adaCong), w.adaCo, run, "TOKEN_USAGE_PARTIAL", 3)
 		require.NoError(t, err)
 	}
-	_, err = w.svc.Billing.Spend(ctx, w.adaCong, w.adaCo, "", "TOOL_USAGE", 1)
+	_, err = w.svc.Billing.Spend(ctx, w.store.SystemConglomerateScope(w.adaCong), w.adaCo, "", "TOOL_USAGE", 1)
 	require.NoError(t, err)
 
 	var page map[string]any

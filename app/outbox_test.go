@@ -107,7 +107,7 @@ func TestCompaniesCreatedBeforeACrashAreProvisioned(t *testing.T) {
 	wg.Wait()
 	for _, id := range ids {
 		require.NotEmpty(t, id)
-		rows, err := st.ListResources(ctx, id)
+		rows, err := st.ListResources(ctx, systemScope(t, st, id))
 		require.NoError(t, err)
 		assert.Empty(t, rows, "nothing was provisioned before the crash")
 	}
@@ -116,7 +116,7 @@ func TestCompaniesCreatedBeforeACrashAreProvisioned(t *testing.T) {
 	// process died before it recorded that.
 	prov := localProvisioning(t, st, dir)
 	env.Server.NewWorker(env.TaskQueue, func(r worker.Registry) { workflows.Register(r, prov) })
-	last, err := st.GetCompany(ctx, ids[n-1])
+	last, err := st.GetCompany(ctx, systemScope(t, st, ids[n-1]))
 	require.NoError(t, err)
 	early, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.ProvisionWorkflowID(last.ID), TaskQueue: env.TaskQueue},
 		contract.ProvisionWorkflowName, contract.ProvisionInput{CompanyID: last.ID, ConglomerateID: cong.ID, SeedRepo: true})
@@ -137,7 +137,7 @@ func TestCompaniesCreatedBeforeACrashAreProvisioned(t *testing.T) {
 	for _, id := range ids {
 		var res contract.ProvisionResult
 		require.NoError(t, env.Client.GetWorkflow(waitCtx, contract.ProvisionWorkflowID(id), "").Get(waitCtx, &res), id)
-		rows, err := st.ListResources(ctx, id)
+		rows, err := st.ListResources(ctx, systemScope(t, st, id))
 		require.NoError(t, err)
 		require.Len(t, rows, 3, id)
 		for _, r := range rows {

@@ -86,7 +86,7 @@ func TestUserProvisionRetriesFailedResources(t *testing.T) {
 	waitCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	require.NoError(t, env.Client.GetWorkflow(waitCtx, trig.WorkflowID, trig.RunID).Get(waitCtx, nil), "the run finishes after the retry")
-	rows, err := st.ListResources(ctx, c.ID)
+	rows, err := st.ListResources(ctx, systemScope(t, st, c.ID))
 	require.NoError(t, err)
 	require.Len(t, rows, 3)
 	for _, r := range rows {

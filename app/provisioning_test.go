@@ -162,7 +162,7 @@ func TestProvisioningSurvivesWorkerDeath(t *testing.T) {
 
 	_, cong, err := st.CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
 	require.NoError(t, err)
-	co, err := st.CreateCompany(ctx, cong.ID, models.Company{Name: "Shop", Handle: "shop-" + strconv.FormatInt(time.Now().UnixNano()%100000, 10)})
+	co, err := st.CreateCompany(ctx, st.SystemConglomerateScope(cong.ID), models.Company{Name: "Shop", Handle: "shop-" + strconv.FormatInt(time.Now().UnixNano()%100000, 10)})
 	require.NoError(t, err)
 
 	gate := &gatedRepos{Store: repos, entered: make(chan struct{})}
@@ -188,7 +188,7 @@ func TestProvisioningSurvivesWorkerDeath(t *testing.T) {
 	require.NoError(t, run.Get(waitCtx, &res))
 	assert.Len(t, res.Refs, 3)
 
-	rows, err := st.ListResources(ctx, co.ID)
+	rows, err := st.ListResources(ctx, systemScope(t, st, co.ID))
 	require.NoError(t, err)
 	require.Len(t, rows, 3)
 	for _, r := range rows {

@@ -82,7 +82,7 @@ func TestSuccessfulProvisioningLogsNoHeartbeatWarning(t *testing.T) {
 	waitCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	for i := range 3 {
-		co, err := st.CreateCompany(ctx, cong.ID, models.Company{Name: "Shop", Handle: "hb-shop-" + string(rune('a'+i))})
+		co, err := st.CreateCompany(ctx, st.SystemConglomerateScope(cong.ID), models.Company{Name: "Shop", Handle: "hb-shop-" + string(rune('a'+i))})
 		require.NoError(t, err)
 		run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.ProvisionWorkflowID(co.ID), TaskQueue: env.TaskQueue},
 			contract.ProvisionWorkflowName, contract.ProvisionInput{CompanyID: co.ID, ConglomerateID: cong.ID, SeedRepo: true})
@@ -108,7 +108,7 @@ func TestWorkerShutdownDuringAnActivityLogsNoError(t *testing.T) {
 	logs, first := capturedWorker(t, env, func(r worker.Registry) { workflows.Register(r, &blocked) })
 	_, cong, err := st.CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
 	require.NoError(t, err)
-	co, err := st.CreateCompany(ctx, cong.ID, models.Company{Name: "Shop", Handle: "stop-shop"})
+	co, err := st.CreateCompany(ctx, st.SystemConglomerateScope(cong.ID), models.Company{Name: "Shop", Handle: "stop-shop"})
 	require.NoError(t, err)
 	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.ProvisionWorkflowID(co.ID), TaskQueue: env.TaskQueue},
 		contract.ProvisionWorkflowName, contract.ProvisionInput{CompanyID: co.ID, ConglomerateID: cong.ID, SeedRepo: true})

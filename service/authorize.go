@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"holdco/models"
+	"holdco/store"
 )
 
 // The authorization step: every use case that reaches a company or a
@@ -19,45 +20,55 @@ const TrialLength = 3 * 24 * time.Hour
 type ConglomerateView struct {
 	models.Conglomerate
 	Role models.Role
+	// Scope is what the store's conglomerate methods take.
+	Scope store.ConglomerateScope `json:"-"`
 }
 
 // TrialEndsAt is when the free trial ends.
 func (v ConglomerateView) TrialEndsAt() time.Time { return v.TrialStartedAt.Add(TrialLength) }
 
+// AuthorizedCompany is a company the caller may reach, with the scope the
+// store's company methods take.
+type AuthorizedCompany struct {
+	models.Company
+	Scope store.CompanyScope
+}
+
+// actor is who the principal is for the store's authorization step.
+func actor(p Principal) store.Actor {
+	switch {
+	case p.Credential == CredentialCompanyKey:
+		return store.Actor{CompanyID: p.CompanyID}
+	case p.IsUser():
+		return store.Actor{UserID: p.UserID}
+	case p.IsAdmin():
+		return store.Actor{Admin: true}
+	}
+	return store.Actor{}
+}
+
 // AuthorizeCompany applies the ownership rule to a company: missing (or
 // archived, unless allowArchived) is 404; a company of another account is
 // 403; a company key reaches only its own company.
-func (s *Core) AuthorizeCompany(ctx context.Context, id string, allowArchived bool) (models.Company, error) {
+func (s *Core) AuthorizeCompany(ctx context.Context, id string, allowArchived bool) (AuthorizedCompany, error) {
 	p, ok := PrincipalFrom(ctx)
 	if !ok {
-		return models.Company{}, ErrUnauthenticated()
+		return AuthorizedCompany{}, ErrUnauthenticated()
 	}
-	c, err := s.store.GetCompany(ctx, id)
-	if errors.Is(err, models.ErrNotFound) || err == nil && c.Status == models.CompanyArchived && !allowArchived {
-		return models.Company{}, models.Errorf(models.CodeNotFound, "Company %s does not exist.", id)
-	}
-	if err != nil {
-		return models.Company{}, err
-	}
+	scope, c, err := s.store.AuthorizeCompany(ctx, actor(p), id, allowArchived)
 	switch {
-	case p.Credential == CredentialCompanyKey:
-		if p.CompanyID != c.ID {
-			return models.Company{}, models.Errorf(models.CodeForbidden, "A company key reaches only its own company.")
-		}
-	case p.IsUser():
-		member := false
-		if c.ConglomerateID != "" {
-			if member, err = s.store.IsMember(ctx, c.ConglomerateID, p.UserID); err != nil {
-				return models.Company{}, err
-			}
-		}
-		if !member {
-			return models.Company{}, models.Errorf(models.CodeForbidden, "Company %s belongs to another account.", id)
-		}
-	default:
-		return models.Company{}, models.Errorf(models.CodeForbidden, "Company %s needs a credential of its account.", id)
+	case errors.Is(err, models.ErrNotFound):
+		return AuthorizedCompany{}, models.Errorf(models.CodeNotFound, "Company %s does not exist.", id)
+	case errors.Is(err, store.ErrForbidden) && p.Credential == CredentialCompanyKey:
+		return AuthorizedCompany{}, models.Errorf(models.CodeForbidden, "A company key reaches only its own company.")
+	case errors.Is(err, store.ErrForbidden) && p.IsUser():
+		return AuthorizedCompany{}, models.Errorf(models.CodeForbidden, "Company %s belongs to another account.", id)
+	case errors.Is(err, store.ErrForbidden):
+		return AuthorizedCompany{}, models.Errorf(models.CodeForbidden, "Company %s needs a credential of its account.", id)
+	case err != nil:
+		return AuthorizedCompany{}, err
 	}
-	return c, nil
+	return AuthorizedCompany{Company: c, Scope: scope}, nil
 }
 
 // AuthorizeConglomerate applies the ownership rule: a missing conglomerate
@@ -67,28 +78,22 @@ func (s *Core) AuthorizeConglomerate(ctx context.Context, id string) (Conglomera
 	if !ok {
 		return ConglomerateView{}, ErrUnauthenticated()
 	}
-	c, err := s.store.GetConglomerate(ctx, id)
-	if errors.Is(err, models.ErrNotFound) {
+	scope, c, err := s.store.AuthorizeConglomerate(ctx, actor(p), id)
+	switch {
+	case errors.Is(err, models.ErrNotFound):
 		return ConglomerateView{}, models.Errorf(models.CodeNotFound, "Conglomerate %s does not exist.", id)
-	}
-	if err != nil {
-		return ConglomerateView{}, err
-	}
-	if !p.IsUser() {
+	case errors.Is(err, store.ErrForbidden) && !p.IsUser():
 		return ConglomerateView{}, models.Errorf(models.CodeForbidden, "Conglomerate %s needs a user credential of one of its members.", id)
-	}
-	member, err := s.store.IsMember(ctx, id, p.UserID)
-	if err != nil {
-		return ConglomerateView{}, err
-	}
-	if !member {
+	case errors.Is(err, store.ErrForbidden):
 		return ConglomerateView{}, models.Errorf(models.CodeForbidden, "Conglomerate %s belongs to another account.", id)
+	case err != nil:
+		return ConglomerateView{}, err
 	}
 	role := models.RoleMember
 	if c.OwnerUserID == p.UserID {
 		role = models.RoleOwner
 	}
-	return ConglomerateView{Conglomerate: c, Role: role}, nil
+	return ConglomerateView{Conglomerate: c, Role: role, Scope: scope}, nil
 }
 
 // AuthorizeOwner is AuthorizeConglomerate for billing changes: members

@@ -35,8 +35,8 @@ func NewCompanyKeyReader(ctx context.Context, st *store.Store, secretKey []byte)
 
 // LiveCompanyKey returns the company's current key, or models.ErrNotFound
 // when none was minted yet.
-func (r *CompanyKeyReader) LiveCompanyKey(ctx context.Context, companyID string) (string, error) {
-	k, err := r.store.LiveCompanyKey(ctx, companyID)
+func (r *CompanyKeyReader) LiveCompanyKey(ctx context.Context, c store.CompanyScope) (string, error) {
+	k, err := r.store.LiveCompanyKey(ctx, c)
 	if err != nil {
 		return "", err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"holdco/models"
+	"holdco/store"
 )
 
 // CredentialKind names what authenticated a request.
@@ -83,16 +84,19 @@ func RequireUser(ctx context.Context) (Principal, error) {
 	return p, nil
 }
 
-// RequireAdmin answers unless the operator credential acts.
-func RequireAdmin(ctx context.Context) error {
+// RequireAdmin returns the operator's scope (what the store's admin-only
+// methods take), or the 401/403 that fits unless the operator credential
+// acts.
+func RequireAdmin(ctx context.Context) (store.AdminScope, error) {
 	p, ok := PrincipalFrom(ctx)
-	switch {
-	case !ok:
-		return ErrUnauthenticated()
-	case !p.IsAdmin():
-		return models.Errorf(models.CodeForbidden, "This operation needs the admin credential.")
+	if !ok {
+		return store.AdminScope{}, ErrUnauthenticated()
 	}
-	return nil
+	scope, err := store.AuthorizeAdmin(actor(p))
+	if err != nil {
+		return store.AdminScope{}, models.Errorf(models.CodeForbidden, "This operation needs the admin credential.")
+	}
+	return scope, nil
 }
 
 // ErrUnauthenticated is the answer to a request without a credential.

@@ -58,6 +58,9 @@ func (s *Store) DeleteAccount(ctx context.Context, userID string, at time.Time) 
 }
 
 // UpdateConglomerateSettings writes the editable settings.
-func (s *Store) UpdateConglomerateSettings(ctx context.Context, id, name string, dailyCreditCap *int64) error {
-	return s.updateConglomerate(ctx, "update conglomerate", "id = ?", id, map[string]any{"name": name, "daily_credit_cap": dailyCreditCap})
+func (s *Store) UpdateConglomerateSettings(ctx context.Context, cong ConglomerateScope, name string, dailyCreditCap *int64) error {
+	if err := cong.check("update conglomerate"); err != nil {
+		return err
+	}
+	return s.updateConglomerate(ctx, "update conglomerate", "id = ?", cong.id, map[string]any{"name": name, "daily_credit_cap": dailyCreditCap})
 }

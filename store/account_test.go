@@ -17,9 +17,9 @@ func TestDeleteAccount(t *testing.T) {
 	s := testenv.NewStore(t)
 	ada, adaCong := signUp(t, s, "ada")
 	bob, bobCong := signUp(t, s, "bob")
-	adaCo, err := s.CreateCompany(ctx, adaCong.ID, models.Company{Name: "Ada Co", Handle: handle("ada")})
+	adaCo, err := s.CreateCompany(ctx, s.SystemConglomerateScope(adaCong.ID), models.Company{Name: "Ada Co", Handle: handle("ada")})
 	require.NoError(t, err)
-	bobCo, err := s.CreateCompany(ctx, bobCong.ID, models.Company{Name: "Bob Co", Handle: handle("bob")})
+	bobCo, err := s.CreateCompany(ctx, s.SystemConglomerateScope(bobCong.ID), models.Company{Name: "Bob Co", Handle: handle("bob")})
 	require.NoError(t, err)
 	key := models.APIKey{UserID: ada.ID, ConglomerateID: adaCong.ID, Kind: models.APIKeyPersonal, Name: "ci", TokenHash: "h-" + ada.ID}
 	require.NoError(t, s.CreateAPIKey(ctx, &key))
@@ -37,7 +37,7 @@ func TestDeleteAccount(t *testing.T) {
 	_, err = s.GetConglomerate(ctx, adaCong.ID)
 	assert.ErrorIs(t, err, models.ErrNotFound, "the conglomerate is hard-deleted")
 
-	co, err := s.GetCompany(ctx, adaCo.ID)
+	co, err := s.GetCompany(ctx, systemScope(t, s, adaCo.ID))
 	require.NoError(t, err, "the archived company outlives its conglomerate")
 	assert.Equal(t, models.CompanyArchived, co.Status)
 	assert.Empty(t, co.ConglomerateID)
@@ -53,7 +53,7 @@ func TestDeleteAccount(t *testing.T) {
 	// The other tenant is untouched.
 	_, err = s.GetUser(ctx, bob.ID)
 	require.NoError(t, err)
-	other, err := s.GetCompany(ctx, bobCo.ID)
+	other, err := s.GetCompany(ctx, systemScope(t, s, bobCo.ID))
 	require.NoError(t, err)
 	assert.Equal(t, models.CompanyActive, other.Status)
 	assert.Equal(t, bobCong.ID, other.ConglomerateID)
@@ -91,12 +91,12 @@ func TestCredentialRows(t *testing.T) {
 	assert.Equal(t, a, b, "the first secret stays")
 
 	cap := int64(50)
-	require.NoError(t, s.UpdateConglomerateSettings(ctx, cong.ID, "Renamed", &cap))
+	require.NoError(t, s.UpdateConglomerateSettings(ctx, s.SystemConglomerateScope(cong.ID), "Renamed", &cap))
 	c, err := s.GetConglomerate(ctx, cong.ID)
 	require.NoError(t, err)
 	assert.Equal(t, "Renamed", c.Name)
 	assert.Equal(t, int64(50), *c.DailyCreditCap)
-	require.NoError(t, s.UpdateConglomerateSettings(ctx, cong.ID, "Renamed", nil))
+	require.NoError(t, s.UpdateConglomerateSettings(ctx, s.SystemConglomerateScope(cong.ID), "Renamed", nil))
 	c, _ = s.GetConglomerate(ctx, cong.ID)
 	assert.Nil(t, c.DailyCreditCap)
 }

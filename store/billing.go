@@ -23,8 +23,11 @@ func (s *Store) updateConglomerate(ctx context.Context, op string, where string,
 }
 
 // SetCustomerID records the conglomerate's payment-provider customer.
-func (s *Store) SetCustomerID(ctx context.Context, conglomerateID, customerID string) error {
-	return s.updateConglomerate(ctx, "set customer id", "id = ?", conglomerateID, map[string]any{"customer_id": customerID})
+func (s *Store) SetCustomerID(ctx context.Context, cong ConglomerateScope, customerID string) error {
+	if err := cong.check("set customer id"); err != nil {
+		return err
+	}
+	return s.updateConglomerate(ctx, "set customer id", "id = ?", cong.id, map[string]any{"customer_id": customerID})
 }
 
 // SetSubscription records the plan and subscription state. A conglomerate
@@ -60,14 +63,20 @@ func (s *Store) SetBlocked(ctx context.Context, conglomerateID, customerID strin
 }
 
 // SetAutoTopUp stores the auto top-up settings.
-func (s *Store) SetAutoTopUp(ctx context.Context, conglomerateID string, enabled bool, threshold, credits int64) error {
-	return s.updateConglomerate(ctx, "set auto top-up", "id = ?", conglomerateID, map[string]any{
+func (s *Store) SetAutoTopUp(ctx context.Context, cong ConglomerateScope, enabled bool, threshold, credits int64) error {
+	if err := cong.check("set auto top-up"); err != nil {
+		return err
+	}
+	return s.updateConglomerate(ctx, "set auto top-up", "id = ?", cong.id, map[string]any{
 		"auto_top_up_enabled": enabled, "auto_top_up_threshold": threshold, "auto_top_up_credits": credits})
 }
 
 // SetConnectAccount links the conglomerate to its connected account.
-func (s *Store) SetConnectAccount(ctx context.Context, conglomerateID, accountID string) error {
-	return s.updateConglomerate(ctx, "set connect account", "id = ?", conglomerateID, map[string]any{"connect_account_id": accountID})
+func (s *Store) SetConnectAccount(ctx context.Context, cong ConglomerateScope, accountID string) error {
+	if err := cong.check("set connect account"); err != nil {
+		return err
+	}
+	return s.updateConglomerate(ctx, "set connect account", "id = ?", cong.id, map[string]any{"connect_account_id": accountID})
 }
 
 // UpdateConnectState stores what the provider reports of a connected

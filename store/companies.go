@@ -7,13 +7,16 @@ import (
 	"holdco/models"
 )
 
-// CreateCompany creates a company in the conglomerate; the conglomerate id
-// argument wins over company.ConglomerateID. The id and status (active) are
+// CreateCompany creates a company in the conglomerate; the scope's
+// conglomerate wins over company.ConglomerateID. The id and status (active) are
 // filled when empty. A taken handle gives models.ErrDuplicate, an unknown
 // conglomerate models.ErrNotFound, and a malformed handle or status an
 // invalid_argument *models.Error.
-func (s *Store) CreateCompany(ctx context.Context, conglomerateID string, company models.Company) (models.Company, error) {
-	company.ConglomerateID = conglomerateID
+func (s *Store) CreateCompany(ctx context.Context, cong ConglomerateScope, company models.Company) (models.Company, error) {
+	if err := cong.check("create company"); err != nil {
+		return models.Company{}, err
+	}
+	company.ConglomerateID = cong.id
 	if !models.ValidHandle(company.Handle) {
 		return models.Company{}, fmt.Errorf("store: create company: %w", models.Errorf(models.CodeInvalidArgument,
 			"A handle is 1 to %d lower-case letters, digits or inner hyphens.", models.MaxHandleLen).WithField("handle"))
@@ -28,11 +31,18 @@ func (s *Store) CreateCompany(ctx context.Context, conglomerateID string, compan
 	return company, nil
 }
 
-// GetCompany returns a company by id, or models.ErrNotFound. The company's
-// ConglomerateID is the tenant: service/ checks membership of it, which is
-// how a company that exists but belongs to someone else answers 403 rather
-// than 404.
-func (s *Store) GetCompany(ctx context.Context, id string) (models.Company, error) {
+// GetCompany reads the scope's company (archived or not), or
+// models.ErrNotFound.
+func (s *Store) GetCompany(ctx context.Context, c CompanyScope) (models.Company, error) {
+	if err := c.check("get company"); err != nil {
+		return models.Company{}, err
+	}
+	return s.getCompany(ctx, c.id)
+}
+
+// getCompany returns a company by id whoever asks: only the authorization
+// step and the system producers use it.
+func (s *Store) getCompany(ctx context.Context, id string) (models.Company, error) {
 	var c models.Company
 	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&c).Error; err != nil {
 		return models.Company{}, wrap("get company", err)
@@ -42,8 +52,11 @@ func (s *Store) GetCompany(ctx context.Context, id string) (models.Company, erro
 
 // ListCompanies returns the conglomerate's companies, oldest first;
 // archived ones only when includeArchived is set.
-func (s *Store) ListCompanies(ctx context.Context, conglomerateID string, includeArchived bool) ([]models.Company, error) {
-	q := s.db.WithContext(ctx).Where("conglomerate_id = ?", conglomerateID)
+func (s *Store) ListCompanies(ctx context.Context, cong ConglomerateScope, includeArchived bool) ([]models.Company, error) {
+	if err := cong.check("list companies"); err != nil {
+		return nil, err
+	}
+	q := s.db.WithContext(ctx).Where("conglomerate_id = ?", cong.id)
 	if !includeArchived {
 		q = q.Where("status <> ?", models.CompanyArchived)
 	}

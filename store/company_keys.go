@@ -10,28 +10,37 @@ import (
 )
 
 // LiveCompanyKey returns the company's live API key, or models.ErrNotFound.
-func (s *Store) LiveCompanyKey(ctx context.Context, companyID string) (models.CompanyAPIKey, error) {
+func (s *Store) LiveCompanyKey(ctx context.Context, c CompanyScope) (models.CompanyAPIKey, error) {
 	var k models.CompanyAPIKey
-	err := s.db.WithContext(ctx).Where("company_id = ? AND revoked_at IS NULL", companyID).Take(&k).Error
+	if err := c.check("get company key"); err != nil {
+		return k, err
+	}
+	err := s.db.WithContext(ctx).Where("company_id = ? AND revoked_at IS NULL", c.id).Take(&k).Error
 	return k, wrap("get company key", err)
 }
 
-// CreateCompanyKeyIfNone stores k as the company's key unless a live one
-// exists, and returns the live key either way (two first reads racing end
-// with one key).
-func (s *Store) CreateCompanyKeyIfNone(ctx context.Context, k models.CompanyAPIKey) (models.CompanyAPIKey, error) {
-	k.CreatedAt = now()
+// CreateCompanyKeyIfNone stores k as the scope's company key unless a live
+// one exists, and returns the live key either way (two first reads racing
+// end with one key). The scope's company wins over k.CompanyID.
+func (s *Store) CreateCompanyKeyIfNone(ctx context.Context, c CompanyScope, k models.CompanyAPIKey) (models.CompanyAPIKey, error) {
+	if err := c.check("create company key"); err != nil {
+		return k, err
+	}
+	k.CompanyID, k.CreatedAt = c.id, now()
 	err := s.db.WithContext(ctx).Create(&k).Error
 	if err != nil && isUniqueViolation(err) {
-		return s.LiveCompanyKey(ctx, k.CompanyID)
+		return s.LiveCompanyKey(ctx, c)
 	}
 	return k, wrap("create company key", err)
 }
 
-// RotateCompanyKey revokes the live key (if any) and stores k, in one
-// transaction.
-func (s *Store) RotateCompanyKey(ctx context.Context, k models.CompanyAPIKey, at time.Time) (models.CompanyAPIKey, error) {
-	k.CreatedAt = now()
+// RotateCompanyKey revokes the scope's company's live key (if any) and
+// stores k for it, in one transaction.
+func (s *Store) RotateCompanyKey(ctx context.Context, c CompanyScope, k models.CompanyAPIKey, at time.Time) (models.CompanyAPIKey, error) {
+	if err := c.check("rotate company key"); err != nil {
+		return k, err
+	}
+	k.CompanyID, k.CreatedAt = c.id, now()
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Model(&models.CompanyAPIKey{}).Where("company_id = ? AND revoked_at IS NULL", k.CompanyID).
 			Update("revoked_at", at).Error; err != nil {
@@ -43,9 +52,13 @@ func (s *Store) RotateCompanyKey(ctx context.Context, k models.CompanyAPIKey, at
 }
 
 // CompanyKeyByHash finds a company key by the hash of its raw value,
-// revoked or not.
-func (s *Store) CompanyKeyByHash(ctx context.Context, hash string) (models.CompanyAPIKey, error) {
+// revoked or not, with its company (archived or not): how a company key's
+// principal is found.
+func (s *Store) CompanyKeyByHash(ctx context.Context, hash string) (models.CompanyAPIKey, models.Company, error) {
 	var k models.CompanyAPIKey
-	err := s.db.WithContext(ctx).Where("token_hash = ?", hash).Take(&k).Error
-	return k, wrap("get company key by hash", err)
+	if err := s.db.WithContext(ctx).Where("token_hash = ?", hash).Take(&k).Error; err != nil {
+		return k, models.Company{}, wrap("get company key by hash", err)
+	}
+	c, err := s.getCompany(ctx, k.CompanyID)
+	return k, c, err
 }

@@ -39,9 +39,14 @@ func GroupKey(e models.CreditLedgerEntry) string {
 // that would take the balance below zero is refused with
 // ErrInsufficientCredits, and a spend over dailyCap (credits per UTC day
 // since dayStart) with ErrDailyCapReached; nothing is written then. A
-// second welcome grant fails with models.ErrDuplicate.
-func (s *Store) ApplyCreditEntry(ctx context.Context, e models.CreditLedgerEntry, dailyCap *int64, dayStart time.Time) (CreditOutcome, error) {
+// second welcome grant fails with models.ErrDuplicate. The scope's
+// conglomerate wins over e.ConglomerateID.
+func (s *Store) ApplyCreditEntry(ctx context.Context, cong ConglomerateScope, e models.CreditLedgerEntry, dailyCap *int64, dayStart time.Time) (CreditOutcome, error) {
 	var out CreditOutcome
+	if err := cong.check("apply credit entry"); err != nil {
+		return out, err
+	}
+	e.ConglomerateID = cong.id
 	if e.ID == "" {
 		e.ID = uuid.NewString()
 	}
@@ -119,9 +124,12 @@ func (s *Store) addToGroup(tx *gorm.DB, e models.CreditLedgerEntry) (bool, error
 
 // CreditBalance returns the balance and the credits spent on the UTC day
 // starting at dayStart.
-func (s *Store) CreditBalance(ctx context.Context, conglomerateID string, dayStart time.Time) (CreditOutcome, error) {
+func (s *Store) CreditBalance(ctx context.Context, cong ConglomerateScope, dayStart time.Time) (CreditOutcome, error) {
 	var acct models.CreditAccount
-	err := s.db.WithContext(ctx).Where("conglomerate_id = ?", conglomerateID).Take(&acct).Error
+	if err := cong.check("credit balance"); err != nil {
+		return CreditOutcome{}, err
+	}
+	err := s.db.WithContext(ctx).Where("conglomerate_id = ?", cong.id).Take(&acct).Error
 	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
 		return CreditOutcome{}, wrap("credit balance", err)
 	}
@@ -141,7 +149,11 @@ func spentOn(acct models.CreditAccount, dayStart time.Time) int64 {
 // many groups there are: an index range of the groups table and the count
 // kept on the account, so the cost does not grow with the ledger (deep
 // offsets still skip rows).
-func (s *Store) CreditLedgerPage(ctx context.Context, conglomerateID string, offset, limit int) ([]models.CreditLedgerGroup, int64, error) {
+func (s *Store) CreditLedgerPage(ctx context.Context, cong ConglomerateScope, offset, limit int) ([]models.CreditLedgerGroup, int64, error) {
+	if err := cong.check("credit ledger page"); err != nil {
+		return nil, 0, err
+	}
+	conglomerateID := cong.id
 	db := s.db.WithContext(ctx)
 	groups := []models.CreditLedgerGroup{}
 	err := db.Where("conglomerate_id = ?", conglomerateID).Order("last_at DESC, group_key DESC").

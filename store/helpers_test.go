@@ -31,3 +31,12 @@ func signUp(t *testing.T, s *store.Store, name string) (models.User, models.Cong
 func handle(prefix string) string {
 	return prefix + "-" + uuid.NewString()[:8]
 }
+
+// systemScope is the worker's scope of a company, for tests that read or
+// write its rows directly.
+func systemScope(t testing.TB, s *store.Store, companyID string) store.CompanyScope {
+	t.Helper()
+	sc, err := s.SystemCompanyScope(context.Background(), companyID)
+	require.NoError(t, err)
+	return sc
+}

@@ -20,12 +20,13 @@ var ErrCreateKeyUsed = errors.New("store: idempotency key already used")
 // in one transaction: a crash either keeps all of them or none. key's
 // CreatedAt and ExpiresAt are the caller's. Errors are
 // those of CreateCompany, plus ErrCreateKeyUsed when key was taken by a
-// concurrent request (nothing is created then).
-func (s *Store) CreateCompanyToProvision(ctx context.Context, conglomerateID string, company models.Company, seedRepo bool, key *models.CompanyCreateKey) (models.Company, error) {
+// concurrent request (nothing is created then). The new company's scope
+// comes with it.
+func (s *Store) CreateCompanyToProvision(ctx context.Context, cong ConglomerateScope, company models.Company, seedRepo bool, key *models.CompanyCreateKey) (models.Company, CompanyScope, error) {
 	var created models.Company
 	err := s.InTx(ctx, func(tx *Store) error {
 		var err error
-		if created, err = tx.CreateCompany(ctx, conglomerateID, company); err != nil {
+		if created, err = tx.CreateCompany(ctx, cong, company); err != nil {
 			return err
 		}
 		at := now()
@@ -51,9 +52,9 @@ func (s *Store) CreateCompanyToProvision(ctx context.Context, conglomerateID str
 		return nil
 	})
 	if err != nil {
-		return models.Company{}, err
+		return models.Company{}, CompanyScope{}, err
 	}
-	return created, nil
+	return created, CompanyScope{id: created.ID, conglomerateID: created.ConglomerateID}, nil
 }
 
 // CompanyCreateKey returns the live (unexpired at at) Idempotency-Key
@@ -72,16 +73,26 @@ func (s *Store) DeleteExpiredCompanyCreateKeys(ctx context.Context, at time.Time
 
 // MarkProvisioningStarted records that the company's provisioning
 // workflow exists; the sweeper leaves it alone from then on.
-func (s *Store) MarkProvisioningStarted(ctx context.Context, companyID string, at time.Time) error {
+func (s *Store) MarkProvisioningStarted(ctx context.Context, c CompanyScope, at time.Time) error {
+	if err := c.check("mark provisioning started"); err != nil {
+		return err
+	}
 	err := s.db.WithContext(ctx).Model(&models.CompanyProvisioning{}).
-		Where("company_id = ? AND started_at IS NULL", companyID).Update("started_at", at).Error
+		Where("company_id = ? AND started_at IS NULL", c.id).Update("started_at", at).Error
 	return wrap("mark provisioning started", err)
+}
+
+// PendingCompany is a company whose provisioning waits, with the worker's
+// scope of it.
+type PendingCompany struct {
+	models.PendingProvisioning
+	Scope CompanyScope
 }
 
 // PendingProvisioning returns up to limit companies that are not archived
 // and whose provisioning was asked for before requestedBefore but not
-// started, oldest first.
-func (s *Store) PendingProvisioning(ctx context.Context, requestedBefore time.Time, limit int) ([]models.PendingProvisioning, error) {
+// started, oldest first, across tenants: for the worker's sweeper only.
+func (s *Store) PendingProvisioning(ctx context.Context, requestedBefore time.Time, limit int) ([]PendingCompany, error) {
 	var rows []models.CompanyProvisioning
 	err := s.db.WithContext(ctx).Table("company_provisioning p").Select("p.*").
 		Joins("JOIN companies c ON c.id = p.company_id").
@@ -90,13 +101,16 @@ func (s *Store) PendingProvisioning(ctx context.Context, requestedBefore time.Ti
 	if err != nil {
 		return nil, wrap("pending provisioning", err)
 	}
-	out := make([]models.PendingProvisioning, 0, len(rows))
+	out := make([]PendingCompany, 0, len(rows))
 	for _, r := range rows {
-		c, err := s.GetCompany(ctx, r.CompanyID)
+		c, err := s.getCompany(ctx, r.CompanyID)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, models.PendingProvisioning{Company: c, SeedRepo: r.SeedRepo})
+		out = append(out, PendingCompany{
+			PendingProvisioning: models.PendingProvisioning{Company: c, SeedRepo: r.SeedRepo},
+			Scope:               CompanyScope{id: c.ID, conglomerateID: c.ConglomerateID},
+		})
 	}
 	return out, nil
 }
@@ -104,9 +118,12 @@ func (s *Store) PendingProvisioning(ctx context.Context, requestedBefore time.Ti
 // ProvisioningSeedRepo reports whether the company's repository may be
 // seeded: what its creation recorded, false once it was resumed as an
 // import. A company without an intent row (made by other paths) is seeded.
-func (s *Store) ProvisioningSeedRepo(ctx context.Context, companyID string) (bool, error) {
+func (s *Store) ProvisioningSeedRepo(ctx context.Context, c CompanyScope) (bool, error) {
 	var p models.CompanyProvisioning
-	err := s.db.WithContext(ctx).Where("company_id = ?", companyID).Take(&p).Error
+	if err := c.check("provisioning seed"); err != nil {
+		return false, err
+	}
+	err := s.db.WithContext(ctx).Where("company_id = ?", c.id).Take(&p).Error
 	if err != nil {
 		if errors.Is(translate(err), models.ErrNotFound) {
 			return true, nil
@@ -118,7 +135,11 @@ func (s *Store) ProvisioningSeedRepo(ctx context.Context, companyID string) (boo
 
 // RecordImportResume records that the company's repository holds imported
 // code: it is never seeded from now on.
-func (s *Store) RecordImportResume(ctx context.Context, companyID string, at time.Time) error {
+func (s *Store) RecordImportResume(ctx context.Context, c CompanyScope, at time.Time) error {
+	if err := c.check("record import resume"); err != nil {
+		return err
+	}
+	companyID := c.id
 	err := s.db.WithContext(ctx).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "company_id"}},
 		DoUpdates: clause.Assignments(map[string]any{"seed_repo": false}),

@@ -9,10 +9,14 @@ import (
 	"holdco/models"
 )
 
-// SaveResource records a resource's state (insert or update). Attempts
-// counts how often provisioning of the resource started.
-func (s *Store) SaveResource(ctx context.Context, r models.CompanyResource) error {
-	r.UpdatedAt = now()
+// SaveResource records the state of a resource of the scope's company
+// (insert or update; the scope wins over r.CompanyID). Attempts counts how
+// often provisioning of the resource started.
+func (s *Store) SaveResource(ctx context.Context, c CompanyScope, r models.CompanyResource) error {
+	if err := c.check("save resource"); err != nil {
+		return err
+	}
+	r.CompanyID, r.UpdatedAt = c.id, now()
 	inc := 0
 	if r.Status == models.ResourceProvisioning {
 		inc = 1
@@ -28,17 +32,23 @@ func (s *Store) SaveResource(ctx context.Context, r models.CompanyResource) erro
 	return wrap("save resource", err)
 }
 
-// ListResources returns the rows of a company's resources.
-func (s *Store) ListResources(ctx context.Context, companyID string) ([]models.CompanyResource, error) {
+// ListResources returns the rows of the scope's company's resources.
+func (s *Store) ListResources(ctx context.Context, c CompanyScope) ([]models.CompanyResource, error) {
 	var rs []models.CompanyResource
-	err := s.db.WithContext(ctx).Where("company_id = ?", companyID).Order("kind").Find(&rs).Error
+	if err := c.check("list resources"); err != nil {
+		return nil, err
+	}
+	err := s.db.WithContext(ctx).Where("company_id = ?", c.id).Order("kind").Find(&rs).Error
 	return rs, wrap("list resources", err)
 }
 
 // ListLiveCompanies returns every company that is not archived, across
 // tenants (operators' health check only).
-func (s *Store) ListLiveCompanies(ctx context.Context) ([]models.Company, error) {
+func (s *Store) ListLiveCompanies(ctx context.Context, admin AdminScope) ([]models.Company, error) {
 	var cs []models.Company
+	if err := admin.check("list live companies"); err != nil {
+		return nil, err
+	}
 	err := s.db.WithContext(ctx).Where("status <> ?", models.CompanyArchived).Order("created_at, id").Find(&cs).Error
 	return cs, wrap("list live companies", err)
 }

@@ -1,8 +1,9 @@
 // Package store is holdco's only door to its database. It opens SQLite or
 // Postgres from one DSN, applies the versioned migrations, and offers
 // tenant-scoped queries on the rows in models/. Every method takes ctx;
-// methods that read or write a tenant's rows take the tenant
-// (conglomerate id) too. Multi-statement work runs in transactions opened
+// methods that read or write a tenant's rows take the tenant as a scope
+// (CompanyScope, ConglomerateScope, AdminScope) that only the
+// authorization step or the worker's System* producers make (scope.go). Multi-statement work runs in transactions opened
 // here (InTx), so callers never hold a *gorm.DB.
 package store
 

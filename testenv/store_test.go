@@ -34,7 +34,7 @@ func TestNewStoreIsMigratedAndIsolated(t *testing.T) {
 	for _, s := range []*store.Store{a, b} {
 		_, c, err := s.CreateUserWithConglomerate(ctx, models.User{Email: "t@example.com", NormalizedEmail: "t@example.com"}, "t")
 		require.NoError(t, err)
-		_, err = s.CreateCompany(ctx, c.ID, models.Company{Name: "Same", Handle: "same-handle"})
+		_, err = s.CreateCompany(ctx, s.SystemConglomerateScope(c.ID), models.Company{Name: "Same", Handle: "same-handle"})
 		require.NoError(t, err)
 	}
 }

@@ -62,7 +62,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 		defer s.Close()
-		if err := s.EnableCompanyOIDCClient(ctx, args[2]); err != nil {
+		if err := s.EnableCompanyOIDCClient(ctx, s.SystemAdminScope(), args[2]); err != nil {
 			return fmt.Errorf("admin user-auth enable %s: %w", args[2], err)
 		}
 		logger.Info("company app sign-in enabled", "company", args[2])

@@ -113,7 +113,7 @@ func TestBeginBusinessGrantsWelcomeOnceAndNeedsTwelveCredits(t *testing.T) {
 	assert.False(t, start.WelcomeGranted, "once per account")
 	assert.Equal(t, int64(15), start.Balance)
 
-	_, err = e.Svc.Spend(context.Background(), cong, "", "run-1", models.EntryTokenUsagePartial, 4)
+	_, err = e.Svc.Spend(context.Background(), e.Store.SystemConglomerateScope(cong), "", "run-1", models.EntryTokenUsagePartial, 4)
 	require.NoError(t, err)
 	_, err = e.Svc.BeginBusiness(ada, cong, true)
 	require.ErrorAs(t, err, &de)
@@ -328,7 +328,7 @@ func TestWebhooksCreditOnceAndTrackThePlan(t *testing.T) {
 func TestConnectWebhookUpdatesTheStatus(t *testing.T) {
 	e := stripeEnv(t)
 	_, cong := e.User(t, "ada@example.com")
-	require.NoError(t, e.Store.SetConnectAccount(context.Background(), cong, "acct_ada"))
+	require.NoError(t, e.Store.SetConnectAccount(context.Background(), e.Store.SystemConglomerateScope(cong), "acct_ada"))
 	payload, sig := signedEvent(t, "evt_acct", "account.updated", map[string]any{"id": "acct_ada", "object": "account",
 		"charges_enabled": true, "payouts_enabled": true, "details_submitted": true})
 	_, err := e.Svc.HandlePaymentWebhook(context.Background(), payload, sig)
@@ -356,7 +356,7 @@ func (s scriptedPayments) ParseWebhook(context.Context, []byte, string) (models.
 func TestDisputeBlocksAndAWonDisputeUnblocks(t *testing.T) {
 	base := stripeEnv(t)
 	_, cong := base.User(t, "ada@example.com")
-	require.NoError(t, base.Store.SetCustomerID(context.Background(), cong, "cus_ada"))
+	require.NoError(t, base.Store.SetCustomerID(context.Background(), base.Store.SystemConglomerateScope(cong), "cus_ada"))
 	apply := func(ev models.PaymentEvent) {
 		svc := base.NewServices(t, usecases.Options{Payments: scriptedPayments{ev: ev}})
 		_, err := svc.HandlePaymentWebhook(context.Background(), nil, "")
@@ -390,13 +390,13 @@ func TestPaymentHealthIsForOperators(t *testing.T) {
 func TestPaidGrantsAreUniqueByReference(t *testing.T) {
 	e := servicetest.New(t)
 	ada, cong := e.User(t, "ada@example.com")
-	_, err := e.Svc.GrantCredits(context.Background(), cong, models.EntryTopUp, 50, "checkout:cs_9")
+	_, err := e.Svc.GrantCredits(context.Background(), e.Store.SystemConglomerateScope(cong), models.EntryTopUp, 50, "checkout:cs_9")
 	require.NoError(t, err)
-	_, err = e.Svc.GrantCredits(context.Background(), cong, models.EntryTopUp, 50, "checkout:cs_9")
+	_, err = e.Svc.GrantCredits(context.Background(), e.Store.SystemConglomerateScope(cong), models.EntryTopUp, 50, "checkout:cs_9")
 	assert.True(t, models.IsCode(err, models.CodeConflict), "%v", err)
 	// Adjustments may repeat a reference (an operator's note).
 	for range 2 {
-		_, err = e.Svc.GrantCredits(context.Background(), cong, models.EntryAdminAdjustment, 5, "goodwill")
+		_, err = e.Svc.GrantCredits(context.Background(), e.Store.SystemConglomerateScope(cong), models.EntryAdminAdjustment, 5, "goodwill")
 		require.NoError(t, err)
 	}
 	assert.Equal(t, int64(60), balance(t, e, ada, cong))

@@ -95,7 +95,7 @@ func (s *Service) StartConnectOnboarding(ctx context.Context) (string, ConnectSt
 	}
 	id, link, err := s.payments.ConnectOnboarding(ctx, req)
 	if id != "" && req.AccountID == "" {
-		if serr := s.store.SetConnectAccount(ctx, v.ID, id); serr != nil {
+		if serr := s.store.SetConnectAccount(ctx, v.Scope, id); serr != nil {
 			return "", ConnectStatus{}, serr
 		}
 		v.Billing.ConnectAccountID = &id

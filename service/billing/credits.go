@@ -28,7 +28,12 @@ type CreditState struct {
 // Spend records credits used by a company's run. It is refused with
 // insufficient_credits (exact numbers and links) when the balance cannot
 // cover it, and with rate_limited when it would pass the daily cap.
-func (s *Service) Spend(ctx context.Context, conglomerateID, companyID, runID string, typ models.LedgerEntryType, credits int64) (CreditState, error) {
+//
+// It is a rule, not a use case: the caller passes the scope its own
+// authorization step made (a request's AuthorizeConglomerate, the worker's
+// system scope).
+func (s *Service) Spend(ctx context.Context, scope store.ConglomerateScope, companyID, runID string, typ models.LedgerEntryType, credits int64) (CreditState, error) {
+	conglomerateID := scope.ID()
 	if !typ.Spends() || credits <= 0 {
 		return CreditState{}, models.Errorf(models.CodeInvalidArgument, "A spend is a positive number of credits of a usage type.").WithField("credits")
 	}
@@ -43,7 +48,7 @@ func (s *Service) Spend(ctx context.Context, conglomerateID, companyID, runID st
 	if runID != "" {
 		e.RunID = &runID
 	}
-	out, err := s.store.ApplyCreditEntry(ctx, e, cong.DailyCreditCap, dayStart(s.now()))
+	out, err := s.store.ApplyCreditEntry(ctx, scope, e, cong.DailyCreditCap, dayStart(s.now()))
 	st := CreditState{Balance: out.Balance, SpentToday: out.SpentToday, DailyCreditCap: cong.DailyCreditCap}
 	switch {
 	case errors.Is(err, store.ErrInsufficientCredits):
@@ -55,12 +60,14 @@ func (s *Service) Spend(ctx context.Context, conglomerateID, companyID, runID st
 	return st, err
 }
 
-// GrantCredits adds credits (top-ups, plan grants, refunds, adjustments).
-func (s *Service) GrantCredits(ctx context.Context, conglomerateID string, typ models.LedgerEntryType, credits int64, reference string) (CreditState, error) {
+// GrantCredits adds credits (top-ups, plan grants, refunds, adjustments)
+// to the scope's conglomerate; like Spend, a rule for callers that hold a
+// scope.
+func (s *Service) GrantCredits(ctx context.Context, scope store.ConglomerateScope, typ models.LedgerEntryType, credits int64, reference string) (CreditState, error) {
 	if typ.Spends() || !typ.Valid() || credits == 0 {
 		return CreditState{}, models.Errorf(models.CodeInvalidArgument, "A grant is a non-zero number of credits of a grant type.").WithField("credits")
 	}
-	out, err := s.store.ApplyCreditEntry(ctx, models.CreditLedgerEntry{ConglomerateID: conglomerateID, Type: typ, Amount: credits, Reference: reference, CreatedAt: s.now()}, nil, dayStart(s.now()))
+	out, err := s.store.ApplyCreditEntry(ctx, scope, models.CreditLedgerEntry{Type: typ, Amount: credits, Reference: reference, CreatedAt: s.now()}, nil, dayStart(s.now()))
 	if errors.Is(err, store.ErrInsufficientCredits) { // a negative adjustment below zero
 		return CreditState{Balance: out.Balance}, models.Errorf(models.CodeConflict, "The adjustment would take the balance (%d) below zero.", out.Balance)
 	}
@@ -73,8 +80,8 @@ func (s *Service) GrantCredits(ctx context.Context, conglomerateID string, typ m
 // GrantWelcomeCredits grants the 15 welcome credits unless the account
 // already had them; exactly once even under concurrent calls (a unique
 // index decides, not a check before the insert).
-func (s *Service) GrantWelcomeCredits(ctx context.Context, conglomerateID string) (bool, error) {
-	_, err := s.store.ApplyCreditEntry(ctx, models.CreditLedgerEntry{ConglomerateID: conglomerateID, Type: models.EntryGrantWelcome,
+func (s *Service) GrantWelcomeCredits(ctx context.Context, scope store.ConglomerateScope) (bool, error) {
+	_, err := s.store.ApplyCreditEntry(ctx, scope, models.CreditLedgerEntry{Type: models.EntryGrantWelcome,
 		Amount: WelcomeCredits, Reference: "welcome credits", CreatedAt: s.now()}, nil, dayStart(s.now()))
 	if errors.Is(err, models.ErrDuplicate) {
 		return false, nil
@@ -89,7 +96,7 @@ func (s *Service) Credits(ctx context.Context, conglomerateID string) (CreditSta
 	if err != nil {
 		return CreditState{}, err
 	}
-	out, err := s.store.CreditBalance(ctx, v.ID, dayStart(s.now()))
+	out, err := s.store.CreditBalance(ctx, v.Scope, dayStart(s.now()))
 	return CreditState{Balance: out.Balance, SpentToday: out.SpentToday, DailyCreditCap: v.DailyCreditCap}, err
 }
 
@@ -114,10 +121,10 @@ func (s *Service) CreditLedger(ctx context.Context, conglomerateID string, offse
 	if limit < 1 || limit > 100 {
 		return LedgerPage{}, models.Errorf(models.CodeInvalidArgument, "limit must be from 1 to 100.").WithField("limit")
 	}
-	groups, total, err := s.store.CreditLedgerPage(ctx, v.ID, offset, limit)
+	groups, total, err := s.store.CreditLedgerPage(ctx, v.Scope, offset, limit)
 	if err != nil {
 		return LedgerPage{}, err
 	}
-	bal, err := s.store.CreditBalance(ctx, v.ID, dayStart(s.now()))
+	bal, err := s.store.CreditBalance(ctx, v.Scope, dayStart(s.now()))
 	return LedgerPage{Groups: groups, Total: total, Balance: bal.Balance}, err
 }

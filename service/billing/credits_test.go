@@ -17,11 +17,11 @@ import (
 func TestSpendRefusalsCarryExactNumbersAndLinks(t *testing.T) {
 	e := servicetest.New(t)
 	ada, cong := e.User(t, "ada@example.com")
-	granted, err := e.Svc.GrantWelcomeCredits(context.Background(), cong)
+	granted, err := e.Svc.GrantWelcomeCredits(context.Background(), e.Store.SystemConglomerateScope(cong))
 	require.NoError(t, err)
 	assert.True(t, granted)
 
-	_, err = e.Svc.Spend(context.Background(), cong, "", "run-1", models.EntryTokenUsagePartial, 20)
+	_, err = e.Svc.Spend(context.Background(), e.Store.SystemConglomerateScope(cong), "", "run-1", models.EntryTokenUsagePartial, 20)
 	var de *models.Error
 	require.ErrorAs(t, err, &de)
 	assert.Equal(t, models.CodeInsufficientCredits, de.Code)
@@ -33,7 +33,7 @@ func TestSpendRefusalsCarryExactNumbersAndLinks(t *testing.T) {
 	assert.NotEmpty(t, links["dashboard"])
 	assert.Equal(t, "payments_not_configured", de.Extra["top_up_unavailable"])
 
-	st, err := e.Svc.Spend(context.Background(), cong, "", "run-1", models.EntryTokenUsagePartial, 5)
+	st, err := e.Svc.Spend(context.Background(), e.Store.SystemConglomerateScope(cong), "", "run-1", models.EntryTokenUsagePartial, 5)
 	require.NoError(t, err)
 	assert.Equal(t, int64(10), st.Balance)
 	assert.Equal(t, int64(5), st.SpentToday)
@@ -44,11 +44,11 @@ func TestSpendRefusalsCarryExactNumbersAndLinks(t *testing.T) {
 	u.DailyCreditCap.Set, u.DailyCreditCap.Value = true, &capValue
 	_, err = e.Svc.UpdateConglomerate(ada, cong, u)
 	require.NoError(t, err)
-	_, err = e.Svc.Spend(context.Background(), cong, "", "run-2", models.EntryToolUsage, 3)
+	_, err = e.Svc.Spend(context.Background(), e.Store.SystemConglomerateScope(cong), "", "run-2", models.EntryToolUsage, 3)
 	require.ErrorAs(t, err, &de)
 	assert.Equal(t, models.CodeRateLimited, de.Code)
 	assert.Equal(t, int64(5), de.Extra["spent_today"])
-	_, err = e.Svc.Spend(context.Background(), cong, "", "run-2", models.EntryToolUsage, 2)
+	_, err = e.Svc.Spend(context.Background(), e.Store.SystemConglomerateScope(cong), "", "run-2", models.EntryToolUsage, 2)
 	require.NoError(t, err, "up to the cap")
 
 	state, err := e.Svc.Credits(ada, cong)
@@ -61,7 +61,7 @@ func TestSpendRefusalsCarryExactNumbersAndLinks(t *testing.T) {
 	state, err = e.Svc.Credits(ada, cong)
 	require.NoError(t, err)
 	assert.Equal(t, int64(0), state.SpentToday)
-	_, err = e.Svc.Spend(context.Background(), cong, "", "run-3", models.EntryToolUsage, 3)
+	_, err = e.Svc.Spend(context.Background(), e.Store.SystemConglomerateScope(cong), "", "run-3", models.EntryToolUsage, 3)
 	require.NoError(t, err)
 }
 
@@ -73,7 +73,7 @@ func TestWelcomeCreditsOnceUnderConcurrentCalls(t *testing.T) {
 	n := 0
 	for range 8 {
 		wg.Go(func() {
-			ok, err := e.Svc.GrantWelcomeCredits(context.Background(), cong)
+			ok, err := e.Svc.GrantWelcomeCredits(context.Background(), e.Store.SystemConglomerateScope(cong))
 			assert.NoError(t, err)
 			if ok {
 				mu.Lock()
@@ -90,7 +90,7 @@ func TestCreditLedgerOwnershipAndLimits(t *testing.T) {
 	e := servicetest.New(t)
 	ada, cong := e.User(t, "ada@example.com")
 	bob, _ := e.User(t, "bob@example.com")
-	_, err := e.Svc.GrantCredits(context.Background(), cong, models.EntryTopUp, 50, "checkout cs_1")
+	_, err := e.Svc.GrantCredits(context.Background(), e.Store.SystemConglomerateScope(cong), models.EntryTopUp, 50, "checkout cs_1")
 	require.NoError(t, err)
 	page, err := e.Svc.CreditLedger(ada, cong, 0, 20)
 	require.NoError(t, err)
@@ -100,6 +100,6 @@ func TestCreditLedgerOwnershipAndLimits(t *testing.T) {
 	assert.True(t, models.IsCode(err, models.CodeForbidden))
 	_, err = e.Svc.CreditLedger(ada, cong, 0, 101)
 	assert.True(t, models.IsCode(err, models.CodeInvalidArgument))
-	_, err = e.Svc.GrantCredits(context.Background(), cong, models.EntryAdminAdjustment, -60, "correction")
+	_, err = e.Svc.GrantCredits(context.Background(), e.Store.SystemConglomerateScope(cong), models.EntryAdminAdjustment, -60, "correction")
 	assert.True(t, models.IsCode(err, models.CodeConflict), "an adjustment cannot go below zero")
 }

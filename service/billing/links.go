@@ -55,12 +55,15 @@ func (s *Service) FollowBillingLink(ctx context.Context, token string) (string, 
 	if err != nil {
 		return "", err
 	}
+	// The signed link is the credential the account's user was handed: it
+	// authorizes this one action on its conglomerate.
+	v := service.ConglomerateView{Conglomerate: c, Scope: s.store.SystemConglomerateScope(c.ID)}
 	switch cl.Action {
 	case linkTopUp:
-		cs, err := s.checkout(ctx, c, models.CheckoutTopUp, cl.Credits)
+		cs, err := s.checkout(ctx, v, models.CheckoutTopUp, cl.Credits)
 		return cs.URL, err
 	case linkUpgrade:
-		cs, err := s.checkout(ctx, c, models.CheckoutPlan, 0)
+		cs, err := s.checkout(ctx, v, models.CheckoutPlan, 0)
 		return cs.URL, err
 	case linkPortal:
 		return s.portal(ctx, c)

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"holdco/models"
+	"holdco/service"
 )
 
 // CheckoutSession opens a hosted checkout for a top-up of credits or for
@@ -14,13 +15,14 @@ func (s *Service) CheckoutSession(ctx context.Context, conglomerateID string, ki
 	if err != nil {
 		return models.CheckoutSession{}, err
 	}
-	return s.checkout(ctx, v.Conglomerate, kind, credits)
+	return s.checkout(ctx, v, kind, credits)
 }
 
-func (s *Service) checkout(ctx context.Context, c models.Conglomerate, kind models.CheckoutKind, credits int64) (models.CheckoutSession, error) {
+func (s *Service) checkout(ctx context.Context, v service.ConglomerateView, kind models.CheckoutKind, credits int64) (models.CheckoutSession, error) {
 	if err := s.requirePayments(); err != nil {
 		return models.CheckoutSession{}, err
 	}
+	c := v.Conglomerate
 	back := s.DashboardURL(c.ID)
 	req := models.CheckoutRequest{Kind: kind, ConglomerateID: c.ID, SuccessURL: back + "&checkout=success", CancelURL: back + "&checkout=cancelled"}
 	switch kind {
@@ -41,7 +43,7 @@ func (s *Service) checkout(ctx context.Context, c models.Conglomerate, kind mode
 		return models.CheckoutSession{}, models.Errorf(models.CodeInvalidArgument, "kind must be top_up or founder.").WithField("kind")
 	}
 	var err error
-	if req.CustomerID, err = s.ensureCustomer(ctx, c); err != nil {
+	if req.CustomerID, err = s.ensureCustomer(ctx, v); err != nil {
 		return models.CheckoutSession{}, err
 	}
 	cs, err := s.payments.Checkout(ctx, req)
@@ -68,7 +70,8 @@ func upstream(detail string, err error) *models.Error {
 // ensureCustomer returns the account's customer id, creating the customer
 // on the first purchase (the provider's idempotency key makes concurrent
 // first purchases share one).
-func (s *Service) ensureCustomer(ctx context.Context, c models.Conglomerate) (string, error) {
+func (s *Service) ensureCustomer(ctx context.Context, v service.ConglomerateView) (string, error) {
+	c := v.Conglomerate
 	if c.Billing.CustomerID != nil {
 		return *c.Billing.CustomerID, nil
 	}
@@ -80,7 +83,7 @@ func (s *Service) ensureCustomer(ctx context.Context, c models.Conglomerate) (st
 	if err != nil {
 		return "", upstream("The payment provider could not create the billing account; retry shortly.", err)
 	}
-	if err := s.store.SetCustomerID(ctx, c.ID, id); err != nil && !errors.Is(err, models.ErrDuplicate) {
+	if err := s.store.SetCustomerID(ctx, v.Scope, id); err != nil && !errors.Is(err, models.ErrDuplicate) {
 		return "", err
 	}
 	return id, nil
@@ -140,11 +143,12 @@ func (s *Service) Billing(ctx context.Context, conglomerateID string) (BillingSt
 	if err != nil {
 		return BillingState{}, err
 	}
-	return s.billingState(ctx, v.Conglomerate)
+	return s.billingState(ctx, v)
 }
 
-func (s *Service) billingState(ctx context.Context, c models.Conglomerate) (BillingState, error) {
-	bal, err := s.store.CreditBalance(ctx, c.ID, dayStart(s.now()))
+func (s *Service) billingState(ctx context.Context, v service.ConglomerateView) (BillingState, error) {
+	c := v.Conglomerate
+	bal, err := s.store.CreditBalance(ctx, v.Scope, dayStart(s.now()))
 	if err != nil {
 		return BillingState{}, err
 	}
@@ -180,14 +184,15 @@ func (s *Service) SetAutoTopUp(ctx context.Context, conglomerateID string, a Aut
 			return BillingState{}, models.Errorf(models.CodeConflict, "Auto top-up charges the card of an earlier purchase: buy credits once first.").With("reason", reasonNoBillingAccount)
 		}
 	}
-	if err := s.store.SetAutoTopUp(ctx, v.ID, a.Enabled, a.Threshold, a.Credits); err != nil {
+	if err := s.store.SetAutoTopUp(ctx, v.Scope, a.Enabled, a.Threshold, a.Credits); err != nil {
 		return BillingState{}, err
 	}
 	c, err := s.store.GetConglomerate(ctx, v.ID)
 	if err != nil {
 		return BillingState{}, err
 	}
-	return s.billingState(ctx, c)
+	v.Conglomerate = c
+	return s.billingState(ctx, v)
 }
 
 // StopAccountPayments cancels the accounts' subscriptions and deactivates
@@ -213,7 +218,11 @@ func (s *Service) StopAccountPayments(ctx context.Context, owned []models.Conglo
 				}
 			}
 		}
-		companies, err := s.store.ListCompanies(ctx, c.ID, false)
+		v, err := s.core.AuthorizeConglomerate(ctx, c.ID)
+		if err != nil {
+			return err
+		}
+		companies, err := s.store.ListCompanies(ctx, v.Scope, false)
 		if err != nil {
 			return err
 		}

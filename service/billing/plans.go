@@ -110,11 +110,11 @@ func (s *Service) BeginBusiness(ctx context.Context, conglomerateID string, gran
 		return out, e
 	}
 	if grantWelcome {
-		if out.WelcomeGranted, err = s.GrantWelcomeCredits(ctx, v.ID); err != nil {
+		if out.WelcomeGranted, err = s.GrantWelcomeCredits(ctx, v.Scope); err != nil {
 			return out, err
 		}
 	}
-	bal, err := s.store.CreditBalance(ctx, v.ID, dayStart(s.now()))
+	bal, err := s.store.CreditBalance(ctx, v.Scope, dayStart(s.now()))
 	if err != nil {
 		return out, err
 	}

@@ -56,7 +56,8 @@ func (s *Service) applyPaymentEvent(ctx context.Context, ev models.PaymentEvent)
 			log.WarnContext(ctx, "payment event for no known account: ignored")
 			return nil
 		}
-		_, err := s.store.ApplyCreditEntry(ctx, models.CreditLedgerEntry{ConglomerateID: congID, Type: ev.EntryType, Amount: ev.Credits,
+		// The payment provider acts for no user: the system scope.
+		_, err := s.store.ApplyCreditEntry(ctx, s.store.SystemConglomerateScope(congID), models.CreditLedgerEntry{Type: ev.EntryType, Amount: ev.Credits,
 			Reference: ev.Reference, CreatedAt: s.now()}, nil, dayStart(s.now()))
 		if errors.Is(err, models.ErrDuplicate) {
 			return nil // credited by an earlier event of the same payment

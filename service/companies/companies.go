@@ -97,7 +97,7 @@ func (s *Service) CreateCompany(ctx context.Context, conglomerateID string, in C
 		if key, err = s.companyCreateKey(ctx, conglomerateID, in); err != nil {
 			return models.Company{}, err
 		}
-		if c, replay, err := s.replayCreate(ctx, *key); replay || err != nil {
+		if c, replay, err := s.replayCreate(ctx, v.Scope, *key); replay || err != nil {
 			return c, err
 		}
 	}
@@ -122,10 +122,10 @@ func (s *Service) CreateCompany(ctx context.Context, conglomerateID string, in C
 		c.Status = models.CompanyPaused
 	}
 	for attempt := 0; ; attempt++ {
-		created, err := s.store.CreateCompanyToProvision(ctx, conglomerateID, c, true, key)
+		created, scope, err := s.store.CreateCompanyToProvision(ctx, v.Scope, c, true, key)
 		if err == nil {
 			if s.temporal != nil {
-				if _, err := s.outbox.Start(ctx, created, true); err != nil {
+				if _, err := s.outbox.Start(ctx, scope, created, true); err != nil {
 					s.logger.WarnContext(ctx, "provisioning not started; the worker's sweeper will start it", "company", created.ID, "error", err)
 				}
 			}
@@ -133,7 +133,7 @@ func (s *Service) CreateCompany(ctx context.Context, conglomerateID string, in C
 		}
 		if key != nil && (errors.Is(err, store.ErrCreateKeyUsed) || errors.Is(err, models.ErrDuplicate)) {
 			// A concurrent request with the same key may have won.
-			if c, replay, rerr := s.replayCreate(ctx, *key); replay || rerr != nil {
+			if c, replay, rerr := s.replayCreate(ctx, v.Scope, *key); replay || rerr != nil {
 				return c, rerr
 			}
 		}
@@ -178,7 +178,7 @@ func (s *Service) companyCreateKey(ctx context.Context, conglomerateID string, i
 // replayCreate answers a create whose Idempotency-Key was seen: the same
 // request gets the company it created (as it is now), other fields under
 // the same key a conflict. replay is false when the key is new.
-func (s *Service) replayCreate(ctx context.Context, key models.CompanyCreateKey) (c models.Company, replay bool, err error) {
+func (s *Service) replayCreate(ctx context.Context, cong store.ConglomerateScope, key models.CompanyCreateKey) (c models.Company, replay bool, err error) {
 	seen, err := s.store.CompanyCreateKey(ctx, key.KeyHash, s.now())
 	if errors.Is(err, models.ErrNotFound) {
 		return models.Company{}, false, nil
@@ -190,7 +190,7 @@ func (s *Service) replayCreate(ctx context.Context, key models.CompanyCreateKey)
 		return models.Company{}, true, models.Errorf(models.CodeConflict,
 			"This Idempotency-Key was used for a different request; use a new key for a new company.").With("reason", "idempotency_key_reused")
 	}
-	c, err = s.store.GetCompany(ctx, seen.CompanyID)
+	_, c, err = s.store.CompanyInConglomerate(ctx, cong, seen.CompanyID)
 	return c, true, err
 }
 
@@ -241,18 +241,20 @@ func (s *Service) SuggestHandle(ctx context.Context, base string) (string, error
 
 // ListCompanies lists a conglomerate's companies that are not archived.
 func (s *Service) ListCompanies(ctx context.Context, conglomerateID string) ([]models.Company, error) {
-	if _, err := s.core.AuthorizeConglomerate(ctx, conglomerateID); err != nil {
+	v, err := s.core.AuthorizeConglomerate(ctx, conglomerateID)
+	if err != nil {
 		return nil, err
 	}
-	return s.store.ListCompanies(ctx, conglomerateID, false)
+	return s.store.ListCompanies(ctx, v.Scope, false)
 }
 
 // ListArchivedCompanies lists a conglomerate's archived companies.
 func (s *Service) ListArchivedCompanies(ctx context.Context, conglomerateID string) ([]models.Company, error) {
-	if _, err := s.core.AuthorizeConglomerate(ctx, conglomerateID); err != nil {
+	v, err := s.core.AuthorizeConglomerate(ctx, conglomerateID)
+	if err != nil {
 		return nil, err
 	}
-	all, err := s.store.ListCompanies(ctx, conglomerateID, true)
+	all, err := s.store.ListCompanies(ctx, v.Scope, true)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +269,8 @@ func (s *Service) ListArchivedCompanies(ctx context.Context, conglomerateID stri
 
 // GetCompany returns a company the caller may see.
 func (s *Service) GetCompany(ctx context.Context, id string) (models.Company, error) {
-	return s.core.AuthorizeCompany(ctx, id, false)
+	c, err := s.core.AuthorizeCompany(ctx, id, false)
+	return c.Company, err
 }
 
 // CompanyUpdate is a partial update; nil fields stay.
@@ -278,10 +281,11 @@ type CompanyUpdate struct {
 
 // UpdateCompany changes a company's fields.
 func (s *Service) UpdateCompany(ctx context.Context, id string, u CompanyUpdate) (models.Company, error) {
-	c, err := s.core.AuthorizeCompany(ctx, id, false)
+	ac, err := s.core.AuthorizeCompany(ctx, id, false)
 	if err != nil {
-		return c, err
+		return models.Company{}, err
 	}
+	c := ac.Company
 	if u.Name != nil {
 		if strings.TrimSpace(*u.Name) == "" {
 			return c, models.Errorf(models.CodeInvalidArgument, "The name must not be blank.").WithField("name")
@@ -300,10 +304,10 @@ func (s *Service) UpdateCompany(ctx context.Context, id string, u CompanyUpdate)
 		}
 		c.Status = *u.Status
 	}
-	if err := s.store.UpdateCompanyFields(ctx, c); err != nil {
+	if err := s.store.UpdateCompanyFields(ctx, ac.Scope, c); err != nil {
 		return c, err
 	}
-	return s.store.GetCompany(ctx, id)
+	return s.store.GetCompany(ctx, ac.Scope)
 }
 
 // ArchiveCompany archives a company, irreversibly; repeating it is a
@@ -328,7 +332,7 @@ func (s *Service) ArchiveCompany(ctx context.Context, id string) error {
 			return models.Errorf(models.CodeUpstreamUnavailable, "The payment provider could not deactivate this company's live payment objects; nothing was archived. Retry shortly.").Wrap(err)
 		}
 	}
-	_, err = s.store.ArchiveCompany(ctx, c.ID, s.now())
+	_, err = s.store.ArchiveCompany(ctx, c.Scope, s.now())
 	s.companyKeys.DeleteWhere(func(p service.Principal) bool { return p.CompanyID == c.ID })
 	return err
 }

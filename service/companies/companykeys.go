@@ -28,10 +28,10 @@ func (s *Service) CompanyAPIKey(ctx context.Context, companyID string) (CompanyK
 	if err != nil {
 		return CompanyKey{}, err
 	}
-	k, err := s.store.LiveCompanyKey(ctx, c.ID)
+	k, err := s.store.LiveCompanyKey(ctx, c.Scope)
 	if errors.Is(err, models.ErrNotFound) {
-		if k, err = s.store.CreateCompanyKeyIfNone(ctx, s.newCompanyKey(c.ID)); err == nil {
-			s.configureSite(ctx, c)
+		if k, err = s.store.CreateCompanyKeyIfNone(ctx, c.Scope, s.newCompanyKey(c.ID)); err == nil {
+			s.configureSite(ctx, c.Company)
 		}
 	}
 	if err != nil {
@@ -50,12 +50,12 @@ func (s *Service) RotateCompanyAPIKey(ctx context.Context, companyID string) (Co
 	if p, _ := service.PrincipalFrom(ctx); !p.IsUser() {
 		return CompanyKey{}, models.Errorf(models.CodeForbidden, "Only a person can rotate a company's API key.")
 	}
-	k, err := s.store.RotateCompanyKey(ctx, s.newCompanyKey(c.ID), s.now())
+	k, err := s.store.RotateCompanyKey(ctx, c.Scope, s.newCompanyKey(c.ID), s.now())
 	if err != nil {
 		return CompanyKey{}, err
 	}
 	s.companyKeys.DeleteWhere(func(p service.Principal) bool { return p.CompanyID == c.ID })
-	s.configureSite(ctx, c)
+	s.configureSite(ctx, c.Company)
 	return s.openCompanyKey(k)
 }
 

@@ -67,7 +67,7 @@ func (s *Service) UpdateConglomerate(ctx context.Context, id string, u Conglomer
 		}
 		c.DailyCreditCap = u.DailyCreditCap.Value
 	}
-	if err := s.store.UpdateConglomerateSettings(ctx, c.ID, c.Name, c.DailyCreditCap); err != nil {
+	if err := s.store.UpdateConglomerateSettings(ctx, view.Scope, c.Name, c.DailyCreditCap); err != nil {
 		return view, err
 	}
 	return s.core.AuthorizeConglomerate(ctx, id)

@@ -41,7 +41,7 @@ const (
 // Start starts the company's first provisioning and marks the intent
 // started. A finished successful run under the workflow id counts as
 // started (nothing runs again); a failed or terminated one is run again.
-func (o *ProvisioningOutbox) Start(ctx context.Context, c models.Company, seedRepo bool) (ProvisionTrigger, error) {
+func (o *ProvisioningOutbox) Start(ctx context.Context, scope store.CompanyScope, c models.Company, seedRepo bool) (ProvisionTrigger, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
 	defer cancel()
 	opts := provisionOptions(c)
@@ -51,7 +51,7 @@ func (o *ProvisioningOutbox) Start(ctx context.Context, c models.Company, seedRe
 	if err != nil {
 		return ProvisionTrigger{}, models.Errorf(models.CodeUpstreamUnavailable, "Provisioning could not be started; retry shortly.").Wrap(err)
 	}
-	if err := o.Store.MarkProvisioningStarted(ctx, c.ID, time.Now().UTC()); err != nil {
+	if err := o.Store.MarkProvisioningStarted(ctx, scope, time.Now().UTC()); err != nil {
 		// The run exists; the sweeper will find it again and only join it.
 		return ProvisionTrigger{}, err
 	}
@@ -74,7 +74,7 @@ func (o *ProvisioningOutbox) Sweep(ctx context.Context, grace time.Duration) (in
 		}
 		failed := 0
 		for _, p := range pending {
-			if _, err := o.Start(ctx, p.Company, p.SeedRepo); err != nil {
+			if _, err := o.Start(ctx, p.Scope, p.Company, p.SeedRepo); err != nil {
 				failed++
 				o.Logger.WarnContext(ctx, "provisioning sweep: start failed; retried next sweep", "company", p.Company.ID, "error", err)
 				continue

@@ -12,6 +12,7 @@ import (
 
 	"holdco/models"
 	"holdco/service"
+	"holdco/store"
 	"holdco/workflows/contract"
 )
 
@@ -45,11 +46,11 @@ func provisionOptions(c models.Company) client.StartWorkflowOptions {
 // working is joined (it answers the signal by retrying whatever it ends
 // up failing); with no run, a new one ensures every resource. The
 // repository is seeded only when the company's record allows it.
-func (s *Service) requestProvisioning(ctx context.Context, c models.Company) (ProvisionTrigger, error) {
+func (s *Service) requestProvisioning(ctx context.Context, scope store.CompanyScope, c models.Company) (ProvisionTrigger, error) {
 	if s.temporal == nil {
 		return ProvisionTrigger{}, models.Errorf(models.CodeUpstreamUnavailable, "Provisioning is not available on this server.")
 	}
-	seed, err := s.store.ProvisioningSeedRepo(ctx, c.ID)
+	seed, err := s.store.ProvisioningSeedRepo(ctx, scope)
 	if err != nil {
 		return ProvisionTrigger{}, err
 	}
@@ -58,7 +59,7 @@ func (s *Service) requestProvisioning(ctx context.Context, c models.Company) (Pr
 	if err != nil {
 		return ProvisionTrigger{}, models.Errorf(models.CodeUpstreamUnavailable, "Provisioning could not be started; retry shortly.").Wrap(err)
 	}
-	if err := s.store.MarkProvisioningStarted(ctx, c.ID, s.now()); err != nil {
+	if err := s.store.MarkProvisioningStarted(ctx, scope, s.now()); err != nil {
 		return ProvisionTrigger{}, err
 	}
 	return ProvisionTrigger{WorkflowID: run.GetID(), RunID: run.GetRunID()}, nil
@@ -75,11 +76,11 @@ func (s *Service) ProvisionCompany(ctx context.Context, companyID string, seedRe
 		return ProvisionTrigger{}, err
 	}
 	if !seedRepo {
-		if err := s.store.RecordImportResume(ctx, c.ID, s.now()); err != nil {
+		if err := s.store.RecordImportResume(ctx, c.Scope, s.now()); err != nil {
 			return ProvisionTrigger{}, err
 		}
 	}
-	return s.requestProvisioning(ctx, c)
+	return s.requestProvisioning(ctx, c.Scope, c.Company)
 }
 
 // ResourceView is one resource's recorded state.
@@ -102,15 +103,15 @@ func (s *Service) CompanyResources(ctx context.Context, companyID string) ([]Res
 	if err != nil {
 		return nil, err
 	}
-	views, err := s.resourceViews(ctx, c.ID)
+	views, err := s.resourceViews(ctx, c.Scope)
 	for i := range views {
 		views[i] = tenantView(views[i])
 	}
 	return views, err
 }
 
-func (s *Service) resourceViews(ctx context.Context, companyID string) ([]ResourceView, error) {
-	rows, err := s.store.ListResources(ctx, companyID)
+func (s *Service) resourceViews(ctx context.Context, c store.CompanyScope) ([]ResourceView, error) {
+	rows, err := s.store.ListResources(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -149,24 +150,25 @@ type CompanyDiagnosis struct {
 // DiagnoseCompanies checks every resource of every company that is not
 // archived against reality (operators only).
 func (s *Service) DiagnoseCompanies(ctx context.Context) ([]CompanyDiagnosis, error) {
-	if err := service.RequireAdmin(ctx); err != nil {
-		return nil, err
-	}
-	companies, err := s.store.ListLiveCompanies(ctx)
+	admin, err := service.RequireAdmin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return s.diagnose(ctx, companies)
+	companies, err := s.store.ListLiveCompanies(ctx, admin)
+	if err != nil {
+		return nil, err
+	}
+	return s.diagnose(ctx, admin, companies)
 }
 
 // diagnose compares each company's rows with reality. Failed and missing
 // resources are unhealthy from their rows alone; the others are checked by
 // the Diagnose workflow on the worker, where the providers are.
-func (s *Service) diagnose(ctx context.Context, companies []models.Company) ([]CompanyDiagnosis, error) {
+func (s *Service) diagnose(ctx context.Context, admin store.AdminScope, companies []models.Company) ([]CompanyDiagnosis, error) {
 	out := make([]CompanyDiagnosis, 0, len(companies))
 	var checks []contract.CompanyCheck
 	for _, c := range companies {
-		views, err := s.resourceViews(ctx, c.ID)
+		views, err := s.resourceViews(ctx, admin.CompanyScope(c))
 		if err != nil {
 			return nil, err
 		}
@@ -256,17 +258,18 @@ type HealResult struct {
 // ensures every resource again). A recreated repository is seeded only
 // when the company was created with seeding.
 func (s *Service) HealCompany(ctx context.Context, companyID string) (HealResult, error) {
-	if err := service.RequireAdmin(ctx); err != nil {
+	admin, err := service.RequireAdmin(ctx)
+	if err != nil {
 		return HealResult{}, err
 	}
-	c, err := s.store.GetCompany(ctx, companyID)
+	scope, c, err := s.store.AdminCompany(ctx, admin, companyID)
 	if errors.Is(err, models.ErrNotFound) || err == nil && c.Status == models.CompanyArchived {
 		return HealResult{}, models.Errorf(models.CodeNotFound, "Company %s does not exist.", companyID)
 	}
 	if err != nil {
 		return HealResult{}, err
 	}
-	ds, err := s.diagnose(ctx, []models.Company{c})
+	ds, err := s.diagnose(ctx, admin, []models.Company{c})
 	if err != nil {
 		return HealResult{}, err
 	}
@@ -275,7 +278,7 @@ func (s *Service) HealCompany(ctx context.Context, companyID string) (HealResult
 	if d.Healthy {
 		return res, nil
 	}
-	if _, err := s.requestProvisioning(ctx, c); err != nil {
+	if _, err := s.requestProvisioning(ctx, scope, c); err != nil {
 		return res, err
 	}
 	res.HealRequested = true

@@ -11,6 +11,7 @@ import (
 
 	"holdco/models"
 	"holdco/service/servicetest"
+	"holdco/store"
 )
 
 // A tenant sees what their resources are called (repository and database
@@ -20,7 +21,7 @@ func TestResourcesShowTenantsNoServerPathsOrRawErrors(t *testing.T) {
 	ctx := context.Background()
 	e := servicetest.New(t)
 	ada, cong := e.User(t, "ada@example.com")
-	c, err := e.Store.CreateCompany(ctx, cong, models.Company{Name: "Shop", Handle: "shop-" + uuid.NewString()[:8]})
+	c, err := e.Store.CreateCompany(ctx, e.Store.SystemConglomerateScope(cong), models.Company{Name: "Shop", Handle: "shop-" + uuid.NewString()[:8]})
 	require.NoError(t, err)
 
 	dataDir := filepath.Join(t.TempDir(), "srv", "holdco-data")
@@ -34,7 +35,7 @@ func TestResourcesShowTenantsNoServerPathsOrRawErrors(t *testing.T) {
 			LastError: `failed to connect to host=db.internal user=holdco_admin: dial tcp 10.0.0.7:5432: connect: connection refused`},
 	} {
 		r.CompanyID = c.ID
-		require.NoError(t, e.Store.SaveResource(ctx, r))
+		require.NoError(t, e.Store.SaveResource(ctx, systemScope(t, e.Store, r.CompanyID), r))
 	}
 
 	views, err := e.Svc.CompanyResources(ada, c.ID)
@@ -68,4 +69,13 @@ func TestResourcesShowTenantsNoServerPathsOrRawErrors(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{rawErr, "provisioning failed: " + rawErr}, raw)
+}
+
+// systemScope is the worker's scope of a company, for tests that read or
+// write its rows directly.
+func systemScope(t testing.TB, s *store.Store, companyID string) store.CompanyScope {
+	t.Helper()
+	sc, err := s.SystemCompanyScope(context.Background(), companyID)
+	require.NoError(t, err)
+	return sc
 }

@@ -238,11 +238,7 @@ func (s *Service) authenticateCompanyKey(ctx context.Context, raw string) (servi
 		}
 		return p, nil
 	}
-	k, err := s.store.CompanyKeyByHash(ctx, hash)
-	var c models.Company
-	if err == nil && k.RevokedAt == nil {
-		c, err = s.store.GetCompany(ctx, k.CompanyID)
-	}
+	k, c, err := s.store.CompanyKeyByHash(ctx, hash)
 	switch {
 	case errors.Is(err, models.ErrNotFound), err == nil && (k.RevokedAt != nil || c.Status == models.CompanyArchived):
 		s.companyKeys.Set(hash, service.Principal{})

@@ -1,0 +1,195 @@
+package store
+
+import (
+	"context"
+	"errors"
+
+	"holdco/models"
+)
+
+// Tenant scopes. A method that reads or writes one tenant's rows takes a
+// scope, not a bare id; a scope's fields are unexported, so only the
+// producers in this file make one: the authorization step (AuthorizeCompany,
+// AuthorizeConglomerate, AuthorizeAdmin) for requests, and the System*
+// producers for the worker, which acts as the system rather than for a
+// tenant. A use case that forgets the check has no scope to pass, so it
+// does not compile. A zero scope is refused (ErrNoScope) before any query.
+
+// ErrForbidden is the authorization step's answer when the row exists but
+// the actor may not reach it; service/ turns it into a 403.
+var ErrForbidden = errors.New("store: forbidden")
+
+// ErrNoScope is the answer of a scoped method given a zero scope: a
+// programming error, never a query without a tenant filter.
+var ErrNoScope = errors.New("store: no tenant scope (only the authorization step makes one)")
+
+// Actor is who asks the authorization step: a user, a company (by its
+// company key) or the operator. Exactly one field is set.
+type Actor struct {
+	UserID    string
+	CompanyID string
+	Admin     bool
+}
+
+// CompanyScope is an authorized company: its id and its conglomerate's.
+type CompanyScope struct{ id, conglomerateID string }
+
+// ID is the company's id.
+func (c CompanyScope) ID() string { return c.id }
+
+// ConglomerateID is the id of the conglomerate that owns the company.
+func (c CompanyScope) ConglomerateID() string { return c.conglomerateID }
+
+func (c CompanyScope) check(op string) error {
+	if c.id == "" {
+		return errors.Join(errors.New("store: "+op), ErrNoScope)
+	}
+	return nil
+}
+
+// ConglomerateScope is an authorized conglomerate (the tenant).
+type ConglomerateScope struct{ id string }
+
+// ID is the conglomerate's id.
+func (c ConglomerateScope) ID() string { return c.id }
+
+func (c ConglomerateScope) check(op string) error {
+	if c.id == "" {
+		return errors.Join(errors.New("store: "+op), ErrNoScope)
+	}
+	return nil
+}
+
+// AdminScope is the operator's authorization, for admin-only paths.
+type AdminScope struct{ ok bool }
+
+func (a AdminScope) check(op string) error {
+	if !a.ok {
+		return errors.Join(errors.New("store: "+op), ErrNoScope)
+	}
+	return nil
+}
+
+// AuthorizeCompany applies the ownership rule to a company and returns its
+// scope: a missing company (or an archived one, unless allowArchived) is
+// models.ErrNotFound; a company the actor may not reach is ErrForbidden (a
+// company key reaches only its own company, a user only the companies of
+// their conglomerates, the operator none).
+func (s *Store) AuthorizeCompany(ctx context.Context, actor Actor, companyID string, allowArchived bool) (CompanyScope, models.Company, error) {
+	c, err := s.getCompany(ctx, companyID)
+	if err == nil && c.Status == models.CompanyArchived && !allowArchived {
+		err = wrap("authorize company", models.ErrNotFound)
+	}
+	if err != nil {
+		return CompanyScope{}, models.Company{}, err
+	}
+	switch {
+	case actor.CompanyID != "":
+		if actor.CompanyID != c.ID {
+			return CompanyScope{}, models.Company{}, ErrForbidden
+		}
+	case actor.UserID != "" && c.ConglomerateID != "":
+		member, err := s.IsMember(ctx, c.ConglomerateID, actor.UserID)
+		if err != nil {
+			return CompanyScope{}, models.Company{}, err
+		}
+		if !member {
+			return CompanyScope{}, models.Company{}, ErrForbidden
+		}
+	default:
+		return CompanyScope{}, models.Company{}, ErrForbidden
+	}
+	return CompanyScope{id: c.ID, conglomerateID: c.ConglomerateID}, c, nil
+}
+
+// AuthorizeConglomerate applies the ownership rule to a conglomerate: a
+// missing one is models.ErrNotFound; one the actor is not a member of (and
+// any actor but a user) is ErrForbidden.
+func (s *Store) AuthorizeConglomerate(ctx context.Context, actor Actor, conglomerateID string) (ConglomerateScope, models.Conglomerate, error) {
+	c, err := s.GetConglomerate(ctx, conglomerateID)
+	if err != nil {
+		return ConglomerateScope{}, models.Conglomerate{}, err
+	}
+	if actor.UserID == "" {
+		return ConglomerateScope{}, models.Conglomerate{}, ErrForbidden
+	}
+	member, err := s.IsMember(ctx, conglomerateID, actor.UserID)
+	if err != nil {
+		return ConglomerateScope{}, models.Conglomerate{}, err
+	}
+	if !member {
+		return ConglomerateScope{}, models.Conglomerate{}, ErrForbidden
+	}
+	return ConglomerateScope{id: c.ID}, c, nil
+}
+
+// AuthorizeAdmin returns the operator's scope, or ErrForbidden for any
+// other actor.
+func AuthorizeAdmin(actor Actor) (AdminScope, error) {
+	if !actor.Admin || actor.UserID != "" || actor.CompanyID != "" {
+		return AdminScope{}, ErrForbidden
+	}
+	return AdminScope{ok: true}, nil
+}
+
+// SystemCompanyScope is the scope of a company for the worker only (its
+// activities, the provisioning sweeper, site configuration, the operator's
+// command line), which acts as the system, not for a tenant. A missing
+// company is models.ErrNotFound; archived ones are included. The REST
+// adapter and the use cases never call it (a test in internal/layering
+// checks): they get scopes from the authorization step.
+func (s *Store) SystemCompanyScope(ctx context.Context, companyID string) (CompanyScope, error) {
+	c, err := s.getCompany(ctx, companyID)
+	if err != nil {
+		return CompanyScope{}, err
+	}
+	return CompanyScope{id: c.ID, conglomerateID: c.ConglomerateID}, nil
+}
+
+// SystemConglomerateScope is the scope of a conglomerate for the system:
+// the worker and the payment provider's webhooks, which act for no user.
+// It does not check that the conglomerate exists (the scoped method then
+// finds no row). The REST adapter and the request use cases never call it.
+func (s *Store) SystemConglomerateScope(conglomerateID string) ConglomerateScope {
+	return ConglomerateScope{id: conglomerateID}
+}
+
+// SystemAdminScope is the operator's scope for the command line run on
+// the server (holdco admin), which has no credential to authorize.
+func (s *Store) SystemAdminScope() AdminScope { return AdminScope{ok: true} }
+
+// AdminCompany reads any company for the operator, archived or not, with
+// its scope; a missing company is models.ErrNotFound.
+func (s *Store) AdminCompany(ctx context.Context, admin AdminScope, companyID string) (CompanyScope, models.Company, error) {
+	if err := admin.check("admin company"); err != nil {
+		return CompanyScope{}, models.Company{}, err
+	}
+	c, err := s.getCompany(ctx, companyID)
+	if err != nil {
+		return CompanyScope{}, models.Company{}, err
+	}
+	return CompanyScope{id: c.ID, conglomerateID: c.ConglomerateID}, c, nil
+}
+
+// CompanyScope is the scope of a company the operator already holds (from
+// ListLiveCompanies, say): the operator reaches every company. A zero
+// AdminScope gives a zero CompanyScope.
+func (a AdminScope) CompanyScope(c models.Company) CompanyScope {
+	if !a.ok {
+		return CompanyScope{}
+	}
+	return CompanyScope{id: c.ID, conglomerateID: c.ConglomerateID}
+}
+
+// CompanyInConglomerate reads a company of the scope's conglomerate
+// (archived or not); one of another conglomerate is models.ErrNotFound.
+func (s *Store) CompanyInConglomerate(ctx context.Context, cong ConglomerateScope, companyID string) (CompanyScope, models.Company, error) {
+	if err := cong.check("company in conglomerate"); err != nil {
+		return CompanyScope{}, models.Company{}, err
+	}
+	var c models.Company
+	if err := s.db.WithContext(ctx).Where("id = ? AND conglomerate_id = ?", companyID, cong.id).Take(&c).Error; err != nil {
+		return CompanyScope{}, models.Company{}, wrap("company in conglomerate", err)
+	}
+	return CompanyScope{id: c.ID, conglomerateID: c.ConglomerateID}, c, nil
+}
