@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"holdco/config"
 	"holdco/models"
 	"holdco/service"
 )
@@ -230,27 +231,9 @@ func (s *Service) IsOwnOrigin(origin string) bool {
 const legacySitesPath = "/sites"
 
 // sameOrigin reports whether u has the scheme and host (default port
-// filled in) of the absolute URL base.
-func sameOrigin(u *url.URL, base string) bool {
-	b, err := url.Parse(base)
-	if err != nil {
-		return false
-	}
-	return strings.EqualFold(u.Scheme, b.Scheme) && strings.EqualFold(hostPort(u), hostPort(b))
-}
-
-func hostPort(u *url.URL) string {
-	if u.Port() != "" {
-		return u.Host
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "https":
-		return u.Hostname() + ":443"
-	case "http":
-		return u.Hostname() + ":80"
-	}
-	return u.Host
-}
+// filled in) of the absolute URL base: one rule with the start-up check
+// that keeps the sites origin apart (config.SameOrigin).
+func sameOrigin(u *url.URL, base string) bool { return config.SameOrigin(u.String(), base) }
 
 // Logout ends every web session of the token's user. It returns where to
 // send the browser: the provider's logout (when it has one), which returns
