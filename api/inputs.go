@@ -175,7 +175,10 @@ func checkInputs(api huma.API) func(huma.Context, func(huma.Context)) {
 				}
 			}
 		}
-		if t := jsonBodyType(op, registry); t != nil && isJSON(ctx.Header("Content-Type")) {
+		// Whatever the Content-Type says: huma reads any body of a JSON
+		// operation as JSON (including "json", "x+json" and an empty
+		// suffix), so every body it would read is checked.
+		if t := jsonBodyType(op, registry); t != nil {
 			in.body = checkBody(ctx, op, t, fail)
 		}
 		if len(errs) > 0 {
@@ -205,12 +208,6 @@ func jsonBodyType(op *huma.Operation, registry huma.Registry) reflect.Type {
 		return nil
 	}
 	return registry.TypeFromRef(mt.Schema.Ref)
-}
-
-func isJSON(contentType string) bool {
-	mediaType, _, _ := strings.Cut(contentType, ";")
-	mediaType = strings.TrimSpace(strings.ToLower(mediaType))
-	return mediaType == "" || mediaType == "application/json" || strings.HasSuffix(mediaType, "+json")
 }
 
 // checkBody reads the body (up to the operation's limit), applies the
@@ -340,6 +337,19 @@ func (w *bodyWalker) number(n json.Number, t reflect.Type, loc []any) any {
 	default:
 		return n
 	}
+	// Bound the work before big-number parsing: "1e600000000" is 11 bytes
+	// that would expand to a 2-billion-bit integer.
+	switch magnitude(string(n)) {
+	case magnitudeZero:
+		w.changed = string(n) != "0"
+		return json.Number("0")
+	case magnitudeHuge:
+		w.fail(loc, typeIntSize, "Input should be an integer from "+rangeOf(t, signed))
+		return n
+	case magnitudeTiny:
+		w.fail(loc, typeIntFromFloat, "Input should be a valid integer, got a number with a fractional part")
+		return n
+	}
 	f, _, err := big.ParseFloat(string(n), 10, 512, big.ToNearestEven)
 	if err != nil {
 		return n
@@ -365,6 +375,56 @@ func (w *bodyWalker) number(n json.Number, t reflect.Type, loc []any) any {
 		return json.Number(s)
 	}
 	return n
+}
+
+type numberMagnitude int
+
+const (
+	magnitudeOrdinary numberMagnitude = iota
+	magnitudeZero                     // every digit is 0
+	magnitudeHuge                     // beyond any integer field
+	magnitudeTiny                     // a non-zero number below 1
+)
+
+// maxNumberLiteral bounds an integer field's literal: the longest integer
+// (20 digits and a sign) in any spelling with a short exponent fits.
+const maxNumberLiteral = 64
+
+// magnitude classifies a JSON number literal without expanding it: the
+// power of ten of its leading digit decides whether it can be an integer
+// field's value at all.
+func magnitude(lit string) numberMagnitude {
+	mant, exp, hasExp := strings.Cut(strings.ToLower(strings.TrimLeft(lit, "-")), "e")
+	if !strings.ContainsAny(mant, "123456789") {
+		return magnitudeZero
+	}
+	if len(lit) > maxNumberLiteral {
+		return magnitudeHuge
+	}
+	whole, frac, _ := strings.Cut(mant, ".")
+	var lead int // power of ten of the leading non-zero digit
+	if w := strings.TrimLeft(whole, "0"); w != "" {
+		lead = len(w) - 1
+	} else {
+		lead = -(len(frac) - len(strings.TrimLeft(frac, "0")) + 1)
+	}
+	e := 0
+	if hasExp {
+		var err error
+		if e, err = strconv.Atoi(exp); err != nil { // beyond int: the sign decides
+			if strings.HasPrefix(exp, "-") {
+				return magnitudeTiny
+			}
+			return magnitudeHuge
+		}
+	}
+	switch {
+	case lead+e >= 20: // at least 1e20, beyond uint64
+		return magnitudeHuge
+	case lead+e < 0: // non-zero and below 1
+		return magnitudeTiny
+	}
+	return magnitudeOrdinary
 }
 
 func rangeOf(t reflect.Type, signed bool) string {

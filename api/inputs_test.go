@@ -350,3 +350,44 @@ func TestNonCanonicalUUIDsAreCanonicalised(t *testing.T) {
 	assert.Equal(t, []any{"path", "company_id"}, d["loc"])
 	assert.Equal(t, "uuid_parsing", d["type"])
 }
+
+// TestInputCheckHoldsForEveryContentTypeHumaReads: huma reads the body of a
+// JSON operation as JSON whatever suffix the Content-Type carries ("json",
+// "x+json", an empty suffix), so the edge check may not trust the header.
+func TestInputCheckHoldsForEveryContentTypeHumaReads(t *testing.T) {
+	w := newWorld(t)
+	path := "/conglomerates/" + w.adaCong + "/companies"
+	for _, ct := range []string{"application/json", "json", "application/json+", "x+application/json", "text/plain+", "text/plain", ""} {
+		rec := w.doWith("POST", path, userA, `{"name":"Nul\u0000Co"}`, http.Header{"Content-Type": {ct}})
+		assert.NotEqual(t, http.StatusCreated, rec.Code, "Content-Type %q: %s", ct, rec.Body.String())
+		assert.Less(t, rec.Code, 500, "Content-Type %q: %s", ct, rec.Body.String())
+	}
+	var list map[string]any
+	w.call("GET", path, userA, "", 200, &list)
+	for _, c := range list["companies"].([]any) {
+		assert.NotContains(t, c.(map[string]any)["name"], "\x00")
+	}
+}
+
+// TestHugeNumberLiteralsAreRefusedWithoutExpandingThem: a 20-byte literal
+// such as 1e600000000 must not become a 2-billion-bit integer.
+func TestHugeNumberLiteralsAreRefusedWithoutExpandingThem(t *testing.T) {
+	w := newWorld(t)
+	cases := []struct{ lit, typ string }{
+		{"1e600000000", "int_parsing_size"},
+		{"-1e600000000", "int_parsing_size"},
+		{"1e99999999999999999999", "int_parsing_size"},
+		{"1e-600000000", "int_from_float"},
+		{"0.5e-99999999999999999999", "int_from_float"},
+		{"1" + strings.Repeat("0", 70), "int_parsing_size"},
+	}
+	for _, c := range cases {
+		rec := w.do("POST", "/auth/tokens", userA, `{"name":"x","expires_in_days":`+c.lit+`}`)
+		require.Equal(t, http.StatusUnprocessableEntity, rec.Code, "%s: %s", c.lit, rec.Body.String())
+		assert.Equal(t, c.typ, detail(t, rec.Body.Bytes())["type"], c.lit)
+	}
+	// Integral spellings with a leading-zero mantissa or a zero are still
+	// numbers: 0.00003e6 is 30, 0e999999999 is 0.
+	w.call("POST", "/auth/tokens", userA, `{"name":"ok","expires_in_days":0.00003e6}`, 201, nil)
+	w.call("PATCH", "/conglomerates/"+w.adaCong, userA, `{"daily_credit_cap":0e999999999}`, 200, nil)
+}
