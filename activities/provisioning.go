@@ -88,7 +88,7 @@ func (p *Provisioning) ProvisionResource(ctx context.Context, in ResourceInput) 
 		return ResourceResult{}, err
 	}
 	stop := heartbeat(ctx)
-	ref, err := p.ensure(ctx, c, in)
+	ref, err := p.ensure(ctx, scope, c, in)
 	stop()
 	if err != nil && ctx.Err() != nil {
 		return ResourceResult{}, err // interrupted: the row stays provisioning for the retry
@@ -105,10 +105,17 @@ func (p *Provisioning) ProvisionResource(ctx context.Context, in ResourceInput) 
 	return ResourceResult{Kind: in.Kind, Ref: ref}, nil
 }
 
-func (p *Provisioning) ensure(ctx context.Context, c models.Company, in ResourceInput) (string, error) {
+func (p *Provisioning) ensure(ctx context.Context, scope store.CompanyScope, c models.Company, in ResourceInput) (string, error) {
 	switch in.Kind {
 	case models.ResourceRepository:
-		return p.Repositories.Ensure(ctx, c.ID, c.Name, c.Idea, in.SeedRepo)
+		// The company's record wins over the run's input: a run started
+		// with seeding may be retried (heal) after the repository was
+		// resumed as an import, and an import is never seeded.
+		seed, err := p.Store.ProvisioningSeedRepo(ctx, scope)
+		if err != nil {
+			return "", err
+		}
+		return p.Repositories.Ensure(ctx, c.ID, c.Name, c.Idea, seed && in.SeedRepo)
 	case models.ResourceDatabase:
 		return p.Databases.Ensure(ctx, c.ID)
 	case models.ResourceHosting:

@@ -225,3 +225,14 @@ func systemScope(t testing.TB, s *store.Store, companyID string) store.CompanySc
 	require.NoError(t, err)
 	return sc
 }
+
+// A run started with seeding that retries the repository after the company
+// was resumed as an import (POST /provision {"seed_repo": false} signalling
+// the parked run) does not seed: the company's record wins.
+func TestProvisionResourceNeverSeedsAnImport(t *testing.T) {
+	f := newProvisioningFixture(t)
+	require.NoError(t, f.store.RecordImportResume(context.Background(), systemScope(t, f.store, f.co.ID), time.Now()))
+	_, err := f.env.ExecuteActivity(f.prov.ProvisionResource, activities.ResourceInput{CompanyID: f.co.ID, Kind: models.ResourceRepository, SeedRepo: true})
+	require.NoError(t, err)
+	assert.Equal(t, []bool{false}, f.fake.seeds)
+}
