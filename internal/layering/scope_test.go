@@ -13,6 +13,14 @@ import (
 // which make a tenant scope without the authorization step.
 var systemProducer = regexp.MustCompile(`\.System(Company|Conglomerate|Admin)Scope\(`)
 
+// actorMade matches building a store actor or the admin scope by hand:
+// outside the one function that turns an authenticated principal into an
+// actor, that would be a credential nobody presented.
+var actorMade = regexp.MustCompile(`store\.Actor\{|store\.AuthorizeAdmin\(`)
+
+// actorAllowed are the files of the authorization step itself.
+var actorAllowed = map[string]bool{"service/authorize.go": true, "service/principal.go": true}
+
 // systemAllowed lists the request-side files that act as the system on
 // purpose, with the producer each may call.
 var systemAllowed = map[string]string{
@@ -49,10 +57,21 @@ func TestRequestsGetScopesOnlyFromTheAuthorizationStep(t *testing.T) {
 				}
 				t.Errorf("%s calls %s: requests get tenant scopes from the authorization step (store.Authorize*), not from the worker's producers", rel, strings.TrimSuffix(m[1:], "("))
 			}
+			if m := actorMade.FindString(string(src)); m != "" && !actorAllowed[rel] {
+				t.Errorf("%s uses %s: only the authorization step (service/authorize.go) turns a principal into a store actor", rel, strings.TrimSuffix(strings.TrimSuffix(m, "{"), "("))
+			}
 			return nil
 		})
 		if err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+func TestActorPatternMatches(t *testing.T) {
+	for _, s := range []string{"store.Actor{UserID: id}", "store.AuthorizeAdmin(a)"} {
+		if !actorMade.MatchString(s) {
+			t.Errorf("pattern misses %q", s)
 		}
 	}
 }
