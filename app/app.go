@@ -46,7 +46,7 @@ type App struct {
 
 	// Worker role.
 	worker      worker.Worker
-	stopSweeper func()
+	stopSweeper func(context.Context)
 
 	closers []func() error // adapters' resources, closed after Temporal
 }
@@ -222,7 +222,7 @@ func (a *App) stop(ctx context.Context) {
 		}
 	}
 	if a.stopSweeper != nil {
-		a.stopSweeper()
+		a.stopSweeper(ctx)
 	}
 	if a.worker != nil {
 		a.worker.Stop()

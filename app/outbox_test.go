@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -152,4 +153,49 @@ func TestCompaniesCreatedBeforeACrashAreProvisioned(t *testing.T) {
 	latest, err := env.Client.DescribeWorkflowExecution(ctx, contract.ProvisionWorkflowID(last.ID), "")
 	require.NoError(t, err)
 	assert.Equal(t, early.GetRunID(), latest.WorkflowExecutionInfo.Execution.RunId)
+}
+
+// hangingTemporal blocks every workflow start until its context ends, as a
+// Temporal frontend that accepts connections but never answers would.
+type hangingTemporal struct {
+	client.Client
+	starts atomic.Int32
+}
+
+func (h *hangingTemporal) ExecuteWorkflow(ctx context.Context, _ client.StartWorkflowOptions, _ any, _ ...any) (client.WorkflowRun, error) {
+	h.starts.Add(1)
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestSweepWhileTemporalHangsEndsAtTheFirstFailureAndWithItsContext: with
+// Temporal unreachable a sweep tries one start, not one per pending
+// company (each would wait its timeout and hold shutdown for minutes), and
+// a cancelled sweep (shutdown) ends its start at once.
+func TestSweepWhileTemporalHangsEndsAtTheFirstFailureAndWithItsContext(t *testing.T) {
+	ctx := context.Background()
+	st := testenv.NewStore(t)
+	user, cong, err := st.CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
+	require.NoError(t, err)
+	as := service.WithPrincipal(ctx, service.Principal{Credential: service.CredentialWebSession, CredentialID: "s1", UserID: user.ID, ConglomerateID: cong.ID})
+	crashing := newTestService(t, st, unreachableTemporal{})
+	for i := range 3 {
+		_, err := crashing.CreateCompany(as, cong.ID, companies.CompanyInput{Name: fmt.Sprintf("Shop %d", i)})
+		require.NoError(t, err)
+	}
+
+	hanging := &hangingTemporal{}
+	outbox := &companies.ProvisioningOutbox{Store: st, Temporal: hanging, Logger: quietLogger()}
+	sweepCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		started, err := outbox.Sweep(sweepCtx, 0)
+		assert.Zero(t, started)
+		assert.ErrorIs(t, err, context.Canceled)
+	}()
+	require.Eventually(t, func() bool { return hanging.starts.Load() == 1 }, 10*time.Second, 5*time.Millisecond)
+	cancel()
+	<-done
+	assert.EqualValues(t, 1, hanging.starts.Load(), "the sweep stops at the first failure")
 }

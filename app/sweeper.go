@@ -17,5 +17,11 @@ func (a *App) startProvisioningSweeper() {
 		defer close(done)
 		outbox.RunSweeper(ctx, companies.SweepInterval)
 	}()
-	a.stopSweeper = func() { cancel(); <-done }
+	a.stopSweeper = func(shutdown context.Context) {
+		cancel()
+		select { // a sweep's starts end with ctx; the shutdown deadline bounds the rest
+		case <-done:
+		case <-shutdown.Done():
+		}
+	}
 }

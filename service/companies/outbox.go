@@ -42,7 +42,13 @@ const (
 // started. A finished successful run under the workflow id counts as
 // started (nothing runs again); a failed or terminated one is run again.
 func (o *ProvisioningOutbox) Start(ctx context.Context, scope store.CompanyScope, c models.Company, seedRepo bool) (ProvisionTrigger, error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
+	return o.start(context.WithoutCancel(ctx), scope, c, seedRepo)
+}
+
+// start is Start bounded by startTimeout under ctx: the sweeper's starts
+// end with its context (shutdown), a request's do not.
+func (o *ProvisioningOutbox) start(ctx context.Context, scope store.CompanyScope, c models.Company, seedRepo bool) (ProvisionTrigger, error) {
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
 	opts := provisionOptions(c)
 	opts.WorkflowIDReusePolicy = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY
@@ -60,7 +66,9 @@ func (o *ProvisioningOutbox) Start(ctx context.Context, scope store.CompanyScope
 
 // Sweep starts provisioning for every intent older than grace that is not
 // marked started, and forgets expired Idempotency-Keys. It returns how
-// many it started; a failed start stays pending for the next sweep.
+// many it started; a failed start stays pending for the next sweep, and the
+// sweep ends at the first failure (Temporal is most likely unreachable:
+// waiting startTimeout for each of a batch would hold shutdown for minutes).
 func (o *ProvisioningOutbox) Sweep(ctx context.Context, grace time.Duration) (int, error) {
 	now := time.Now().UTC()
 	if _, err := o.Store.DeleteExpiredCompanyCreateKeys(ctx, now); err != nil {
@@ -72,16 +80,19 @@ func (o *ProvisioningOutbox) Sweep(ctx context.Context, grace time.Duration) (in
 		if err != nil {
 			return started, err
 		}
-		failed := 0
 		for _, p := range pending {
-			if _, err := o.Start(ctx, p.Scope, p.Company, p.SeedRepo); err != nil {
-				failed++
-				o.Logger.WarnContext(ctx, "provisioning sweep: start failed; retried next sweep", "company", p.Company.ID, "error", err)
-				continue
+			if ctx.Err() != nil {
+				return started, ctx.Err()
+			}
+			if _, err := o.start(ctx, p.Scope, p.Company, p.SeedRepo); err != nil {
+				if ctx.Err() == nil {
+					o.Logger.WarnContext(ctx, "provisioning sweep: start failed; retried next sweep", "company", p.Company.ID, "error", err)
+				}
+				return started, ctx.Err()
 			}
 			started++
 		}
-		if len(pending) < sweepBatch || failed > 0 || ctx.Err() != nil {
+		if len(pending) < sweepBatch {
 			return started, ctx.Err()
 		}
 	}
