@@ -68,6 +68,9 @@ func (s *Service) configureSite(ctx context.Context, c models.Company) {
 	if s.temporal == nil {
 		return
 	}
+	// The key is committed: a client that hangs up must not cancel this.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
+	defer cancel()
 	_, err := s.temporal.SignalWithStartWorkflow(ctx, contract.SiteConfigWorkflowID(c.ID), contract.SignalSiteConfigChanged, nil,
 		client.StartWorkflowOptions{
 			TaskQueue:             contract.TaskQueue,
