@@ -132,11 +132,13 @@ func (s *SQLite) Drop(_ context.Context, companyID string) error {
 //
 // Isolation: a company's role may connect only to its own database (its
 // owner: CONNECT, TEMPORARY, CREATE there). Every Ensure revokes PUBLIC's
-// CONNECT and TEMPORARY on the company's database and on the databases
-// holdco's role owns, its own database, postgres and template1 (where the
-// admin role may), and resets the role to NOSUPERUSER NOCREATEDB
-// NOCREATEROLE NOREPLICATION NOBYPASSRLS. What cannot be revoked is logged
-// once with the statement an operator must run (docs/companies.md).
+// CONNECT and TEMPORARY on the company's database and on holdco's own
+// database (where the admin role may), and resets the role to NOSUPERUSER
+// NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS. Databases holdco does
+// not own by purpose (postgres, template1, others its role happens to
+// own) are shared with other users of the server: holdco does not change
+// them but logs once, for each still open to PUBLIC, the statement an
+// operator should run (docs/companies.md).
 type Postgres struct {
 	admin  *sql.DB
 	base   *url.URL
@@ -282,7 +284,7 @@ const roleAttributes = "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION 
 // role owns. Company databases are excluded (their Ensure handles them).
 // can says whether the admin role may change the database's privileges.
 const sharedDatabases = `
-SELECT d.datname, pg_has_role(current_user, d.datdba, 'MEMBER') AS can
+SELECT d.datname, d.datname = current_database() AND pg_has_role(current_user, d.datdba, 'MEMBER') AS can
 FROM pg_database d
 WHERE d.datallowconn
   AND (d.datname IN (current_database(), 'postgres', 'template1')
@@ -291,10 +293,10 @@ WHERE d.datallowconn
   AND (has_database_privilege('public', d.oid, 'CONNECT') OR has_database_privilege('public', d.oid, 'TEMPORARY'))
 ORDER BY d.datname`
 
-// closeSharedDatabases revokes PUBLIC's CONNECT and TEMPORARY on the
-// shared databases the admin role may change (it owns them, is a member of
-// their owner, or is a superuser); those still open afterwards are logged
-// once, with what an operator must run. The owner (and superusers) keep
+// closeSharedDatabases revokes PUBLIC's CONNECT and TEMPORARY on holdco's
+// own database when the admin role may change it (it owns it, is a member
+// of its owner, or is a superuser); every shared database still open
+// afterwards is logged once, with what an operator should run. The owner (and superusers) keep
 // their access. A server-wide advisory lock keeps concurrent Ensures from
 // changing one database's ACL at once ("tuple concurrently updated").
 func (p *Postgres) closeSharedDatabases(ctx context.Context, conn *sql.Conn) error {
@@ -354,7 +356,7 @@ func (p *Postgres) warnOnce(database string) {
 	p.warned[database] = true
 	p.warnMu.Unlock()
 	if !seen {
-		p.logger.Warn("company database roles can connect to a database holdco cannot close; an operator should run the statement as its owner",
+		p.logger.Warn("company database roles can connect to a database shared with the server's other users; an operator should run the statement as its owner",
 			"database", database, "statement", "REVOKE CONNECT, TEMPORARY ON DATABASE "+pgx.Identifier{database}.Sanitize()+" FROM PUBLIC")
 	}
 }

@@ -1,8 +1,10 @@
 package companydb_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"log/slog"
 	"net/url"
 	"os"
 	"strings"
@@ -121,6 +123,13 @@ func TestTenantsAreIsolated(t *testing.T) {
 	admin, err := sql.Open("pgx", dsn)
 	require.NoError(t, err)
 	t.Cleanup(func() { admin.Close() })
+	// postgres and template1 are shared with the server's other users:
+	// holdco leaves them alone and logs what to run; this is the operator
+	// running it (docs/companies.md).
+	for _, database := range []string{"postgres", "template1"} {
+		_, err := admin.ExecContext(ctx, "REVOKE CONNECT, TEMPORARY ON DATABASE "+database+" FROM PUBLIC")
+		require.NoError(t, err)
+	}
 
 	assertIsolated := func(t *testing.T) {
 		t.Helper()
@@ -152,7 +161,6 @@ func TestTenantsAreIsolated(t *testing.T) {
 	for _, stmt := range []string{
 		`GRANT CONNECT, TEMPORARY ON DATABASE "` + companydb.Name(b) + `" TO PUBLIC`,
 		`GRANT CONNECT, TEMPORARY ON DATABASE "` + holdcoDB + `" TO PUBLIC`,
-		`GRANT CONNECT, TEMPORARY ON DATABASE postgres TO PUBLIC`,
 		`ALTER ROLE "` + companydb.Name(a) + `" CREATEDB CREATEROLE`,
 	} {
 		_, err := admin.ExecContext(ctx, stmt)
@@ -173,4 +181,34 @@ func TestSQLiteRefusesBadIDsAndForeignFiles(t *testing.T) {
 	_, err = s.Ensure(ctx, "../escape")
 	assert.Error(t, err)
 	assert.Error(t, s.Check(ctx, uuid.NewString()), "a database never created")
+}
+
+// Databases shared with the server's other users (postgres here) are not
+// changed by holdco: it logs the statement an operator should run.
+func TestSharedDatabasesAreLeftToTheOperator(t *testing.T) {
+	dsn := os.Getenv("TEST_DATABASE_URL")
+	if dsn == "" {
+		t.Skip("TEST_DATABASE_URL not set (SQLite files have no roles)")
+	}
+	ctx := context.Background()
+	admin, err := sql.Open("pgx", dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { admin.Close() })
+	_, err = admin.ExecContext(ctx, "GRANT CONNECT, TEMPORARY ON DATABASE postgres TO PUBLIC")
+	require.NoError(t, err)
+	t.Cleanup(func() { _, _ = admin.ExecContext(ctx, "REVOKE CONNECT, TEMPORARY ON DATABASE postgres FROM PUBLIC") })
+
+	var logs bytes.Buffer
+	pg, err := companydb.NewPostgres(dsn, []byte("test secret"), slog.New(slog.NewTextHandler(&logs, nil)))
+	require.NoError(t, err)
+	t.Cleanup(func() { pg.Close() })
+	id := uuid.NewString()
+	t.Cleanup(func() { _ = pg.Drop(ctx, id) })
+	_, err = pg.Ensure(ctx, id)
+	require.NoError(t, err)
+
+	var open bool
+	require.NoError(t, admin.QueryRowContext(ctx, "SELECT has_database_privilege('public', 'postgres', 'CONNECT')").Scan(&open))
+	assert.True(t, open, "holdco changed the postgres database")
+	assert.Contains(t, logs.String(), `database=postgres statement=`)
 }
