@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -153,6 +154,9 @@ func fromDomain(ctx huma.Context, de *models.Error) huma.StatusError {
 	}
 	if status == http.StatusUnauthorized && ctx != nil {
 		ctx.SetHeader("WWW-Authenticate", `Bearer`)
+	}
+	if v, ok := de.Extra["retry_after_seconds"].(int64); ok && de.Code == models.CodeRateLimited && ctx != nil {
+		ctx.SetHeader("Retry-After", strconv.FormatInt(max(v, 1), 10))
 	}
 	body := models.BodyOf(de)
 	body.Status = status

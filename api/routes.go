@@ -31,5 +31,6 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerUserAuthRoutes(api, &userAuthHandlers{svc: d.Service.Companies})
 	registerCreditRoutes(api, &creditHandlers{svc: d.Service.Billing})
 	registerBillingRoutes(api, &billingHandlers{svc: d.Service.Billing})
+	registerFileRoutes(api, engine, &fileHandlers{svc: d.Service.Files, auth: d.Service.Identity, logger: d.Logger})
 	registerPages(engine, &pages{svc: d.Service.Identity, logger: d.Logger})
 }

@@ -61,6 +61,12 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*us
 		}
 		opts.Payments = pay
 	}
+	blobs, _, err := a.buildBlobs(ctx, sitesURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.Blobs = blobs
+	opts.FileLimits = a.fileLimits()
 	svc, err := usecases.New(ctx, service.Config{PublicURL: publicURL, FrontendURL: frontend, SitesURL: sitesURL, SecretKey: []byte(cfg.Identity.SecretKey), CreditPriceCents: cfg.Payments.CreditPriceCents},
 		a.Store, idp, a.logger, opts)
 	if err != nil {

@@ -23,7 +23,7 @@ const siteStatusTTL = 2 * time.Second
 // between its worker and sites processes until a hosting provider of its
 // own replaces the local adapter). Nothing of holdco's own (sign-in,
 // device approval, the API) is served there.
-func (a *App) sitesHandler(_ context.Context, _, sitesURL string) (http.Handler, error) {
+func (a *App) sitesHandler(ctx context.Context, _, sitesURL string) (http.Handler, error) {
 	repos, err := gitrepo.New(filepath.Join(a.cfg.DataDir, "repos"))
 	if err != nil {
 		return nil, fmt.Errorf("HOLDCO_DATA_DIR: %w", err)
@@ -32,7 +32,11 @@ func (a *App) sitesHandler(_ context.Context, _, sitesURL string) (http.Handler,
 	if err != nil {
 		return nil, fmt.Errorf("HOLDCO_DATA_DIR: %w", err)
 	}
-	return host.Handler(a.Store, siteStatusTTL), nil
+	_, blobs, err := a.buildBlobs(ctx, sitesURL)
+	if err != nil {
+		return nil, err
+	}
+	return withBlobDownloads(host.Handler(a.Store, siteStatusTTL), blobs), nil
 }
 
 // checkSitesOrigin refuses a configuration that would put tenant sites on

@@ -9,7 +9,7 @@ import (
 // worker role: it starts provisioning of companies whose creation was
 // committed but whose workflow never started (a crash or an unreachable
 // Temporal between the two). It stops before the worker does.
-func (a *App) startProvisioningSweeper() {
+func (a *App) startProvisioningSweeper(stopBlobs func(context.Context)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	outbox := &companies.ProvisioningOutbox{Store: a.Store, Temporal: a.Temporal, Logger: a.logger.With("component", "provisioning-sweeper")}
@@ -23,5 +23,6 @@ func (a *App) startProvisioningSweeper() {
 		case <-done:
 		case <-shutdown.Done():
 		}
+		stopBlobs(shutdown)
 	}
 }

@@ -30,6 +30,10 @@ func (a *App) startWorker(ctx context.Context, publicURL, sitesURL string) error
 	if err = a.worker.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
-	a.startProvisioningSweeper()
+	blobs, _, err := a.buildBlobs(ctx, sitesURL)
+	if err != nil {
+		return err
+	}
+	a.startProvisioningSweeper(a.startBlobSweeper(blobs))
 	return nil
 }

@@ -36,6 +36,7 @@ type Config struct {
 	OAuth    OAuth
 	Identity Identity
 	Payments Payments
+	Blob     Blob
 }
 
 // Log is how the process logs.
@@ -181,6 +182,9 @@ func Load(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.Payments, err = loadPayments(e); err != nil {
+		return c, err
+	}
+	if c.Blob, err = loadBlob(e, c.DataDir); err != nil {
 		return c, err
 	}
 	return c, nil

@@ -58,6 +58,17 @@ var Settings = []Setting{
 	{"Payments", "STRIPE_HOSTING_PRICE_ID", "(empty)", "recurring price of the Hosting plan (sites online, no agents), when sold"},
 	{"Payments", "HOLDCO_CREDIT_PRICE_CENTS", "10", "price of one credit in US cents"},
 	{"Payments", "HOLDCO_FOUNDER_MONTHLY_CREDITS", "100", "credits granted with each paid Founder invoice"},
+	{"Blob", "HOLDCO_BLOB_BACKEND", "local", "where files' bytes live: `local` (a directory; downloads are signed expiring URLs served on the sites origin) or `s3` (any S3-protocol store; presigned URLs)"},
+	{"Blob", "HOLDCO_BLOB_DIR", "<data dir>/blobs", "the local backend's directory (shared by the `api`, `sites` and `worker` processes)"},
+	{"Blob", "HOLDCO_BLOB_S3_BUCKET", "(empty)", "S3 bucket (required with `s3`)"},
+	{"Blob", "HOLDCO_BLOB_S3_REGION", "(empty)", "S3 region (required with `s3`; `us-east-1` for most self-hosted stores)"},
+	{"Blob", "HOLDCO_BLOB_S3_ENDPOINT", "(empty)", "URL of a store other than AWS S3 (MinIO, R2, …)"},
+	{"Blob", "HOLDCO_BLOB_S3_PATH_STYLE", "false", "address the bucket as `<endpoint>/<bucket>/<key>` (most self-hosted stores)"},
+	{"Blob", "HOLDCO_BLOB_S3_ACCESS_KEY_ID", "(empty)", "S3 access key; with the secret below, or both empty for the SDK's default credential chain"},
+	{"Blob", "HOLDCO_BLOB_S3_SECRET_ACCESS_KEY", "(empty)", "S3 secret key"},
+	{"Blob", "HOLDCO_BLOB_URL_TTL", "5m", "how long a download link works (1s to 168h)"},
+	{"Blob", "HOLDCO_BLOB_MAX_FILE_BYTES", "26214400", "largest file accepted (25 MiB); larger uploads answer 413 before their body is read"},
+	{"Blob", "HOLDCO_BLOB_QUOTA_BYTES", "1073741824", "what one company's files may take in all (1 GiB)"},
 }
 
 // defaultOf is the value Load uses when name is unset; descriptive

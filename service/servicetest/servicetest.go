@@ -14,9 +14,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"holdco/providers/blob/local"
 	"holdco/service"
 	"holdco/service/billing"
 	"holdco/service/companies"
+	"holdco/service/files"
 	"holdco/service/identity"
 	"holdco/service/usecases"
 	"holdco/store"
@@ -45,6 +47,9 @@ type Services struct {
 	*IdentityUseCases
 	*BillingUseCases
 	*CompaniesUseCases
+	// Files is not embedded: its method names (Upload, List, Delete) are
+	// the domain's own and would be ambiguous beside other domains'.
+	Files *files.Service
 }
 
 // The domains' use cases, named apart so that Services can embed them all.
@@ -82,9 +87,14 @@ var Config = service.Config{PublicURL: "http://holdco.test", FrontendURL: "http:
 func (e *Env) NewServices(t testing.TB, opts usecases.Options) Services {
 	t.Helper()
 	opts.Clock = e.Clock.Now
+	if opts.Blobs == nil {
+		blobs, err := local.New(t.TempDir(), []byte("servicetest-blob-signing-key-0123456789"), "http://sites.test")
+		require.NoError(t, err)
+		opts.Blobs = blobs
+	}
 	s, err := usecases.New(context.Background(), Config, e.Store, e.IdP, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
-	return Services{s.Identity, s.Billing, s.Companies}
+	return Services{IdentityUseCases: s.Identity, BillingUseCases: s.Billing, CompaniesUseCases: s.Companies, Files: s.Files}
 }
 
 // Replica is a second set of use cases on the same database (another

@@ -14,6 +14,7 @@ import (
 	"holdco/service"
 	"holdco/service/billing"
 	"holdco/service/companies"
+	"holdco/service/files"
 	"holdco/service/identity"
 	"holdco/store"
 )
@@ -24,6 +25,7 @@ type Services struct {
 	Identity  *identity.Service
 	Billing   *billing.Service
 	Companies *companies.Service
+	Files     *files.Service
 }
 
 // Options are optional dependencies (tests inject a clock).
@@ -34,6 +36,12 @@ type Options struct {
 	Payments billing.Payments
 	// Temporal starts and signals workflows; nil disables provisioning.
 	Temporal client.Client
+	// Blobs keeps files' bytes; nil answers the file use cases with
+	// upstream_unavailable.
+	Blobs files.BlobStore
+	// FileLimits are the per-file limit, the per-company quota and the
+	// download links' lifetime (zero values: the defaults).
+	FileLimits files.Limits
 }
 
 // New builds the core (reading or creating the instance signing key) and
@@ -52,5 +60,6 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Billing = billing.New(core, opts.Payments)
 	s.Identity = identity.New(core, idp, s.Billing)
 	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal})
+	s.Files = files.New(core, opts.Blobs, opts.FileLimits)
 	return s, nil
 }

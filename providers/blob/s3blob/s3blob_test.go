@@ -1,0 +1,37 @@
+package s3blob_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/stretchr/testify/require"
+
+	"holdco/providers/blob/blobtest"
+	"holdco/providers/blob/s3blob"
+)
+
+var _ blobtest.Store = (*s3blob.Store)(nil)
+
+// newServer starts a real S3-protocol server (gofakes3, in memory) with
+// a bucket, and returns an adapter pointed at it.
+func newServer(t testing.TB) (*s3blob.Store, *httptest.Server) {
+	t.Helper()
+	backend := s3mem.New()
+	srv := httptest.NewServer(gofakes3.New(backend).Server())
+	t.Cleanup(srv.Close)
+	require.NoError(t, backend.CreateBucket("holdco-files"))
+	s, err := s3blob.New(context.Background(), s3blob.Config{
+		Bucket: "holdco-files", Region: "us-east-1", Endpoint: srv.URL, PathStyle: true,
+		AccessKeyID: "test", SecretAccessKey: "test-secret",
+	})
+	require.NoError(t, err)
+	return s, srv
+}
+
+func TestContract(t *testing.T) {
+	s, srv := newServer(t)
+	blobtest.Run(t, s, srv.Client())
+}

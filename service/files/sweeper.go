@@ -1,0 +1,97 @@
+package files
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"holdco/store"
+)
+
+// BlobSweeper deletes the blobs that no file row names any more: those of
+// deleted or replaced files whose immediate delete failed (or whose
+// process died before it), and those of uploads that never committed. It
+// runs on the worker role.
+type BlobSweeper struct {
+	Store  *store.Store
+	Blobs  BlobStore
+	Logger *slog.Logger
+	// Now is the clock (nil: the wall clock).
+	Now func() time.Time
+}
+
+// Sweeper timing.
+const (
+	// BlobSweepInterval is how often the worker's sweeper looks.
+	BlobSweepInterval = 30 * time.Second
+	// blobRetryAfter is when a failed delete is tried again.
+	blobRetryAfter = 5 * time.Minute
+	blobSweepBatch = 200
+)
+
+// Sweep deletes every due blob and returns how many it deleted. A delete
+// that fails is retried after blobRetryAfter; the sweep goes on with the
+// next one (failures are per blob, not an unreachable store, more often
+// than with Temporal) but stops at the end of a batch with failures.
+func (w *BlobSweeper) Sweep(ctx context.Context) (int, error) {
+	now := w.now()
+	deleted := 0
+	for {
+		due, err := w.Store.DueBlobDeletions(ctx, now, blobSweepBatch)
+		if err != nil {
+			return deleted, err
+		}
+		failed := 0
+		for _, d := range due {
+			if ctx.Err() != nil {
+				return deleted, ctx.Err()
+			}
+			// Claim first: an upload whose blob this is can no longer
+			// commit, so no row will name a blob being deleted.
+			ok, err := w.Store.ClaimBlobDeletion(ctx, d.BlobKey, now, now.Add(blobRetryAfter))
+			if err != nil {
+				return deleted, err
+			}
+			if !ok {
+				continue
+			}
+			if err := w.Blobs.Delete(ctx, d.BlobKey); err != nil {
+				failed++
+				w.Logger.WarnContext(ctx, "blob sweep: delete failed; retried later", "company", d.CompanyID, "error", err)
+				continue
+			}
+			if err := w.Store.CompleteBlobDeletion(ctx, d.BlobKey); err != nil {
+				return deleted, err
+			}
+			deleted++
+		}
+		if len(due) < blobSweepBatch || failed > 0 {
+			return deleted, ctx.Err()
+		}
+	}
+}
+
+func (w *BlobSweeper) now() time.Time {
+	if w.Now != nil {
+		return w.Now()
+	}
+	return time.Now().UTC()
+}
+
+// Run sweeps every interval until ctx ends.
+func (w *BlobSweeper) Run(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if n, err := w.Sweep(ctx); err != nil && ctx.Err() == nil {
+			w.Logger.WarnContext(ctx, "blob sweep", "error", err)
+		} else if n > 0 {
+			w.Logger.InfoContext(ctx, "blob sweep: deleted orphaned blobs", "blobs", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
