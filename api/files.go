@@ -239,8 +239,10 @@ func (h *fileHandlers) readForm(ctx context.Context, adm *files.Admission, mr *m
 				return models.CompanyFile{}, models.Errorf(models.CodeInvalidArgument, "Send one file per upload.").WithField("file")
 			}
 			filename = part.FileName()
-			if _, err := files.NormalizePath(path, filename); err != nil && (path != "" || filename == "") {
-				return models.CompanyFile{}, err // refused before the file is stored
+			if path != "" {
+				if _, err := files.NormalizePath(path, filename); err != nil {
+					return models.CompanyFile{}, err // refused before the file is stored
+				}
 			}
 			if staged, err = adm.Stage(ctx, part, -1, part.Header.Get("Content-Type")); err != nil {
 				return models.CompanyFile{}, err

@@ -521,3 +521,6 @@ func (s *Service) DownloadURL(ctx context.Context, companyID, fileID string) (Do
 	}
 	return Download{URL: u, ExpiresAt: at.Add(s.limits.URLTTL)}, nil
 }
+
+// Core is the core the use cases run on.
+func (s *Service) Core() *service.Core { return s.core }

@@ -29,11 +29,11 @@ const (
 // MaxSegmentBytes per segment. A path ending in "/" names a folder:
 // the file goes into it under filename. An empty path is filename.
 func NormalizePath(p, filename string) (string, error) {
-	name, err := NormalizeFilename(filename)
-	if err != nil {
-		return "", err
-	}
 	if p == "" || strings.HasSuffix(p, "/") {
+		name, err := NormalizeFilename(filename)
+		if err != nil {
+			return "", err
+		}
 		p += name
 	}
 	p = norm.NFC.String(p)
