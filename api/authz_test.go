@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"holdco/api"
+	"holdco/providers/blob/local"
 	"holdco/service"
 	"holdco/service/usecases"
 	"holdco/store"
@@ -44,6 +45,8 @@ type world struct {
 	adaPAT  string // id of ada's personal access token
 	adaCo   string // ada's company (the company key is its key)
 	bobCo   string // bob's company (companyB is its key)
+	blobs   *local.Store     // the files' blob store
+	sites   *httptest.Server // serves its signed downloads
 }
 
 // Credential kinds; the names are the status columns of the authorization
@@ -69,13 +72,22 @@ func newWorldWith(t testing.TB, opts usecases.Options) *world {
 	ctx := context.Background()
 	idp := testenv.NewIdP()
 	st := testenv.NewStore(t)
+	mux := http.NewServeMux()
+	sites := httptest.NewServer(mux)
+	t.Cleanup(sites.Close)
+	blobs, err := local.New(t.TempDir(), []byte("api-test-blob-signing-key-0123456789abcdef"), sites.URL)
+	require.NoError(t, err)
+	mux.Handle(local.PathPrefix, blobs.Handler())
+	if opts.Blobs == nil {
+		opts.Blobs = blobs
+	}
 	svc, err := usecases.New(ctx, service.Config{PublicURL: "http://holdco.test"}, st, idp,
 		slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
 	logs := &syncBuffer{}
 	r := api.New(api.Deps{Logger: slog.New(slog.NewTextHandler(logs, nil)), Service: svc})
 
-	w := &world{t: t, router: r, handler: r, api: r.API, store: st, logs: logs, svc: svc, idp: idp, creds: map[string]string{anon: ""}}
+	w := &world{t: t, router: r, handler: r, api: r.API, store: st, logs: logs, svc: svc, idp: idp, creds: map[string]string{anon: ""}, blobs: blobs, sites: sites}
 	w.creds[userA] = w.webLogin("ada@example.com", "ada")
 	w.creds[userB] = w.webLogin("bob@example.com", "bob")
 
@@ -176,10 +188,12 @@ func newMatrixWorld(t testing.TB) *matrixWorld {
 	adaTok := tok["id"].(string)
 	w.call(http.MethodPost, "/auth/tokens", userB, `{"name":"bob's"}`, http.StatusCreated, &tok)
 	bobTok := tok["id"].(string)
+	adaFile, bobFile := w.uploadAs(userA, w.adaCo, "matrix/ada.txt"), w.uploadAs(userB, w.bobCo, "matrix/bob.txt")
 	return &matrixWorld{world: w, fixtures: map[string]map[string]string{
 		"conglomerate_id": {"ada": w.adaCong, "bob": w.bobCong, "missing": missingID},
 		"company_id":      {"ada": w.adaCo, "bob": w.bobCo, "missing": missingID},
 		"token_id":        {"ada": adaTok, "bob": bobTok, "missing": missingID},
+		"file_id":         {"ada": adaFile, "bob": bobFile, "missing": missingID},
 	}}
 }
 
