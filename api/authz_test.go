@@ -42,9 +42,9 @@ type world struct {
 	creds   map[string]string // credential name → bearer ("" = anonymous)
 	adaCong string
 	bobCong string
-	adaPAT  string // id of ada's personal access token
-	adaCo   string // ada's company (the company key is its key)
-	bobCo   string // bob's company (companyB is its key)
+	adaPAT  string           // id of ada's personal access token
+	adaCo   string           // ada's company (the company key is its key)
+	bobCo   string           // bob's company (companyB is its key)
 	blobs   *local.Store     // the files' blob store
 	sites   *httptest.Server // serves its signed downloads
 }
