@@ -17,6 +17,7 @@ import (
 	"holdco/service"
 	"holdco/service/billing"
 	"holdco/service/companies"
+	"holdco/service/documents"
 	"holdco/service/identity"
 	"holdco/service/usecases"
 	"holdco/store"
@@ -45,6 +46,9 @@ type Services struct {
 	*IdentityUseCases
 	*BillingUseCases
 	*CompaniesUseCases
+	// Domains whose method names (List, Get, Delete) would be ambiguous
+	// embedded are named fields.
+	Documents *documents.Service
 }
 
 // The domains' use cases, named apart so that Services can embed them all.
@@ -84,7 +88,7 @@ func (e *Env) NewServices(t testing.TB, opts usecases.Options) Services {
 	opts.Clock = e.Clock.Now
 	s, err := usecases.New(context.Background(), Config, e.Store, e.IdP, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
-	return Services{s.Identity, s.Billing, s.Companies}
+	return Services{IdentityUseCases: s.Identity, BillingUseCases: s.Billing, CompaniesUseCases: s.Companies, Documents: s.Documents}
 }
 
 // Replica is a second set of use cases on the same database (another
