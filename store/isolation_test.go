@@ -209,10 +209,12 @@ func TestZeroScopeIsRefused(t *testing.T) {
 			_, _, err := s.PutDocument(ctx, co, models.Document{DocumentType: "mission"}, models.ActivityInput{Kind: models.ActivityDocumentUpdated})
 			return err
 		},
-		"DeleteDocument": func() error { return s.DeleteDocument(ctx, co, "mission", models.ActivityInput{Kind: models.ActivityDocumentDeleted}) },
-		"MarkProvisioningStarted":    func() error { return s.MarkProvisioningStarted(ctx, co, at) },
-		"ProvisioningSeedRepo":       func() error { _, err := s.ProvisioningSeedRepo(ctx, co); return err },
-		"RecordImportResume":         func() error { return s.RecordImportResume(ctx, co, at) },
+		"DeleteDocument": func() error {
+			return s.DeleteDocument(ctx, co, "mission", models.ActivityInput{Kind: models.ActivityDocumentDeleted})
+		},
+		"MarkProvisioningStarted": func() error { return s.MarkProvisioningStarted(ctx, co, at) },
+		"ProvisioningSeedRepo":    func() error { _, err := s.ProvisioningSeedRepo(ctx, co); return err },
+		"RecordImportResume":      func() error { return s.RecordImportResume(ctx, co, at) },
 	} {
 		assert.ErrorIs(t, call(), store.ErrNoScope, name)
 	}
