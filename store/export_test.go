@@ -1,7 +1,20 @@
 package store
 
-import "gorm.io/gorm"
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+
+	"holdco/models"
+)
 
 // GormDB exposes the store's connection to the external tests that run
 // statements the store has no method for (a failing one, a raw scan).
 func GormDB(s *Store) *gorm.DB { return s.db }
+
+// RecordActivityAt records an event at a chosen instant, so tests can make
+// events with equal timestamps.
+func RecordActivityAt(s *Store, ctx context.Context, c CompanyScope, a models.ActivityInput, at time.Time) error {
+	return s.recordActivityAt(ctx, c.id, a, at)
+}

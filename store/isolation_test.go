@@ -198,9 +198,23 @@ func TestZeroScopeIsRefused(t *testing.T) {
 		"SetConnectAccount":          func() error { return s.SetConnectAccount(ctx, cong, "acct_x") },
 		"UpdateConglomerateSettings": func() error { return s.UpdateConglomerateSettings(ctx, cong, "x", nil) },
 		"ListLiveCompanies":          func() error { _, err := s.ListLiveCompanies(ctx, admin); return err },
-		"MarkProvisioningStarted":    func() error { return s.MarkProvisioningStarted(ctx, co, at) },
-		"ProvisioningSeedRepo":       func() error { _, err := s.ProvisioningSeedRepo(ctx, co); return err },
-		"RecordImportResume":         func() error { return s.RecordImportResume(ctx, co, at) },
+		"RecordActivity":             func() error { return s.RecordActivity(ctx, co, models.ActivityInput{Kind: models.ActivityEmailSent}) },
+		"ListActivity":               func() error { _, err := s.ListActivity(ctx, co, models.ActivityCursor{}, 10); return err },
+		"ReachMilestone":             func() error { _, err := s.ReachMilestone(ctx, co, models.MilestoneFirstDollar, at); return err },
+		"ListMilestones":             func() error { _, err := s.ListMilestones(ctx, co); return err },
+		"MarkMilestonesSeen":         func() error { _, err := s.MarkMilestonesSeen(ctx, co, at); return err },
+		"ListDocuments":              func() error { _, err := s.ListDocuments(ctx, co, true); return err },
+		"GetDocument":                func() error { _, err := s.GetDocument(ctx, co, "mission"); return err },
+		"PutDocument": func() error {
+			_, _, err := s.PutDocument(ctx, co, models.Document{DocumentType: "mission"}, models.ActivityInput{Kind: models.ActivityDocumentUpdated})
+			return err
+		},
+		"DeleteDocument": func() error {
+			return s.DeleteDocument(ctx, co, "mission", models.ActivityInput{Kind: models.ActivityDocumentDeleted})
+		},
+		"MarkProvisioningStarted": func() error { return s.MarkProvisioningStarted(ctx, co, at) },
+		"ProvisioningSeedRepo":    func() error { _, err := s.ProvisioningSeedRepo(ctx, co); return err },
+		"RecordImportResume":      func() error { return s.RecordImportResume(ctx, co, at) },
 	} {
 		assert.ErrorIs(t, call(), store.ErrNoScope, name)
 	}

@@ -2,16 +2,41 @@ package files
 
 import (
 	"context"
+	"fmt"
 
 	"holdco/models"
+	"holdco/service"
 	"holdco/store"
 )
 
-// activity is an event of the company's feed (written with the change, in
-// its transaction, once the feed exists on this branch).
-type activity struct{}
+// The files' events of the company's activity feed, written in the
+// transaction of the change they describe.
 
-func fileUploaded(models.CompanyFile, bool) activity                                   { return activity{} }
-func fileDeleted(models.CompanyFile) activity                                          { return activity{} }
-func filesDeleted(string, []models.CompanyFile) activity                               { return activity{} }
-func recordActivity(context.Context, *store.Store, store.CompanyScope, activity) error { return nil }
+func fileUploaded(ctx context.Context, f models.CompanyFile, replaced bool) models.ActivityInput {
+	verb := "Uploaded"
+	if replaced {
+		verb = "Replaced"
+	}
+	return models.ActivityInput{Kind: models.ActivityFileUploaded, Actor: service.ActorOf(ctx), Subject: f.ID,
+		Summary: fmt.Sprintf("%s %s (%d bytes)", verb, f.Path, f.SizeBytes),
+		Data:    map[string]any{"path": f.Path, "size_bytes": f.SizeBytes, "replaced": replaced, "source": f.Source}}
+}
+
+func fileDeleted(ctx context.Context, f models.CompanyFile) models.ActivityInput {
+	return models.ActivityInput{Kind: models.ActivityFileDeleted, Actor: service.ActorOf(ctx), Subject: f.ID,
+		Summary: "Deleted " + f.Path, Data: map[string]any{"path": f.Path, "size_bytes": f.SizeBytes}}
+}
+
+func filesDeleted(ctx context.Context, prefix string, deleted []models.CompanyFile) models.ActivityInput {
+	var bytes int64
+	for _, f := range deleted {
+		bytes += f.SizeBytes
+	}
+	return models.ActivityInput{Kind: models.ActivityFilesDeleted, Actor: service.ActorOf(ctx), Subject: prefix,
+		Summary: fmt.Sprintf("Deleted the folder %s (%d files)", prefix, len(deleted)),
+		Data:    map[string]any{"prefix": prefix, "deleted_count": len(deleted), "deleted_bytes": bytes}}
+}
+
+func recordActivity(ctx context.Context, tx *store.Store, scope store.CompanyScope, a models.ActivityInput) error {
+	return tx.RecordActivity(ctx, scope, a)
+}

@@ -280,7 +280,7 @@ func (st *Staged) Commit(ctx context.Context, path, filename, source string) (mo
 		if err != nil {
 			return err
 		}
-		return recordActivity(ctx, tx, a.company.Scope, fileUploaded(f, replaced != nil))
+		return recordActivity(ctx, tx, a.company.Scope, fileUploaded(ctx, f, replaced != nil))
 	})
 	var qe *store.FileQuotaError
 	switch {
@@ -428,7 +428,7 @@ func (s *Service) Delete(ctx context.Context, companyID, fileID string) error {
 		if f, err = tx.DeleteFile(ctx, co.Scope, fileID); err != nil {
 			return err
 		}
-		return recordActivity(ctx, tx, co.Scope, fileDeleted(f))
+		return recordActivity(ctx, tx, co.Scope, fileDeleted(ctx, f))
 	})
 	if errors.Is(err, models.ErrNotFound) {
 		return s.missingFile(ctx, co, fileID)
@@ -471,7 +471,7 @@ func (s *Service) DeletePrefix(ctx context.Context, companyID, prefix string) (P
 		if deleted, err = tx.DeleteFilesUnderPrefix(ctx, co.Scope, p); err != nil || len(deleted) == 0 {
 			return err
 		}
-		return recordActivity(ctx, tx, co.Scope, filesDeleted(p, deleted))
+		return recordActivity(ctx, tx, co.Scope, filesDeleted(ctx, p, deleted))
 	})
 	if err != nil {
 		return PrefixDeleteResult{}, err

@@ -413,3 +413,30 @@ func TestBlobStoreNotConfigured(t *testing.T) {
 	_, err = svc.Upload(ctx, c.ID, files.UploadInput{Filename: "x", Size: 1, Body: bytes.NewReader([]byte("x"))})
 	assert.Equal(t, models.CodeUpstreamUnavailable, codeOf(err))
 }
+
+func TestChangesWriteActivityEvents(t *testing.T) {
+	w := newWorld(t, files.Limits{}, nil)
+	f, err := w.upload(t, w.ada, w.adaCo, "docs/a.txt", "a")
+	require.NoError(t, err)
+	_, err = w.upload(t, w.ada, w.adaCo, "docs/a.txt", "aa")
+	require.NoError(t, err)
+	_, err = w.upload(t, w.ada, w.adaCo, "docs/b.txt", "b")
+	require.NoError(t, err)
+	require.NoError(t, w.svc.Delete(w.ada, w.adaCo, f.ID))
+	_, err = w.svc.DeletePrefix(w.ada, w.adaCo, "docs")
+	require.NoError(t, err)
+	_, err = w.upload(t, w.ada, w.adaCo, "big", strings.Repeat("x", files.DefaultMaxFileBytes+1))
+	require.Error(t, err)
+
+	events, err := w.e.Store.ListActivity(context.Background(), mustScope(t, w, w.ada, w.adaCo), models.ActivityCursor{}, 100)
+	require.NoError(t, err)
+	var kinds []models.ActivityKind
+	for _, e := range events {
+		if strings.HasPrefix(string(e.Kind), "file") {
+			kinds = append(kinds, e.Kind)
+		}
+	}
+	assert.Equal(t, []models.ActivityKind{models.ActivityFilesDeleted, models.ActivityFileDeleted, models.ActivityFileUploaded, models.ActivityFileUploaded, models.ActivityFileUploaded}, kinds,
+		"newest first; a refused upload writes nothing")
+	assert.Equal(t, models.ActorUser, events[0].Actor)
+}

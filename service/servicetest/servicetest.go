@@ -18,6 +18,7 @@ import (
 	"holdco/service"
 	"holdco/service/billing"
 	"holdco/service/companies"
+	"holdco/service/documents"
 	"holdco/service/files"
 	"holdco/service/identity"
 	"holdco/service/usecases"
@@ -47,9 +48,10 @@ type Services struct {
 	*IdentityUseCases
 	*BillingUseCases
 	*CompaniesUseCases
-	// Files is not embedded: its method names (Upload, List, Delete) are
-	// the domain's own and would be ambiguous beside other domains'.
-	Files *files.Service
+	// Domains whose method names (List, Get, Delete) would be ambiguous
+	// embedded are named fields.
+	Documents *documents.Service
+	Files     *files.Service
 }
 
 // The domains' use cases, named apart so that Services can embed them all.
@@ -94,7 +96,7 @@ func (e *Env) NewServices(t testing.TB, opts usecases.Options) Services {
 	}
 	s, err := usecases.New(context.Background(), Config, e.Store, e.IdP, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
-	return Services{IdentityUseCases: s.Identity, BillingUseCases: s.Billing, CompaniesUseCases: s.Companies, Files: s.Files}
+	return Services{IdentityUseCases: s.Identity, BillingUseCases: s.Billing, CompaniesUseCases: s.Companies, Documents: s.Documents, Files: s.Files}
 }
 
 // Replica is a second set of use cases on the same database (another

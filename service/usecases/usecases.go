@@ -14,6 +14,7 @@ import (
 	"holdco/service"
 	"holdco/service/billing"
 	"holdco/service/companies"
+	"holdco/service/documents"
 	"holdco/service/files"
 	"holdco/service/identity"
 	"holdco/store"
@@ -25,6 +26,7 @@ type Services struct {
 	Identity  *identity.Service
 	Billing   *billing.Service
 	Companies *companies.Service
+	Documents *documents.Service
 	Files     *files.Service
 }
 
@@ -60,6 +62,7 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Billing = billing.New(core, opts.Payments)
 	s.Identity = identity.New(core, idp, s.Billing)
 	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal})
+	s.Documents = documents.New(core)
 	s.Files = files.New(core, opts.Blobs, opts.FileLimits)
 	return s, nil
 }
