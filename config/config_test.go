@@ -38,6 +38,18 @@ func TestDefaults(t *testing.T) {
 	assert.False(t, c.Payments.Enabled())
 	assert.Equal(t, int64(10), c.Payments.CreditPriceCents)
 	assert.Equal(t, int64(100), c.Payments.FounderMonthlyCredits)
+	assert.Equal(t, Blob{Backend: BlobLocal, Dir: filepath.Join("data", "blobs"), URLTTL: 5 * time.Minute, MaxFileBytes: 25 << 20, QuotaBytes: 1 << 30}, c.Blob)
+}
+
+func TestBlobS3Settings(t *testing.T) {
+	c, err := Load(env(map[string]string{
+		"HOLDCO_BLOB_BACKEND": "S3", "HOLDCO_BLOB_S3_BUCKET": "files", "HOLDCO_BLOB_S3_REGION": "us-east-1",
+		"HOLDCO_BLOB_S3_ENDPOINT": "http://minio:9000/", "HOLDCO_BLOB_S3_PATH_STYLE": "true",
+		"HOLDCO_BLOB_S3_ACCESS_KEY_ID": "AK", "HOLDCO_BLOB_S3_SECRET_ACCESS_KEY": "SK", "HOLDCO_BLOB_URL_TTL": "90s",
+	}))
+	require.NoError(t, err)
+	assert.Equal(t, Blob{Backend: BlobS3, Dir: filepath.Join("data", "blobs"), S3Bucket: "files", S3Region: "us-east-1", S3Endpoint: "http://minio:9000",
+		S3PathStyle: true, S3AccessKeyID: "AK", S3SecretAccessKey: "SK", URLTTL: 90 * time.Second, MaxFileBytes: 25 << 20, QuotaBytes: 1 << 30}, c.Blob)
 }
 
 func TestOverrides(t *testing.T) {
@@ -129,6 +141,17 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{"Payments", "STRIPE_API_BASE", map[string]string{"STRIPE_SECRET_KEY": "sk_test_1", "STRIPE_WEBHOOK_SECRET": "whsec_1", "STRIPE_API_BASE": "localhost:12111"}},
 		{"Payments", "HOLDCO_CREDIT_PRICE_CENTS", map[string]string{"HOLDCO_CREDIT_PRICE_CENTS": "0"}},
 		{"Payments", "HOLDCO_FOUNDER_MONTHLY_CREDITS", map[string]string{"HOLDCO_FOUNDER_MONTHLY_CREDITS": "-5"}},
+		{"Blob", "HOLDCO_BLOB_BACKEND", map[string]string{"HOLDCO_BLOB_BACKEND": "gcs"}},
+		{"Blob", "HOLDCO_BLOB_S3_BUCKET", map[string]string{"HOLDCO_BLOB_BACKEND": "s3", "HOLDCO_BLOB_S3_REGION": "eu-west-1"}},
+		{"Blob", "HOLDCO_BLOB_S3_REGION", map[string]string{"HOLDCO_BLOB_BACKEND": "s3", "HOLDCO_BLOB_S3_BUCKET": "files"}},
+		{"Blob", "HOLDCO_BLOB_S3_ACCESS_KEY_ID", map[string]string{"HOLDCO_BLOB_BACKEND": "s3", "HOLDCO_BLOB_S3_BUCKET": "files", "HOLDCO_BLOB_S3_REGION": "eu-west-1", "HOLDCO_BLOB_S3_SECRET_ACCESS_KEY": "s"}},
+		{"Blob", "HOLDCO_BLOB_S3_ENDPOINT", map[string]string{"HOLDCO_BLOB_S3_ENDPOINT": "minio:9000"}},
+		{"Blob", "HOLDCO_BLOB_S3_PATH_STYLE", map[string]string{"HOLDCO_BLOB_S3_PATH_STYLE": "maybe"}},
+		{"Blob", "HOLDCO_BLOB_URL_TTL", map[string]string{"HOLDCO_BLOB_URL_TTL": "30d"}},
+		{"Blob", "HOLDCO_BLOB_URL_TTL", map[string]string{"HOLDCO_BLOB_URL_TTL": "200h"}},
+		{"Blob", "HOLDCO_BLOB_MAX_FILE_BYTES", map[string]string{"HOLDCO_BLOB_MAX_FILE_BYTES": "0"}},
+		{"Blob", "HOLDCO_BLOB_MAX_FILE_BYTES", map[string]string{"HOLDCO_BLOB_MAX_FILE_BYTES": "2000", "HOLDCO_BLOB_QUOTA_BYTES": "1000"}},
+		{"Blob", "HOLDCO_BLOB_QUOTA_BYTES", map[string]string{"HOLDCO_BLOB_QUOTA_BYTES": "lots"}},
 	}
 	sections := map[string]bool{}
 	for _, tc := range cases {
