@@ -183,6 +183,10 @@ func (h *fileHandlers) upload(c *gin.Context) {
 			err = models.Errorf(models.CodeTooLarge, "The request body is larger than the file limit of %d bytes plus %d bytes of form.", h.svc.Limits().MaxFileBytes, formOverheadBytes).
 				With("limit_bytes", h.svc.Limits().MaxFileBytes)
 		}
+		if models.IsCode(err, models.CodeTooLarge) {
+			h.refuse(c, err) // the rest of the body is not wanted
+			return
+		}
 		h.fail(c, err)
 		return
 	}
