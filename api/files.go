@@ -150,6 +150,10 @@ func intPtr(n int) *int { return &n }
 // connection rather than wait for a body that may never come.
 func (h *fileHandlers) upload(c *gin.Context) {
 	r := c.Request
+	if typ, msg := textFailure(c.Param("company_id"), ruleSingleLine); typ != "" {
+		h.refuse(c, &HTTPValidationError{Detail: []ValidationError{{Loc: []any{"path", "company_id"}, Msg: msg, Type: typ}}})
+		return
+	}
 	companyID, ok := canonicalUUID(c.Param("company_id"))
 	if !ok {
 		h.refuse(c, &HTTPValidationError{Detail: []ValidationError{{Loc: []any{"path", "company_id"}, Msg: "Input should be a valid UUID", Type: "uuid_parsing"}}})
