@@ -37,17 +37,16 @@ type Store struct {
 	now     func() time.Time
 }
 
-// New opens (creating) the directory. signingKey signs download URLs (at
-// least 32 bytes; every process serving or signing must share it);
+// New opens the directory; it is created by the first Put, so a process
+// that never stores a blob leaves no trace. signingKey signs download URLs
+// (at least 32 bytes; every process serving or signing must share it);
 // baseURL is the sites origin the URLs point at.
 func New(dir string, signingKey []byte, baseURL string) (*Store, error) {
 	if len(signingKey) < 32 {
 		return nil, errors.New("blob/local: the signing key needs at least 32 bytes")
 	}
-	for _, d := range []string{"objects", "tmp"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o750); err != nil {
-			return nil, fmt.Errorf("blob/local: %w", err)
-		}
+	if dir == "" {
+		return nil, errors.New("blob/local: a directory is required")
 	}
 	return &Store{dir: dir, key: signingKey, baseURL: strings.TrimRight(baseURL, "/"), now: time.Now}, nil
 }
@@ -74,7 +73,11 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, size int64,
 	if err != nil {
 		return 0, err
 	}
-	tmp, err := os.CreateTemp(filepath.Join(s.dir, "tmp"), "put-*")
+	tmpDir := filepath.Join(s.dir, "tmp")
+	if err := os.MkdirAll(tmpDir, 0o750); err != nil {
+		return 0, fmt.Errorf("blob/local: put: %w", err)
+	}
+	tmp, err := os.CreateTemp(tmpDir, "put-*")
 	if err != nil {
 		return 0, fmt.Errorf("blob/local: put: %w", err)
 	}
