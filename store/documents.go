@@ -105,3 +105,23 @@ func (s *Store) DeleteDocument(ctx context.Context, c CompanyScope, docType stri
 		return tx.RecordActivity(ctx, c, event)
 	})
 }
+
+// RecentDocuments returns the scope's company's visible documents most
+// recently updated first, at most limit of them, and how many visible
+// documents it has in all: two index reads, for the dashboard.
+func (s *Store) RecentDocuments(ctx context.Context, c CompanyScope, limit int) ([]models.DocumentSummary, int64, error) {
+	if err := c.check("recent documents"); err != nil {
+		return nil, 0, err
+	}
+	db := s.db.WithContext(ctx)
+	visible := db.Model(&models.Document{}).Where("company_id = ? AND visibility = ?", c.id, models.DocumentVisible)
+	docs := []models.DocumentSummary{}
+	if err := visible.Session(&gorm.Session{}).Select(documentSummaryColumns).Order("updated_at DESC").Limit(limit).Scan(&docs).Error; err != nil {
+		return nil, 0, wrap("recent documents", err)
+	}
+	var total int64
+	if err := visible.Session(&gorm.Session{}).Count(&total).Error; err != nil {
+		return nil, 0, wrap("recent documents: count", err)
+	}
+	return docs, total, nil
+}

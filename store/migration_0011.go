@@ -43,17 +43,17 @@ type m0011ActivityEvent struct {
 func (m0011ActivityEvent) TableName() string { return "activity_events" }
 
 type m0011Document struct {
-	CompanyID    string        `gorm:"primaryKey;size:36"`
+	CompanyID    string        `gorm:"primaryKey;size:36;index:idx_company_documents_recent,priority:1"`
 	Company      *m0011Company `gorm:"foreignKey:CompanyID;constraint:OnDelete:CASCADE"`
 	DocumentType string        `gorm:"primaryKey;size:64"`
 	Title        string        `gorm:"size:200;not null"`
 	Content      string        `gorm:"type:text;not null"`
-	Visibility   string        `gorm:"size:16;not null"`
+	Visibility   string        `gorm:"size:16;not null;index:idx_company_documents_recent,priority:2"`
 	SizeBytes    int64         `gorm:"not null"`
 	Revision     int64         `gorm:"not null"`
 	UpdatedBy    string        `gorm:"size:16;not null"`
 	CreatedAt    time.Time     `gorm:"not null"`
-	UpdatedAt    time.Time     `gorm:"not null"`
+	UpdatedAt    time.Time     `gorm:"not null;index:idx_company_documents_recent,priority:3"`
 }
 
 func (m0011Document) TableName() string { return "company_documents" }

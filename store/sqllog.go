@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -81,6 +82,9 @@ func (l *sqlLogger) Error(ctx context.Context, msg string, _ ...any) {
 }
 
 func (l *sqlLogger) Trace(ctx context.Context, begin time.Time, fc func() (string, int64), err error) {
+	if n, ok := ctx.Value(queryCountKey{}).(*atomic.Int64); ok {
+		n.Add(1)
+	}
 	if l.level <= gormlogger.Silent {
 		return
 	}
@@ -145,3 +149,13 @@ type redactedError struct{ err error }
 
 func (e redactedError) Error() string { return safeErrorText(e.err) }
 func (e redactedError) Unwrap() error { return e.err }
+
+type queryCountKey struct{}
+
+// WithQueryCount returns a context under which every statement the store
+// runs is counted in the returned counter: a test proves that a request
+// runs a bounded number of queries, whatever the size of the data.
+func WithQueryCount(ctx context.Context) (context.Context, *atomic.Int64) {
+	n := new(atomic.Int64)
+	return context.WithValue(ctx, queryCountKey{}, n), n
+}

@@ -9,10 +9,12 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,6 +44,33 @@ func NewStore(t testing.TB) *store.Store {
 // for tests that read what the store logs.
 func NewStoreWith(t testing.TB, logger *slog.Logger, opts ...store.Option) *store.Store {
 	t.Helper()
+	s, _ := newStore(t, logger, opts...)
+	return s
+}
+
+// NewStoreAndSQL is NewStore with a second, plain database/sql connection
+// to the same database, for benchmarks that seed large amounts of rows in
+// bulk (the write paths themselves are measured elsewhere). It answers the
+// connection and its placeholder style: "?" on SQLite, "$" on Postgres.
+func NewStoreAndSQL(t testing.TB) (*store.Store, *sql.DB, string) {
+	t.Helper()
+	s, dsn := newStore(t, slog.New(slog.DiscardHandler))
+	driver, style := "sqlite", "?"
+	if s.Dialect() == store.DialectPostgres {
+		driver, style = "pgx", "$"
+	} else {
+		dsn = "file:" + dsn + "?_pragma=busy_timeout(5000)"
+	}
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatalf("testenv: open seeding connection: %v", err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return s, db, style
+}
+
+func newStore(t testing.TB, logger *slog.Logger, opts ...store.Option) (*store.Store, string) {
+	t.Helper()
 	ctx := context.Background()
 
 	dsn := filepath.Join(t.TempDir(), "holdco.db")
@@ -60,7 +89,7 @@ func NewStoreWith(t testing.TB, logger *slog.Logger, opts ...store.Option) *stor
 	if err := s.Migrate(ctx); err != nil {
 		t.Fatalf("testenv: migrate store: %v", err)
 	}
-	return s
+	return s, dsn
 }
 
 // newPostgresSchema creates a schema with a random name, registers its
@@ -104,4 +133,38 @@ func newPostgresSchema(t testing.TB, base string) (dsn, schema string) {
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
 	return u.String(), schema
+}
+
+// BulkInsert writes rows into table through a seeding connection of
+// NewStoreAndSQL, several hundred rows per statement.
+func BulkInsert(t testing.TB, db *sql.DB, style, table string, cols []string, rows [][]any) {
+	t.Helper()
+	per := max(1, 900/len(cols)) // SQLite allows 999 parameters per statement by default
+	for start := 0; start < len(rows); start += per {
+		chunk := rows[start:min(start+per, len(rows))]
+		var b strings.Builder
+		fmt.Fprintf(&b, "INSERT INTO %s (%s) VALUES ", table, strings.Join(cols, ", "))
+		args := make([]any, 0, len(chunk)*len(cols))
+		for i, r := range chunk {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(")
+			for j := range cols {
+				if j > 0 {
+					b.WriteString(", ")
+				}
+				args = append(args, r[j])
+				if style == "$" {
+					fmt.Fprintf(&b, "$%d", len(args))
+				} else {
+					b.WriteString("?")
+				}
+			}
+			b.WriteString(")")
+		}
+		if _, err := db.Exec(b.String(), args...); err != nil {
+			t.Fatalf("testenv: bulk insert into %s: %v", table, err)
+		}
+	}
 }

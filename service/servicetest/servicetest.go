@@ -5,6 +5,7 @@ package servicetest
 
 import (
 	"context"
+	"database/sql"
 	"io"
 	"log/slog"
 	"strings"
@@ -67,6 +68,10 @@ type Env struct {
 	IdP   *testenv.IdP
 	Clock *Clock
 	Store *store.Store
+	// SQL is a plain connection to the same database and Placeholder its
+	// style, for seeding many rows (testenv.BulkInsert).
+	SQL         *sql.DB
+	Placeholder string
 }
 
 // New builds an environment on a fresh store.
@@ -76,7 +81,8 @@ func New(t testing.TB) *Env { return NewWith(t, usecases.Options{}) }
 // environment's).
 func NewWith(t testing.TB, opts usecases.Options) *Env {
 	t.Helper()
-	e := &Env{Store: testenv.NewStore(t), IdP: testenv.NewIdP(), Clock: &Clock{now: time.Now().UTC().Truncate(time.Second)}}
+	st, db, style := testenv.NewStoreAndSQL(t)
+	e := &Env{Store: st, SQL: db, Placeholder: style, IdP: testenv.NewIdP(), Clock: &Clock{now: time.Now().UTC().Truncate(time.Second)}}
 	e.Svc = e.NewServices(t, opts)
 	return e
 }

@@ -1,0 +1,63 @@
+package companies
+
+import (
+	"context"
+	"time"
+
+	"holdco/models"
+	"holdco/store"
+)
+
+// The dashboard's lists are bounded: the newest events and the most
+// recently updated documents (with the total), the rest paged elsewhere.
+const (
+	DashboardActivity  = 10
+	DashboardDocuments = 20
+)
+
+// Dashboard is everything the company page shows, read in one request
+// with a fixed number of queries whatever the size of the company's data.
+// Sections that later capabilities fill (the last turn, open tasks,
+// analytics, domain, ads) are nil until they exist.
+type Dashboard struct {
+	Company        models.Company
+	Resources      []ResourceView
+	Ready          bool
+	Credits        store.AccountCredits
+	RecentActivity []models.ActivityEvent
+	Documents      []models.DocumentSummary
+	DocumentsTotal int64
+	Milestones     Milestones
+}
+
+// Dashboard reads the company page in one go.
+func (s *Service) Dashboard(ctx context.Context, companyID string) (Dashboard, error) {
+	c, err := s.core.AuthorizeCompany(ctx, companyID, false)
+	if err != nil {
+		return Dashboard{}, err
+	}
+	d := Dashboard{Company: c.Company}
+	if d.Resources, err = s.resourceViews(ctx, c.Scope); err != nil {
+		return Dashboard{}, err
+	}
+	d.Ready = true
+	for i := range d.Resources {
+		d.Resources[i] = tenantView(d.Resources[i])
+		d.Ready = d.Ready && d.Resources[i].Status == models.ResourceReady
+	}
+	if d.Credits, err = s.store.CompanyAccountCredits(ctx, c.Scope, s.now().UTC().Truncate(24*time.Hour)); err != nil {
+		return Dashboard{}, err
+	}
+	if d.RecentActivity, err = s.store.ListActivity(ctx, c.Scope, models.ActivityCursor{}, DashboardActivity); err != nil {
+		return Dashboard{}, err
+	}
+	if d.Documents, d.DocumentsTotal, err = s.store.RecentDocuments(ctx, c.Scope, DashboardDocuments); err != nil {
+		return Dashboard{}, err
+	}
+	ms, err := s.store.ListMilestones(ctx, c.Scope)
+	if err != nil {
+		return Dashboard{}, err
+	}
+	d.Milestones = ShelfOf(ms)
+	return d, nil
+}

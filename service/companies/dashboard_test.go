@@ -1,0 +1,163 @@
+package companies_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"holdco/models"
+	"holdco/service/companies"
+	"holdco/service/documents"
+	"holdco/service/servicetest"
+	"holdco/store"
+	"holdco/testenv"
+)
+
+// dashboardWorld is one account with one company whose data is seeded in
+// bulk: n activity events, n documents and 10·n ledger entries.
+type dashboardWorld struct {
+	e       *servicetest.Env
+	ctx     context.Context
+	company models.Company
+}
+
+func newDashboardWorld(tb testing.TB, n int) dashboardWorld {
+	tb.Helper()
+	e := servicetest.New(tb)
+	ctx, cong := e.User(tb, "dash@example.com")
+	c, err := e.Svc.CreateCompany(ctx, cong, companies.CompanyInput{Name: "Dash"})
+	require.NoError(tb, err)
+	seedCompany(tb, e, cong, c.ID, n)
+	return dashboardWorld{e: e, ctx: ctx, company: c}
+}
+
+func seedCompany(tb testing.TB, e *servicetest.Env, cong, companyID string, n int) {
+	tb.Helper()
+	start := time.Now().UTC().Add(-time.Duration(n) * time.Minute).Truncate(time.Microsecond)
+	events := make([][]any, 0, n)
+	docs := make([][]any, 0, n)
+	for i := range n {
+		at := start.Add(time.Duration(i) * time.Minute)
+		id, _ := uuid.NewV7()
+		events = append(events, []any{id.String(), companyID, string(models.ActivityDocumentUpdated), "user", fmt.Sprintf("event %d", i), "", "{}", at})
+		docs = append(docs, []any{companyID, fmt.Sprintf("doc-%05d", i), "Doc", "content", "visible", 7, 1, "user", at, at})
+	}
+	testenv.BulkInsert(tb, e.SQL, e.Placeholder, "activity_events",
+		[]string{"id", "company_id", "kind", "actor", "summary", "subject", "data", "created_at"}, events)
+	testenv.BulkInsert(tb, e.SQL, e.Placeholder, "company_documents",
+		[]string{"company_id", "document_type", "title", "content", "visibility", "size_bytes", "revision", "updated_by", "created_at", "updated_at"}, docs)
+	entries := make([][]any, 0, 10*n)
+	for i := range 10 * n {
+		entries = append(entries, []any{uuid.NewString(), cong, string(models.EntryTopUp), 1, companyID, "", fmt.Sprintf("k%d", i), start.Add(time.Duration(i) * time.Second)})
+	}
+	testenv.BulkInsert(tb, e.SQL, e.Placeholder, "credit_ledger_entries",
+		[]string{"id", "conglomerate_id", "type", "amount", "company_id", "reference", "group_key", "created_at"}, entries)
+}
+
+// The dashboard runs the same number of queries for a company with a
+// handful of rows as for one with hundreds: its cost does not grow with
+// the data.
+func TestDashboardQueryCountDoesNotGrowWithData(t *testing.T) {
+	counts := map[int]int64{}
+	for _, n := range []int{3, 300} {
+		w := newDashboardWorld(t, n)
+		ctx, queries := store.WithQueryCount(w.ctx)
+		d, err := w.e.Svc.Dashboard(ctx, w.company.ID)
+		require.NoError(t, err)
+		counts[n] = queries.Load()
+		assert.Len(t, d.RecentActivity, min(n+1, companies.DashboardActivity))
+		assert.Len(t, d.Documents, min(n, companies.DashboardDocuments))
+		assert.EqualValues(t, n, d.DocumentsTotal)
+		assert.Equal(t, w.company.ID, d.Company.ID)
+		assert.Len(t, d.Resources, len(models.ResourceKinds))
+	}
+	assert.Equal(t, counts[3], counts[300], "the query count is independent of the data")
+	assert.LessOrEqual(t, counts[3], int64(8), "a handful of queries")
+}
+
+func TestDashboardShowsTheCompanysState(t *testing.T) {
+	e := servicetest.New(t)
+	ada, cong := e.User(t, "ada@example.com")
+	bob, _ := e.User(t, "bob@example.com")
+	c, err := e.Svc.CreateCompany(ada, cong, companies.CompanyInput{Name: "Ada Dash"})
+	require.NoError(t, err)
+	_, _, err = e.Svc.Documents.Upsert(ada, c.ID, models.DocMission, documents.UpsertInput{Content: "Make tea."})
+	require.NoError(t, err)
+	_, _, err = e.Svc.Documents.Upsert(ada, c.ID, "agent_notes", documents.UpsertInput{Content: "hidden"})
+	require.NoError(t, err)
+
+	d, err := e.Svc.Dashboard(ada, c.ID)
+	require.NoError(t, err)
+	assert.False(t, d.Ready, "nothing provisioned in this world")
+	require.Len(t, d.Documents, 1)
+	assert.Equal(t, models.DocMission, d.Documents[0].DocumentType)
+	require.Len(t, d.RecentActivity, 3)
+	assert.Equal(t, models.ActivityDocumentUpdated, d.RecentActivity[0].Kind)
+	assert.Equal(t, models.ActivityCompanyCreated, d.RecentActivity[2].Kind)
+	require.NotNil(t, d.Milestones.NextGoal)
+	assert.Empty(t, d.Milestones.Achieved)
+
+	_, err = e.Svc.Dashboard(bob, c.ID)
+	assert.True(t, models.IsCode(err, models.CodeForbidden))
+	_, err = e.Svc.Dashboard(ada, uuid.NewString())
+	assert.True(t, models.IsCode(err, models.CodeNotFound))
+}
+
+// BenchmarkDashboard reads the dashboard of a company with 10 rows of each
+// kind and of one with 10k activity events, 1k documents and 100k ledger
+// entries; the ratio shows the cost does not grow with the data.
+// go test -run '^$' -bench Dashboard ./service/companies/
+func BenchmarkDashboard(b *testing.B) {
+	for _, size := range []struct {
+		name             string
+		events, docs, le int
+	}{{"small", 10, 10, 10}, {"large", 10_000, 1_000, 100_000}} {
+		b.Run(size.name, func(b *testing.B) {
+			e := servicetest.New(b)
+			ctx, cong := e.User(b, "bench@example.com")
+			c, err := e.Svc.CreateCompany(ctx, cong, companies.CompanyInput{Name: "Bench"})
+			require.NoError(b, err)
+			seedSizes(b, e, cong, c.ID, size.events, size.docs, size.le)
+			var took []time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				if _, err := e.Svc.Dashboard(ctx, c.ID); err != nil {
+					b.Fatal(err)
+				}
+				took = append(took, time.Since(t0))
+			}
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "p99-µs")
+		})
+	}
+}
+
+func seedSizes(tb testing.TB, e *servicetest.Env, cong, companyID string, events, docs, ledger int) {
+	tb.Helper()
+	start := time.Now().UTC().Add(-240 * time.Hour).Truncate(time.Microsecond)
+	rows := make([][]any, 0, events)
+	for i := range events {
+		id, _ := uuid.NewV7()
+		rows = append(rows, []any{id.String(), companyID, string(models.ActivityDocumentUpdated), "user", "event", "", "{}", start.Add(time.Duration(i) * time.Second)})
+	}
+	testenv.BulkInsert(tb, e.SQL, e.Placeholder, "activity_events", []string{"id", "company_id", "kind", "actor", "summary", "subject", "data", "created_at"}, rows)
+	rows = rows[:0]
+	for i := range docs {
+		rows = append(rows, []any{companyID, fmt.Sprintf("doc-%05d", i), "Doc", "content", "visible", 7, 1, "user", start, start})
+	}
+	testenv.BulkInsert(tb, e.SQL, e.Placeholder, "company_documents",
+		[]string{"company_id", "document_type", "title", "content", "visibility", "size_bytes", "revision", "updated_by", "created_at", "updated_at"}, rows)
+	rows = rows[:0]
+	for i := range ledger {
+		rows = append(rows, []any{uuid.NewString(), cong, string(models.EntryTopUp), 1, companyID, "", fmt.Sprintf("k%d", i), start.Add(time.Duration(i) * time.Millisecond)})
+	}
+	testenv.BulkInsert(tb, e.SQL, e.Placeholder, "credit_ledger_entries",
+		[]string{"id", "conglomerate_id", "type", "amount", "company_id", "reference", "group_key", "created_at"}, rows)
+}
