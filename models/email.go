@@ -48,13 +48,13 @@ type Email struct {
 	// ProviderMessageID is the provider's id of the message: the inbound
 	// webhook's message id (unique per company, so a redelivery counts
 	// once), or the Message-ID holdco gave a message it sent.
-	ProviderMessageID string `gorm:"size:255;not null"`
-	FromAddress       string `gorm:"size:320;not null"`
-	ToAddress         string `gorm:"size:320;not null"`
-	ReplyTo           string `gorm:"size:320;not null"`
-	Subject           string `gorm:"size:1000;not null"`
-	TextBody          string `gorm:"type:text;not null"`
-	HTMLBody          string `gorm:"type:text;not null"`
+	ProviderMessageID string         `gorm:"size:255;not null"`
+	FromAddress       string         `gorm:"size:320;not null"`
+	ToAddress         string         `gorm:"size:320;not null"`
+	ReplyTo           string         `gorm:"size:320;not null"`
+	Subject           string         `gorm:"size:1000;not null"`
+	TextBody          string         `gorm:"type:text;not null"`
+	HTMLBody          string         `gorm:"type:text;not null"`
 	BodyState         EmailBodyState `gorm:"size:16;not null"`
 	// ReadAt is when the message was first opened; sent messages are read
 	// when sent.

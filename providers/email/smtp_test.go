@@ -31,8 +31,8 @@ import (
 )
 
 var (
-	_ mailsvc.Sender = (*email.SMTP)(nil)
-	_ mailsvc.Sender = (*email.Local)(nil)
+	_ mailsvc.Sender      = (*email.SMTP)(nil)
+	_ mailsvc.Sender      = (*email.Local)(nil)
 	_ mailsvc.BodyFetcher = (*email.Local)(nil)
 )
 

@@ -34,15 +34,15 @@ const (
 	// UTC day when the setting does not say otherwise (attempts that the
 	// provider refused count too).
 	DefaultDailySendLimit = 50
-	MaxSubjectChars       = 250    // a sent message's subject
+	MaxSubjectChars       = 250     // a sent message's subject
 	MaxTextBytes          = 100_000 // a sent message's plain-text body
-	MaxAddressChars       = 320    // an address (RFC 5321: 64 + @ + 255)
+	MaxAddressChars       = 320     // an address (RFC 5321: 64 + @ + 255)
 	// MaxInboundSubjectChars is the longest subject accepted from the
 	// inbound webhook (one RFC 5322 line).
 	MaxInboundSubjectChars = 998
 	// MaxInboundBytes is the largest inbound webhook request body (the
 	// JSON with both bodies); the REST edge refuses more with 413.
-	MaxInboundBytes = 2 << 20
+	MaxInboundBytes   = 2 << 20
 	MaxMessageIDChars = 255
 	DefaultListLimit  = 50
 	MaxListLimit      = 100

@@ -76,7 +76,7 @@ func (s *Service) Send(ctx context.Context, companyID string, in SendInput) (mod
 	day := now.UTC().Truncate(24 * time.Hour)
 	row, err := s.core.Store().ReserveOutgoingEmail(ctx, ac.Scope, models.Email{
 		ProviderMessageID: uuid.NewString() + "@" + s.cfg.Domain,
-		CreatedAt: now, FromAddress: from, ToAddress: c.to, ReplyTo: c.replyTo, Subject: c.subject, TextBody: c.text,
+		CreatedAt:         now, FromAddress: from, ToAddress: c.to, ReplyTo: c.replyTo, Subject: c.subject, TextBody: c.text,
 	}, day, s.cfg.DailySendLimit)
 	if errors.Is(err, store.ErrSendLimit) {
 		resets := day.Add(24 * time.Hour)
