@@ -38,6 +38,7 @@ func TestDefaults(t *testing.T) {
 	assert.False(t, c.Payments.Enabled())
 	assert.Equal(t, int64(10), c.Payments.CreditPriceCents)
 	assert.Equal(t, int64(100), c.Payments.FounderMonthlyCredits)
+	assert.Equal(t, Mail{Domain: "mail.localhost", Backend: MailLocal, SMTPPort: 587, SMTPTLS: "starttls", DailySendLimit: 50}, c.Mail)
 }
 
 func TestOverrides(t *testing.T) {
@@ -129,6 +130,16 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{"Payments", "STRIPE_API_BASE", map[string]string{"STRIPE_SECRET_KEY": "sk_test_1", "STRIPE_WEBHOOK_SECRET": "whsec_1", "STRIPE_API_BASE": "localhost:12111"}},
 		{"Payments", "HOLDCO_CREDIT_PRICE_CENTS", map[string]string{"HOLDCO_CREDIT_PRICE_CENTS": "0"}},
 		{"Payments", "HOLDCO_FOUNDER_MONTHLY_CREDITS", map[string]string{"HOLDCO_FOUNDER_MONTHLY_CREDITS": "-5"}},
+		{"Mail", "HOLDCO_MAIL_DOMAIN", map[string]string{"HOLDCO_MAIL_DOMAIN": "localhost"}},
+		{"Mail", "HOLDCO_MAIL_DOMAIN", map[string]string{"HOLDCO_MAIL_DOMAIN": "mail.example.com\r\nBcc: x"}},
+		{"Mail", "HOLDCO_MAIL_BACKEND", map[string]string{"HOLDCO_MAIL_BACKEND": "sendmail"}},
+		{"Mail", "HOLDCO_MAIL_SMTP_HOST", map[string]string{"HOLDCO_MAIL_BACKEND": "smtp"}},
+		{"Mail", "HOLDCO_MAIL_SMTP_PORT", map[string]string{"HOLDCO_MAIL_SMTP_PORT": "0"}},
+		{"Mail", "HOLDCO_MAIL_SMTP_TLS", map[string]string{"HOLDCO_MAIL_SMTP_TLS": "ssl"}},
+		{"Mail", "HOLDCO_MAIL_SMTP_USER", map[string]string{"HOLDCO_MAIL_SMTP_PASSWORD": "p"}},
+		{"Mail", "HOLDCO_MAIL_FROM", map[string]string{"HOLDCO_MAIL_FROM": "Bounces <b@mail.example.com>"}},
+		{"Mail", "HOLDCO_MAIL_INBOUND_SECRET", map[string]string{"HOLDCO_MAIL_INBOUND_SECRET": "short"}},
+		{"Mail", "HOLDCO_MAIL_DAILY_SEND_LIMIT", map[string]string{"HOLDCO_MAIL_DAILY_SEND_LIMIT": "0"}},
 	}
 	sections := map[string]bool{}
 	for _, tc := range cases {
