@@ -52,6 +52,9 @@ const (
 	MaxBackfillBatch     = 5000
 )
 
+// DefaultDomain is the mail domain when none is configured.
+const DefaultDomain = "mail.localhost"
+
 // Config is the inbox's settings.
 type Config struct {
 	// Domain is the mail domain: a company's address is <handle>@Domain.
@@ -75,10 +78,14 @@ type Service struct {
 	bodies BodyFetcher
 }
 
-// New builds the inbox on the core. bodies may be nil when the provider
+// New builds the inbox on the core. sender may be nil when no provider is
+// configured (Send answers upstream_unavailable); bodies may be nil when the provider
 // cannot hand bodies out again (the backfill then answers conflict).
 func New(core *service.Core, cfg Config, sender Sender, bodies BodyFetcher) *Service {
 	cfg.Domain = strings.ToLower(strings.TrimSpace(cfg.Domain))
+	if cfg.Domain == "" {
+		cfg.Domain = DefaultDomain
+	}
 	if cfg.DailySendLimit <= 0 {
 		cfg.DailySendLimit = DefaultDailySendLimit
 	}

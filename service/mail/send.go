@@ -71,6 +71,9 @@ func (s *Service) Send(ctx context.Context, companyID string, in SendInput) (mod
 	if err != nil {
 		return models.Email{}, err
 	}
+	if s.sender == nil {
+		return models.Email{}, models.Errorf(models.CodeUpstreamUnavailable, "No mail provider is configured; nothing was sent.")
+	}
 	from := s.Address(ac.Handle)
 	now := s.core.Now()
 	day := now.UTC().Truncate(24 * time.Hour)

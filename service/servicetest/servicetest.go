@@ -17,7 +17,9 @@ import (
 	"holdco/service"
 	"holdco/service/billing"
 	"holdco/service/companies"
+	"holdco/providers/email"
 	"holdco/service/identity"
+	"holdco/service/mail"
 	"holdco/service/usecases"
 	"holdco/store"
 	"holdco/testenv"
@@ -45,6 +47,9 @@ type Services struct {
 	*IdentityUseCases
 	*BillingUseCases
 	*CompaniesUseCases
+	// Mail is a field, not embedded: its List, Get and Send would clash
+	// with other domains' names.
+	Mail *mail.Service
 }
 
 // The domains' use cases, named apart so that Services can embed them all.
@@ -60,6 +65,9 @@ type Env struct {
 	IdP   *testenv.IdP
 	Clock *Clock
 	Store *store.Store
+	// Mailbox is the local mail provider the services send through and
+	// fetch bodies from (unless the options name others).
+	Mailbox *email.Local
 }
 
 // New builds an environment on a fresh store.
@@ -70,6 +78,9 @@ func New(t testing.TB) *Env { return NewWith(t, usecases.Options{}) }
 func NewWith(t testing.TB, opts usecases.Options) *Env {
 	t.Helper()
 	e := &Env{Store: testenv.NewStore(t), IdP: testenv.NewIdP(), Clock: &Clock{now: time.Now().UTC().Truncate(time.Second)}}
+	box, err := email.NewLocal(t.TempDir())
+	require.NoError(t, err)
+	e.Mailbox = box
 	e.Svc = e.NewServices(t, opts)
 	return e
 }
@@ -77,14 +88,26 @@ func NewWith(t testing.TB, opts usecases.Options) *Env {
 // Config is the environment's service settings.
 var Config = service.Config{PublicURL: "http://holdco.test", FrontendURL: "http://app.test"}
 
+// MailConfig is the environment's inbox settings.
+var MailConfig = mail.Config{Domain: "mail.test", InboundSecret: []byte("inbound-secret-of-the-tests-32-bytes!")}
+
 // NewServices builds another set of use cases on the environment's store
 // and clock.
 func (e *Env) NewServices(t testing.TB, opts usecases.Options) Services {
 	t.Helper()
 	opts.Clock = e.Clock.Now
+	if opts.Mail.Domain == "" {
+		opts.Mail = MailConfig
+	}
+	if opts.MailSender == nil && e.Mailbox != nil {
+		opts.MailSender = e.Mailbox
+	}
+	if opts.MailBodies == nil && e.Mailbox != nil {
+		opts.MailBodies = e.Mailbox
+	}
 	s, err := usecases.New(context.Background(), Config, e.Store, e.IdP, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
-	return Services{s.Identity, s.Billing, s.Companies}
+	return Services{s.Identity, s.Billing, s.Companies, s.Mail}
 }
 
 // Replica is a second set of use cases on the same database (another

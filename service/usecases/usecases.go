@@ -15,6 +15,7 @@ import (
 	"holdco/service/billing"
 	"holdco/service/companies"
 	"holdco/service/identity"
+	"holdco/service/mail"
 	"holdco/store"
 )
 
@@ -24,6 +25,7 @@ type Services struct {
 	Identity  *identity.Service
 	Billing   *billing.Service
 	Companies *companies.Service
+	Mail      *mail.Service
 }
 
 // Options are optional dependencies (tests inject a clock).
@@ -34,6 +36,12 @@ type Options struct {
 	Payments billing.Payments
 	// Temporal starts and signals workflows; nil disables provisioning.
 	Temporal client.Client
+	// Mail is the inbox settings; MailSender and MailBodies the provider
+	// (nil sender: sending answers upstream_unavailable; nil bodies: the
+	// backfill answers conflict).
+	Mail       mail.Config
+	MailSender mail.Sender
+	MailBodies mail.BodyFetcher
 }
 
 // New builds the core (reading or creating the instance signing key) and
@@ -52,5 +60,6 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Billing = billing.New(core, opts.Payments)
 	s.Identity = identity.New(core, idp, s.Billing)
 	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal})
+	s.Mail = mail.New(core, opts.Mail, opts.MailSender, opts.MailBodies)
 	return s, nil
 }
