@@ -30,7 +30,10 @@ func TestEmailMethodsRefuseAZeroScope(t *testing.T) {
 		"GetEmail":           func() error { _, err := s.GetEmail(ctx, co, uuid.NewString(), nil); return err },
 		"InboxCounts":        func() error { _, err := s.InboxCounts(ctx, co); return err },
 		"MissingEmailBodies": func() error { _, err := s.MissingEmailBodies(ctx, admin, 1); return err },
-		"FillEmailBody":      func() error { _, err := s.FillEmailBody(ctx, admin, uuid.NewString(), models.EmailBody{Text: "x"}); return err },
+		"FillEmailBody": func() error {
+			_, err := s.FillEmailBody(ctx, admin, uuid.NewString(), models.EmailBody{Text: "x"})
+			return err
+		},
 	} {
 		assert.ErrorIs(t, call(), store.ErrNoScope, name)
 	}

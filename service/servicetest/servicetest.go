@@ -14,10 +14,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"holdco/providers/email"
 	"holdco/service"
 	"holdco/service/billing"
 	"holdco/service/companies"
-	"holdco/providers/email"
 	"holdco/service/identity"
 	"holdco/service/mail"
 	"holdco/service/usecases"

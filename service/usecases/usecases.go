@@ -14,6 +14,7 @@ import (
 	"holdco/service"
 	"holdco/service/billing"
 	"holdco/service/companies"
+	"holdco/service/documents"
 	"holdco/service/identity"
 	"holdco/service/mail"
 	"holdco/store"
@@ -26,6 +27,7 @@ type Services struct {
 	Billing   *billing.Service
 	Companies *companies.Service
 	Mail      *mail.Service
+	Documents *documents.Service
 }
 
 // Options are optional dependencies (tests inject a clock).
@@ -61,5 +63,6 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Identity = identity.New(core, idp, s.Billing)
 	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal})
 	s.Mail = mail.New(core, opts.Mail, opts.MailSender, opts.MailBodies)
+	s.Documents = documents.New(core)
 	return s, nil
 }
