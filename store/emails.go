@@ -56,17 +56,31 @@ func (s *Store) ReserveOutgoingEmail(ctx context.Context, c CompanyScope, e mode
 }
 
 // SetEmailDelivery records how sending a message of the scope's company
-// ended (sent or failed).
-func (s *Store) SetEmailDelivery(ctx context.Context, c CompanyScope, id string, d models.EmailDelivery) error {
+// ended (sent or failed), with the activity event, when given, in the same
+// transaction (its Subject defaults to the message id).
+func (s *Store) SetEmailDelivery(ctx context.Context, c CompanyScope, id string, d models.EmailDelivery, activity *models.ActivityInput) error {
 	if err := c.check("set email delivery"); err != nil {
 		return err
 	}
-	res := s.db.WithContext(ctx).Model(&models.Email{}).Where("id = ? AND company_id = ?", id, c.id).
-		Updates(map[string]any{"delivery": d, "updated_at": now()})
-	if res.Error == nil && res.RowsAffected == 0 {
-		return wrap("set email delivery", models.ErrNotFound)
-	}
-	return wrap("set email delivery", res.Error)
+	err := s.InTx(ctx, func(tx *Store) error {
+		res := tx.db.WithContext(ctx).Model(&models.Email{}).Where("id = ? AND company_id = ?", id, c.id).
+			Updates(map[string]any{"delivery": d, "updated_at": now()})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return models.ErrNotFound
+		}
+		if activity == nil {
+			return nil
+		}
+		a := *activity
+		if a.Subject == "" {
+			a.Subject = id
+		}
+		return tx.recordActivityAt(ctx, c.id, a, now())
+	})
+	return wrap("set email delivery", err)
 }
 
 // DeliverInboundEmail stores a message received for the live company
@@ -75,8 +89,9 @@ func (s *Store) SetEmailDelivery(ctx context.Context, c CompanyScope, id string,
 // customer, and its signature is the credential. A message whose provider
 // message id the company already has is not stored again: the stored row
 // is returned with delivered false. No live company with that handle is
-// models.ErrNotFound.
-func (s *Store) DeliverInboundEmail(ctx context.Context, handle string, e models.Email) (stored models.Email, delivered bool, err error) {
+// models.ErrNotFound. A delivered message records activity in the same
+// transaction (its Subject defaults to the message id).
+func (s *Store) DeliverInboundEmail(ctx context.Context, handle string, e models.Email, activity models.ActivityInput) (stored models.Email, delivered bool, err error) {
 	err = s.InTx(ctx, func(tx *Store) error {
 		db := tx.db.WithContext(ctx)
 		var company models.Company
@@ -97,7 +112,10 @@ func (s *Store) DeliverInboundEmail(ctx context.Context, handle string, e models
 			return db.Where("company_id = ? AND provider_message_id = ?", company.ID, e.ProviderMessageID).Take(&stored).Error
 		}
 		stored, delivered = e, true
-		return nil
+		if activity.Subject == "" {
+			activity.Subject = e.ID
+		}
+		return tx.recordActivityAt(ctx, company.ID, activity, at)
 	})
 	return stored, delivered, wrap("deliver inbound email", err)
 }

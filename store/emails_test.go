@@ -25,7 +25,7 @@ func TestEmailMethodsRefuseAZeroScope(t *testing.T) {
 			_, err := s.ReserveOutgoingEmail(ctx, co, models.Email{ProviderMessageID: "x"}, time.Now(), 10)
 			return err
 		},
-		"SetEmailDelivery":   func() error { return s.SetEmailDelivery(ctx, co, uuid.NewString(), models.EmailSent) },
+		"SetEmailDelivery":   func() error { return s.SetEmailDelivery(ctx, co, uuid.NewString(), models.EmailSent, nil) },
 		"ListEmails":         func() error { _, err := s.ListEmails(ctx, co, store.EmailQuery{Limit: 1}); return err },
 		"GetEmail":           func() error { _, err := s.GetEmail(ctx, co, uuid.NewString(), nil); return err },
 		"InboxCounts":        func() error { _, err := s.InboxCounts(ctx, co); return err },
@@ -51,23 +51,24 @@ func TestEmailsStayWithTheirCompany(t *testing.T) {
 	require.NoError(t, err)
 	as, bs := systemScope(t, s, a.ID), systemScope(t, s, b.ID)
 
+	received := models.ActivityInput{Kind: models.ActivityEmailReceived, Summary: "Email received"}
 	// The same provider message id reaches both companies: once each.
 	in := models.Email{ProviderMessageID: "shared-id", FromAddress: "jane@example.com", Subject: "x", BodyState: models.EmailBodyMissing}
-	ea, delivered, err := s.DeliverInboundEmail(ctx, a.Handle, in)
+	ea, delivered, err := s.DeliverInboundEmail(ctx, a.Handle, in, received)
 	require.NoError(t, err)
 	assert.True(t, delivered)
-	eb, delivered, err := s.DeliverInboundEmail(ctx, b.Handle, in)
+	eb, delivered, err := s.DeliverInboundEmail(ctx, b.Handle, in, received)
 	require.NoError(t, err)
 	assert.True(t, delivered)
-	again, delivered, err := s.DeliverInboundEmail(ctx, a.Handle, in)
+	again, delivered, err := s.DeliverInboundEmail(ctx, a.Handle, in, received)
 	require.NoError(t, err)
 	assert.False(t, delivered)
 	assert.Equal(t, ea.ID, again.ID)
 
 	sent, err := s.ReserveOutgoingEmail(ctx, as, models.Email{ProviderMessageID: "out-1", ToAddress: "jane@example.com"}, time.Now().Add(-time.Hour), 5)
 	require.NoError(t, err)
-	require.NoError(t, s.SetEmailDelivery(ctx, as, sent.ID, models.EmailSent))
-	assert.ErrorIs(t, s.SetEmailDelivery(ctx, bs, sent.ID, models.EmailFailed), models.ErrNotFound, "another company's message")
+	require.NoError(t, s.SetEmailDelivery(ctx, as, sent.ID, models.EmailSent, &models.ActivityInput{Kind: models.ActivityEmailSent, Summary: "Email sent"}))
+	assert.ErrorIs(t, s.SetEmailDelivery(ctx, bs, sent.ID, models.EmailFailed, nil), models.ErrNotFound, "another company's message")
 
 	_, err = s.GetEmail(ctx, bs, ea.ID, nil)
 	assert.ErrorIs(t, err, models.ErrNotFound)
@@ -75,6 +76,15 @@ func TestEmailsStayWithTheirCompany(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	assert.Equal(t, eb.ID, list[0].ID)
+
+	events, err := s.ListActivity(ctx, as, models.ActivityCursor{}, 50)
+	require.NoError(t, err)
+	kinds := map[models.ActivityKind]int{}
+	for _, ev := range events {
+		kinds[ev.Kind]++
+	}
+	assert.Equal(t, 1, kinds[models.ActivityEmailReceived], "a redelivery records no second event")
+	assert.Equal(t, 1, kinds[models.ActivityEmailSent])
 
 	n, err := s.InboxCounts(ctx, as)
 	require.NoError(t, err)
@@ -99,6 +109,6 @@ func TestEmailsStayWithTheirCompany(t *testing.T) {
 	// An archived company receives nothing.
 	_, err = s.ArchiveCompany(ctx, bs, time.Now())
 	require.NoError(t, err)
-	_, _, err = s.DeliverInboundEmail(ctx, b.Handle, models.Email{ProviderMessageID: "late", BodyState: models.EmailBodyMissing})
+	_, _, err = s.DeliverInboundEmail(ctx, b.Handle, models.Email{ProviderMessageID: "late", BodyState: models.EmailBodyMissing}, received)
 	assert.ErrorIs(t, err, models.ErrNotFound)
 }

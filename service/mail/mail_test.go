@@ -61,6 +61,18 @@ func TestSendDeliversFromTheCompanyAddress(t *testing.T) {
 	assert.Equal(t, "Hello\nJane", got.TextBody)
 	assert.Equal(t, models.EmailSent, got.Delivery)
 
+	events, err := e.Store.ListActivity(context.Background(), companyScope(t, e, ada, c.ID), models.ActivityCursor{}, 50)
+	require.NoError(t, err)
+	var sentEvents int
+	for _, ev := range events {
+		if ev.Kind == models.ActivityEmailSent {
+			sentEvents++
+			assert.Equal(t, sent.ID, ev.Subject)
+			assert.Equal(t, models.ActorUser, ev.Actor)
+		}
+	}
+	assert.Equal(t, 1, sentEvents)
+
 	page, err := e.Svc.Mail.List(ada, c.ID, mailsvc.ListInput{})
 	require.NoError(t, err)
 	assert.Equal(t, c.Handle+"@mail.test", page.Address)
@@ -211,6 +223,18 @@ func TestReceiveInboundOncePerMessageID(t *testing.T) {
 		assert.Equal(t, mailsvc.InboundResult{EmailID: first.EmailID, Duplicate: true}, again)
 	}
 	sc := companyScope(t, e, ada, c.ID)
+	events, err := e.Store.ListActivity(context.Background(), sc, models.ActivityCursor{}, 50)
+	require.NoError(t, err)
+	var received []models.ActivityEvent
+	for _, ev := range events {
+		if ev.Kind == models.ActivityEmailReceived {
+			received = append(received, ev)
+		}
+	}
+	require.Len(t, received, 1, "four deliveries, one event")
+	assert.Equal(t, first.EmailID, received[0].Subject)
+	assert.Equal(t, models.ActorCustomer, received[0].Actor)
+	assert.NotContains(t, received[0].Summary, "Question", "no user data in the feed's summary")
 	n, err := e.Store.InboxCounts(context.Background(), sc)
 	require.NoError(t, err)
 	assert.Equal(t, models.InboxCounts{Total: 1, Unread: 1, Received: 1}, n)
@@ -456,4 +480,34 @@ func mailConfig(change func(*mailsvc.Config)) mailsvc.Config {
 	c := servicetest.MailConfig
 	change(&c)
 	return c
+}
+
+// refusingSender is a provider that refuses every message.
+type refusingSender struct{}
+
+func (refusingSender) Send(context.Context, models.OutgoingEmail) error {
+	return fmt.Errorf("email: smtp send: rcpt (smtp code 550)")
+}
+
+func TestRefusedSendIsRecordedFailedAndCounts(t *testing.T) {
+	e := servicetest.New(t)
+	e.Svc = e.NewServices(t, usecases.Options{MailSender: refusingSender{}, Mail: mailConfig(func(c *mailsvc.Config) { c.DailySendLimit = 1 })})
+	ada, c := company(t, e, "ada@example.com", "Acme")
+	in := mailsvc.SendInput{To: "jane@example.com", Subject: "Hi", Text: "Hello"}
+	_, err := e.Svc.Mail.Send(ada, c.ID, in)
+	var de *models.Error
+	require.ErrorAs(t, err, &de)
+	assert.Equal(t, models.CodeUpstreamUnavailable, de.Code)
+	page, err := e.Svc.Mail.List(ada, c.ID, mailsvc.ListInput{})
+	require.NoError(t, err)
+	require.Len(t, page.Emails, 1)
+	assert.Equal(t, models.EmailFailed, page.Emails[0].Delivery)
+	assert.Equal(t, page.Emails[0].ID, de.Extra["email_id"])
+	_, err = e.Svc.Mail.Send(ada, c.ID, in)
+	assert.True(t, models.IsCode(err, models.CodeRateLimited), "a refused attempt counts against the limit")
+	events, err := e.Store.ListActivity(context.Background(), companyScope(t, e, ada, c.ID), models.ActivityCursor{}, 50)
+	require.NoError(t, err)
+	for _, ev := range events {
+		assert.NotEqual(t, models.ActivityEmailSent, ev.Kind)
+	}
 }

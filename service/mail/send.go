@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"holdco/models"
+	"holdco/service"
 	"holdco/store"
 )
 
@@ -96,20 +97,16 @@ func (s *Service) Send(ctx context.Context, companyID string, in SendInput) (mod
 	if sendErr != nil {
 		// The provider's errors carry no address or content.
 		s.core.Logger().Warn("email send failed", "company_id", ac.ID, "email_id", row.ID, "error", sendErr)
-		if err := s.core.Store().SetEmailDelivery(record, ac.Scope, row.ID, models.EmailFailed); err != nil {
+		if err := s.core.Store().SetEmailDelivery(record, ac.Scope, row.ID, models.EmailFailed, nil); err != nil {
 			return models.Email{}, err
 		}
 		return models.Email{}, models.Errorf(models.CodeUpstreamUnavailable, "The mail provider did not accept the message; it was not sent (email %s).", row.ID).
 			With("email_id", row.ID)
 	}
-	if err := s.markSent(record, ac.Scope, row.ID); err != nil {
+	if err := s.core.Store().SetEmailDelivery(record, ac.Scope, row.ID, models.EmailSent, &models.ActivityInput{
+		Kind: models.ActivityEmailSent, Actor: service.ActorOf(ctx), Summary: "Email sent"}); err != nil {
 		return models.Email{}, err
 	}
 	row.Delivery = models.EmailSent
 	return row, nil
-}
-
-// markSent records a sent message.
-func (s *Service) markSent(ctx context.Context, scope store.CompanyScope, id string) error {
-	return s.core.Store().SetEmailDelivery(ctx, scope, id, models.EmailSent)
 }
