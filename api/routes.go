@@ -29,6 +29,7 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerCompanyRoutes(api, &companyHandlers{svc: d.Service.Companies})
 	registerActivityRoutes(api, &activityHandlers{svc: d.Service.Companies})
 	registerDocumentRoutes(api, &documentHandlers{svc: d.Service.Documents})
+	registerEmailRoutes(api, &emailHandlers{svc: d.Service.Mail})
 	registerProvisioningRoutes(api, &provisioningHandlers{svc: d.Service.Companies})
 	registerUserAuthRoutes(api, &userAuthHandlers{svc: d.Service.Companies})
 	registerCreditRoutes(api, &creditHandlers{svc: d.Service.Billing})
