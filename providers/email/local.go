@@ -22,12 +22,12 @@ type Local struct {
 	dir string
 }
 
-// NewLocal opens (creating) the mailbox directory.
+// NewLocal opens the mailbox directory. It is created with the first
+// message, so a process that never sends or receives leaves the data dir
+// untouched.
 func NewLocal(dir string) (*Local, error) {
-	for _, sub := range []string{"sent", "inbound"} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
-			return nil, fmt.Errorf("email: local mailbox: %w", err)
-		}
+	if dir == "" {
+		return nil, errors.New("email: local mailbox: no directory")
 	}
 	return &Local{dir: dir}, nil
 }
@@ -100,6 +100,9 @@ func (l *Local) FetchBody(_ context.Context, providerMessageID string) (models.E
 // writeAtomic writes a file through a temporary name, so a reader never
 // sees half a message.
 func writeAtomic(path string, write func(*os.File) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("email: local mailbox: %w", err)
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
 	if err != nil {
 		return fmt.Errorf("email: local mailbox: %w", err)
