@@ -102,7 +102,11 @@ func (s *session) Data(r io.Reader) error {
 func (s *session) Reset()        { s.cur = received{user: s.cur.user} }
 func (s *session) Logout() error { return nil }
 
-func startSMTP(t *testing.T) *smtpServer {
+func startSMTP(t *testing.T) *smtpServer { return startSMTPWith(t, false) }
+
+// startSMTPWith starts the server; implicit speaks TLS from the first byte
+// (port 465 style) instead of offering STARTTLS.
+func startSMTPWith(t *testing.T, implicit bool) *smtpServer {
 	t.Helper()
 	cert, pool := selfSigned(t)
 	st := &smtpServer{tls: &tls.Config{RootCAs: pool, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS12}}
@@ -113,6 +117,9 @@ func startSMTP(t *testing.T) *smtpServer {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	st.addr = l.Addr().String()
+	if implicit {
+		l = tls.NewListener(l, srv.TLSConfig)
+	}
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return st
@@ -183,6 +190,23 @@ func TestSMTPSendsThroughARealServerWithStartTLSAndAuth(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(body), "Bcc: not-a-header@example.com", "the body line stays in the body")
 	assert.Contains(t, string(body), "\r\n.\r\n", "a lone dot survives the transfer (dot-stuffed on the wire)")
+}
+
+func TestSMTPWithImplicitTLS(t *testing.T) {
+	srv := startSMTPWith(t, true)
+	require.NoError(t, srv.sender(t, email.TLSImplicit, "holdco").Send(context.Background(), outgoing()))
+	msgs := srv.messages()
+	require.Len(t, msgs, 1)
+	assert.True(t, msgs[0].tls)
+	assert.Equal(t, "holdco", msgs[0].user)
+
+	// A client that does not trust the server's certificate sends nothing.
+	host, port, _ := net.SplitHostPort(srv.addr)
+	p, _ := strconv.Atoi(port)
+	untrusting, err := email.NewSMTP(email.SMTPConfig{Host: host, Port: p, TLS: email.TLSImplicit, Timeout: 5 * time.Second})
+	require.NoError(t, err)
+	require.Error(t, untrusting.Send(context.Background(), outgoing()))
+	assert.Len(t, srv.messages(), 1)
 }
 
 func TestSMTPWithoutTLSNorAuth(t *testing.T) {
