@@ -326,10 +326,10 @@ func TestListPagesAreStableUnderEqualTimestamps(t *testing.T) {
 		ids[res.EmailID] = true
 	}
 	seen := []string{}
-	cursor := ""
+	in := mailsvc.ListInput{Limit: 3}
 	for pages := 0; ; pages++ {
 		require.Less(t, pages, 5)
-		p, err := e.Svc.Mail.List(ada, c.ID, mailsvc.ListInput{Limit: 3, Before: cursor})
+		p, err := e.Svc.Mail.List(ada, c.ID, in)
 		require.NoError(t, err)
 		for _, m := range p.Emails {
 			seen = append(seen, m.ID)
@@ -340,10 +340,10 @@ func TestListPagesAreStableUnderEqualTimestamps(t *testing.T) {
 			_, err := deliver(t, e, map[string]any{"message_id": "newer", "recipient": c.Handle + "@mail.test", "from": "jane@example.com", "subject": "x"})
 			require.NoError(t, err)
 		}
-		if p.NextCursor == "" {
+		if p.Next == nil {
 			break
 		}
-		cursor = p.NextCursor
+		in.Before, in.BeforeID = p.Next.CreatedAt, p.Next.ID
 	}
 	require.Len(t, seen, 7, "no message skipped or repeated")
 	for i := 1; i < len(seen); i++ {
@@ -353,8 +353,11 @@ func TestListPagesAreStableUnderEqualTimestamps(t *testing.T) {
 
 	_, err := e.Svc.Mail.List(ada, c.ID, mailsvc.ListInput{Limit: 101})
 	assert.True(t, models.IsCode(err, models.CodeInvalidArgument))
-	_, err = e.Svc.Mail.List(ada, c.ID, mailsvc.ListInput{Before: "garbage"})
-	assert.True(t, models.IsCode(err, models.CodeInvalidArgument))
+	_, err = e.Svc.Mail.List(ada, c.ID, mailsvc.ListInput{BeforeID: seen[0]})
+	assert.True(t, models.IsCode(err, models.CodeInvalidArgument), "before_id without before")
+	older, err := e.Svc.Mail.List(ada, c.ID, mailsvc.ListInput{Before: e.Clock.Now()})
+	require.NoError(t, err)
+	assert.Len(t, older.Emails, 7, "before alone: strictly older than the instant (the newer message is at it)")
 	_, err = e.Svc.Mail.List(ada, c.ID, mailsvc.ListInput{Direction: "sideways"})
 	assert.True(t, models.IsCode(err, models.CodeInvalidArgument))
 	out, err := e.Svc.Mail.List(ada, c.ID, mailsvc.ListInput{Direction: "outbound"})

@@ -2,10 +2,7 @@ package mail
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -16,8 +13,12 @@ import (
 
 // ListInput selects a page of a company's messages, newest first.
 type ListInput struct {
-	Limit     int    // 1 to MaxListLimit; 0 is DefaultListLimit
-	Before    string // the NextCursor of the previous page; "" starts at the newest
+	Limit int // 1 to MaxListLimit; 0 is DefaultListLimit
+	// Before alone lists messages strictly older than that instant; with
+	// BeforeID (both from the previous page's Next) the list continues
+	// exactly after that message. Zero starts at the newest.
+	Before    time.Time
+	BeforeID  string
 	Direction string // "inbound", "outbound" or "" for both
 }
 
@@ -27,8 +28,8 @@ type Page struct {
 	Address string
 	// Emails are without bodies (Get returns one with its body).
 	Emails []models.Email
-	// NextCursor continues the list; "" when this is the last page.
-	NextCursor string
+	// Next continues the list; nil on the last page.
+	Next *store.EmailCursor
 }
 
 // List returns a page of the company's messages, newest first; messages
@@ -49,12 +50,17 @@ func (s *Service) List(ctx context.Context, companyID string, in ListInput) (Pag
 	if in.Direction != "" && !q.Direction.Valid() {
 		return Page{}, models.Errorf(models.CodeInvalidArgument, "direction must be inbound or outbound.").WithField("direction")
 	}
-	if in.Before != "" {
-		c, ok := decodeCursor(in.Before)
-		if !ok {
-			return Page{}, models.Errorf(models.CodeInvalidArgument, "before is not a cursor of this list (use next_cursor of the previous page).").WithField("before")
+	switch {
+	case in.BeforeID != "" && in.Before.IsZero():
+		return Page{}, models.Errorf(models.CodeInvalidArgument, "before_id needs before (both from next of the previous page).").WithField("before_id")
+	case in.BeforeID != "":
+		if _, err := uuid.Parse(in.BeforeID); err != nil {
+			return Page{}, models.Errorf(models.CodeInvalidArgument, "before_id is not a message id.").WithField("before_id")
 		}
-		q.Before = &c
+		q.Before = &store.EmailCursor{CreatedAt: in.Before, ID: in.BeforeID}
+	case !in.Before.IsZero():
+		// Strictly older than the instant: no id sorts below the empty string.
+		q.Before = &store.EmailCursor{CreatedAt: in.Before, ID: ""}
 	}
 	want := q.Limit
 	q.Limit++ // one more tells whether a next page exists
@@ -66,7 +72,7 @@ func (s *Service) List(ctx context.Context, companyID string, in ListInput) (Pag
 	if len(es) > want {
 		p.Emails = es[:want]
 		last := p.Emails[want-1]
-		p.NextCursor = encodeCursor(store.EmailCursor{CreatedAt: last.CreatedAt, ID: last.ID})
+		p.Next = &store.EmailCursor{CreatedAt: last.CreatedAt, ID: last.ID}
 	}
 	return p, nil
 }
@@ -89,29 +95,4 @@ func (s *Service) Get(ctx context.Context, companyID, emailID string) (models.Em
 		return models.Email{}, notFound
 	}
 	return e, err
-}
-
-// A cursor is the position (created_at, id) of the last message of a page,
-// opaque to clients: base64url of "<unix nanoseconds>.<id>".
-func encodeCursor(c store.EmailCursor) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(c.CreatedAt.UnixNano(), 10) + "." + c.ID))
-}
-
-func decodeCursor(s string) (store.EmailCursor, bool) {
-	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return store.EmailCursor{}, false
-	}
-	ns, id, ok := strings.Cut(string(raw), ".")
-	if !ok {
-		return store.EmailCursor{}, false
-	}
-	n, err := strconv.ParseInt(ns, 10, 64)
-	if err != nil {
-		return store.EmailCursor{}, false
-	}
-	if _, err := uuid.Parse(id); err != nil {
-		return store.EmailCursor{}, false
-	}
-	return store.EmailCursor{CreatedAt: time.Unix(0, n).UTC(), ID: id}, true
 }
