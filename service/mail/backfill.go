@@ -66,16 +66,7 @@ func (s *Service) BackfillContent(ctx context.Context, in BackfillInput) (Backfi
 			r.Empty = append(r.Empty, row.ID)
 			continue
 		}
-		if err := bodyText("text", body.Text); err != nil {
-			s.core.Logger().Warn("email body fetch returned control characters", "email_id", row.ID, "company_id", row.CompanyID)
-			r.Failed = append(r.Failed, row.ID)
-			continue
-		}
-		if err := bodyText("html", body.HTML); err != nil {
-			s.core.Logger().Warn("email body fetch returned control characters", "email_id", row.ID, "company_id", row.CompanyID)
-			r.Failed = append(r.Failed, row.ID)
-			continue
-		}
+		body = models.EmailBody{Text: cleanBody(body.Text), HTML: cleanBody(body.HTML)}
 		filled, err := s.core.Store().FillEmailBody(ctx, admin, row.ID, body)
 		if err != nil {
 			return r, err

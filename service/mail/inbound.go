@@ -174,16 +174,10 @@ func (s *Service) inboundRow(in InboundMessage) (models.Email, string, error) {
 	if in.Text != nil || in.HTML != nil {
 		row.BodyState = models.EmailBodyPresent
 		if in.Text != nil {
-			if err := bodyText("text", *in.Text); err != nil {
-				return models.Email{}, "", err
-			}
-			row.TextBody = *in.Text
+			row.TextBody = cleanBody(*in.Text)
 		}
 		if in.HTML != nil {
-			if err := bodyText("html", *in.HTML); err != nil {
-				return models.Email{}, "", err
-			}
-			row.HTMLBody = *in.HTML
+			row.HTMLBody = cleanBody(*in.HTML)
 		}
 	}
 	local, domain, _ := strings.Cut(row.ToAddress, "@")

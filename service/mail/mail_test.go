@@ -300,7 +300,6 @@ func TestReceiveInboundChecksTheSignature(t *testing.T) {
 	// Valid signatures over bad content are 422.
 	for name, msg := range map[string]map[string]any{
 		"subject injection": {"message_id": "q1", "recipient": c.Handle + "@mail.test", "from": "jane@example.com", "subject": "x\r\nBcc: y@example.com"},
-		"NUL in text":       {"message_id": "q2", "recipient": c.Handle + "@mail.test", "from": "jane@example.com", "subject": "x", "text": "a\x00b"},
 		"bad from":          {"message_id": "q3", "recipient": c.Handle + "@mail.test", "from": "jane", "subject": "x"},
 		"no message id":     {"recipient": c.Handle + "@mail.test", "from": "jane@example.com", "subject": "x"},
 	} {
@@ -309,6 +308,16 @@ func TestReceiveInboundChecksTheSignature(t *testing.T) {
 			assert.True(t, models.IsCode(err, models.CodeInvalidArgument), "%v", err)
 		})
 	}
+
+	// Control characters in a received body are replaced, not refused.
+	res, err := deliver(t, e, map[string]any{"message_id": "q2", "recipient": c.Handle + "@mail.test", "from": "jane@example.com", "subject": "x",
+		"text": "page\x0cbreak\x00end\n", "html": "<p>\x1b</p>"})
+	require.NoError(t, err)
+	ada := e.As(t, e.WebLogin(t, "ada@example.com", "ada"))
+	got, err := e.Svc.Mail.Get(ada, c.ID, res.EmailID)
+	require.NoError(t, err)
+	assert.Equal(t, "page\uFFFDbreak\uFFFDend\n", got.TextBody)
+	assert.Equal(t, "<p>\uFFFD</p>", got.HTMLBody)
 
 	// Without a configured secret the endpoint does not exist.
 	e.Svc = e.NewServices(t, usecases.Options{Mail: mailConfig(func(c *mailsvc.Config) { c.InboundSecret = nil })})

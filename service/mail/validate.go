@@ -70,3 +70,17 @@ func address(field, v string) (string, *models.Error) {
 	}
 	return a.Address, nil
 }
+
+// cleanBody makes a received body storable: invalid UTF-8 and control
+// characters other than tab and line breaks (NUL included) become U+FFFD.
+// Mail from the outside world is kept rather than refused for a stray
+// form feed; what is sent through holdco is refused instead (bodyText).
+func cleanBody(v string) string {
+	v = strings.ToValidUTF8(v, "\uFFFD")
+	return strings.Map(func(r rune) rune {
+		if isControl(r) && r != '\t' && r != '\n' && r != '\r' {
+			return '\uFFFD'
+		}
+		return r
+	}, v)
+}
