@@ -22,7 +22,9 @@ import (
 
 	"holdco/api"
 	"holdco/providers/blob/local"
+	"holdco/providers/email"
 	"holdco/service"
+	"holdco/service/mail"
 	"holdco/service/usecases"
 	"holdco/store"
 	"holdco/testenv"
@@ -80,6 +82,16 @@ func newWorldWith(t testing.TB, opts usecases.Options) *world {
 	mux.Handle(local.PathPrefix, blobs.Handler())
 	if opts.Blobs == nil {
 		opts.Blobs = blobs
+	}
+	if opts.MailSender == nil {
+		// The offline mail provider: sending works and the backfill has
+		// a body source.
+		box, err := email.NewLocal(t.TempDir())
+		require.NoError(t, err)
+		opts.MailSender, opts.MailBodies = box, box
+	}
+	if opts.Mail.Domain == "" {
+		opts.Mail = testMailConfig
 	}
 	svc, err := usecases.New(ctx, service.Config{PublicURL: "http://holdco.test"}, st, idp,
 		slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
@@ -173,6 +185,9 @@ func (w *world) call(method, path, cred, body string, want int, out any) {
 
 var updateMatrix = flag.Bool("update-matrix", false, "rewrite "+matrixFile+" with the observed statuses (and rows for routes that have none)")
 
+// testMailConfig is the inbox settings of the API tests.
+var testMailConfig = mail.Config{Domain: "mail.test", InboundSecret: []byte("inbound-secret-of-the-api-tests-32b!")}
+
 const missingID = "00000000-0000-4000-8000-000000000000"
 
 // matrixWorld is a world with the fixtures the matrix's paths name.
@@ -189,7 +204,13 @@ func newMatrixWorld(t testing.TB) *matrixWorld {
 	w.call(http.MethodPost, "/auth/tokens", userB, `{"name":"bob's"}`, http.StatusCreated, &tok)
 	bobTok := tok["id"].(string)
 	adaFile, bobFile := w.uploadAs(userA, w.adaCo, "matrix/ada.txt"), w.uploadAs(userB, w.bobCo, "matrix/bob.txt")
+	var msg map[string]any
+	w.call(http.MethodPost, "/companies/"+w.adaCo+"/emails", userA, `{"to":"jane@example.com","subject":"Hi","text":"Hello"}`, http.StatusCreated, &msg)
+	adaEmail := msg["id"].(string)
+	w.call(http.MethodPost, "/companies/"+w.bobCo+"/emails", userB, `{"to":"jane@example.com","subject":"Hi","text":"Hello"}`, http.StatusCreated, &msg)
+	bobEmail := msg["id"].(string)
 	return &matrixWorld{world: w, fixtures: map[string]map[string]string{
+		"email_id":        {"ada": adaEmail, "bob": bobEmail, "missing": missingID},
 		"conglomerate_id": {"ada": w.adaCong, "bob": w.bobCong, "missing": missingID},
 		"company_id":      {"ada": w.adaCo, "bob": w.bobCo, "missing": missingID},
 		"token_id":        {"ada": adaTok, "bob": bobTok, "missing": missingID},

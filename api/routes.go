@@ -30,6 +30,7 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerActivityRoutes(api, &activityHandlers{svc: d.Service.Companies})
 	registerDocumentRoutes(api, &documentHandlers{svc: d.Service.Documents})
 	registerDashboardRoutes(api, &dashboardHandlers{svc: d.Service.Companies})
+	registerEmailRoutes(api, &emailHandlers{svc: d.Service.Mail})
 	registerProvisioningRoutes(api, &provisioningHandlers{svc: d.Service.Companies})
 	registerUserAuthRoutes(api, &userAuthHandlers{svc: d.Service.Companies})
 	registerCreditRoutes(api, &creditHandlers{svc: d.Service.Billing})

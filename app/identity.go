@@ -67,6 +67,11 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*us
 	}
 	opts.Blobs = blobs
 	opts.FileLimits = a.fileLimits()
+	mailCfg, sender, bodies, err := mailOptions(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.Mail, opts.MailSender, opts.MailBodies = mailCfg, sender, bodies
 	svc, err := usecases.New(ctx, service.Config{PublicURL: publicURL, FrontendURL: frontend, SitesURL: sitesURL, SecretKey: []byte(cfg.Identity.SecretKey), CreditPriceCents: cfg.Payments.CreditPriceCents},
 		a.Store, idp, a.logger, opts)
 	if err != nil {

@@ -12,8 +12,10 @@ package config
 import (
 	"fmt"
 	"log/slog"
+	"net/mail"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +39,7 @@ type Config struct {
 	Identity Identity
 	Payments Payments
 	Blob     Blob
+	Mail     Mail
 }
 
 // Log is how the process logs.
@@ -143,6 +146,33 @@ type Payments struct {
 // Enabled reports whether Stripe is configured.
 func (p Payments) Enabled() bool { return p.StripeSecretKey != "" }
 
+// Mail is the company inboxes: their domain, how messages are sent and the
+// inbound webhook's secret.
+type Mail struct {
+	// Domain is the mail domain: a company's address is <handle>@Domain.
+	Domain string
+	// Backend is MailLocal (a mailbox under the data dir, offline) or
+	// MailSMTP.
+	Backend      string
+	SMTPHost     string
+	SMTPPort     int
+	SMTPUser     string
+	SMTPPassword string
+	SMTPTLS      string // starttls, tls or none
+	// From is the envelope sender (bounces) of every message; empty is the
+	// company's own address.
+	From string
+	// InboundSecret signs the inbound webhook; empty disables it.
+	InboundSecret  string
+	DailySendLimit int64
+}
+
+// Mail backends.
+const (
+	MailLocal = "local"
+	MailSMTP  = "smtp"
+)
+
 // Error names the setting that is wrong.
 type Error struct {
 	Var string
@@ -185,6 +215,9 @@ func Load(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.Blob, err = loadBlob(e, c.DataDir); err != nil {
+		return c, err
+	}
+	if c.Mail, err = loadMail(e); err != nil {
 		return c, err
 	}
 	return c, nil
@@ -325,6 +358,47 @@ func (p Payments) validateStripe() error {
 		return &Error{"STRIPE_API_BASE", fmt.Sprintf("%q is not an absolute http(s) URL", p.StripeAPIBase)}
 	}
 	return nil
+}
+
+// mailDomain is a DNS name of at least two labels (letters, digits,
+// inner hyphens), lower-case.
+var mailDomain = regexp.MustCompile(`^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+
+func loadMail(e environment) (Mail, error) {
+	m := Mail{Domain: strings.ToLower(e.get("HOLDCO_MAIL_DOMAIN")), Backend: e.get("HOLDCO_MAIL_BACKEND"), SMTPHost: e.get("HOLDCO_MAIL_SMTP_HOST"),
+		SMTPUser: e.get("HOLDCO_MAIL_SMTP_USER"), SMTPPassword: e.get("HOLDCO_MAIL_SMTP_PASSWORD"), SMTPTLS: e.get("HOLDCO_MAIL_SMTP_TLS"),
+		From: e.get("HOLDCO_MAIL_FROM"), InboundSecret: e.get("HOLDCO_MAIL_INBOUND_SECRET")}
+	if len(m.Domain) > 253 || !mailDomain.MatchString(m.Domain) {
+		return m, &Error{"HOLDCO_MAIL_DOMAIN", fmt.Sprintf("%q is not a domain name such as mail.example.com", m.Domain)}
+	}
+	if m.Backend != MailLocal && m.Backend != MailSMTP {
+		return m, &Error{"HOLDCO_MAIL_BACKEND", fmt.Sprintf("%q is not one of local, smtp", m.Backend)}
+	}
+	var err error
+	if m.SMTPPort, err = e.port("HOLDCO_MAIL_SMTP_PORT", false); err != nil {
+		return m, err
+	}
+	if m.SMTPTLS != "starttls" && m.SMTPTLS != "tls" && m.SMTPTLS != "none" {
+		return m, &Error{"HOLDCO_MAIL_SMTP_TLS", fmt.Sprintf("%q is not one of starttls, tls, none", m.SMTPTLS)}
+	}
+	if m.Backend == MailSMTP && m.SMTPHost == "" {
+		return m, &Error{"HOLDCO_MAIL_SMTP_HOST", "is required with HOLDCO_MAIL_BACKEND=smtp"}
+	}
+	if m.SMTPPassword != "" && m.SMTPUser == "" {
+		return m, &Error{"HOLDCO_MAIL_SMTP_USER", "is required when HOLDCO_MAIL_SMTP_PASSWORD is set"}
+	}
+	if m.From != "" {
+		if a, err := mail.ParseAddress(m.From); err != nil || a.Address != m.From {
+			return m, &Error{"HOLDCO_MAIL_FROM", fmt.Sprintf("%q is not a bare email address such as bounces@mail.example.com", m.From)}
+		}
+	}
+	if m.InboundSecret != "" && len(m.InboundSecret) < 32 {
+		return m, &Error{"HOLDCO_MAIL_INBOUND_SECRET", "must be at least 32 characters"}
+	}
+	if m.DailySendLimit, err = e.count("HOLDCO_MAIL_DAILY_SEND_LIMIT", false); err != nil {
+		return m, err
+	}
+	return m, nil
 }
 
 // environment reads variables, applying Settings' defaults; each reader validates

@@ -39,6 +39,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, int64(10), c.Payments.CreditPriceCents)
 	assert.Equal(t, int64(100), c.Payments.FounderMonthlyCredits)
 	assert.Equal(t, Blob{Backend: BlobLocal, Dir: filepath.Join("data", "blobs"), URLTTL: 5 * time.Minute, MaxFileBytes: 25 << 20, QuotaBytes: 1 << 30}, c.Blob)
+	assert.Equal(t, Mail{Domain: "mail.localhost", Backend: MailLocal, SMTPPort: 587, SMTPTLS: "starttls", DailySendLimit: 50}, c.Mail)
 }
 
 func TestBlobS3Settings(t *testing.T) {
@@ -152,6 +153,16 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{"Blob", "HOLDCO_BLOB_MAX_FILE_BYTES", map[string]string{"HOLDCO_BLOB_MAX_FILE_BYTES": "0"}},
 		{"Blob", "HOLDCO_BLOB_MAX_FILE_BYTES", map[string]string{"HOLDCO_BLOB_MAX_FILE_BYTES": "2000", "HOLDCO_BLOB_QUOTA_BYTES": "1000"}},
 		{"Blob", "HOLDCO_BLOB_QUOTA_BYTES", map[string]string{"HOLDCO_BLOB_QUOTA_BYTES": "lots"}},
+		{"Mail", "HOLDCO_MAIL_DOMAIN", map[string]string{"HOLDCO_MAIL_DOMAIN": "localhost"}},
+		{"Mail", "HOLDCO_MAIL_DOMAIN", map[string]string{"HOLDCO_MAIL_DOMAIN": "mail.example.com\r\nBcc: x"}},
+		{"Mail", "HOLDCO_MAIL_BACKEND", map[string]string{"HOLDCO_MAIL_BACKEND": "sendmail"}},
+		{"Mail", "HOLDCO_MAIL_SMTP_HOST", map[string]string{"HOLDCO_MAIL_BACKEND": "smtp"}},
+		{"Mail", "HOLDCO_MAIL_SMTP_PORT", map[string]string{"HOLDCO_MAIL_SMTP_PORT": "0"}},
+		{"Mail", "HOLDCO_MAIL_SMTP_TLS", map[string]string{"HOLDCO_MAIL_SMTP_TLS": "ssl"}},
+		{"Mail", "HOLDCO_MAIL_SMTP_USER", map[string]string{"HOLDCO_MAIL_SMTP_PASSWORD": "p"}},
+		{"Mail", "HOLDCO_MAIL_FROM", map[string]string{"HOLDCO_MAIL_FROM": "Bounces <b@mail.example.com>"}},
+		{"Mail", "HOLDCO_MAIL_INBOUND_SECRET", map[string]string{"HOLDCO_MAIL_INBOUND_SECRET": "short"}},
+		{"Mail", "HOLDCO_MAIL_DAILY_SEND_LIMIT", map[string]string{"HOLDCO_MAIL_DAILY_SEND_LIMIT": "0"}},
 	}
 	sections := map[string]bool{}
 	for _, tc := range cases {

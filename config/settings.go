@@ -69,6 +69,17 @@ var Settings = []Setting{
 	{"Blob", "HOLDCO_BLOB_URL_TTL", "5m", "how long a download link works (1s to 168h)"},
 	{"Blob", "HOLDCO_BLOB_MAX_FILE_BYTES", "26214400", "largest file accepted (25 MiB); larger uploads answer 413 before their body is read"},
 	{"Blob", "HOLDCO_BLOB_QUOTA_BYTES", "1073741824", "what one company's files may take in all (1 GiB)"},
+
+	{"Mail", "HOLDCO_MAIL_DOMAIN", "mail.localhost", "mail domain of the company inboxes: a company receives and sends as `<handle>@<domain>` (see docs/email.md)"},
+	{"Mail", "HOLDCO_MAIL_BACKEND", "local", "`local` keeps sent messages and received bodies in a mailbox under the data dir (offline); `smtp` sends through `HOLDCO_MAIL_SMTP_HOST`"},
+	{"Mail", "HOLDCO_MAIL_SMTP_HOST", "(empty)", "submission server; required with `HOLDCO_MAIL_BACKEND=smtp`"},
+	{"Mail", "HOLDCO_MAIL_SMTP_PORT", "587", "submission server port (465 with `HOLDCO_MAIL_SMTP_TLS=tls`)"},
+	{"Mail", "HOLDCO_MAIL_SMTP_USER", "(empty)", "SMTP user name; empty sends without authentication"},
+	{"Mail", "HOLDCO_MAIL_SMTP_PASSWORD", "(empty)", "SMTP password"},
+	{"Mail", "HOLDCO_MAIL_SMTP_TLS", "starttls", "`starttls` (required upgrade), `tls` (TLS from the first byte) or `none` (a relay on a private network only)"},
+	{"Mail", "HOLDCO_MAIL_FROM", "(empty)", "envelope sender (bounce address) of every sent message; empty uses the company's own address"},
+	{"Mail", "HOLDCO_MAIL_INBOUND_SECRET", "(empty)", "at least 32 characters; HMAC-SHA256 key of `POST /webhooks/email/inbound` deliveries; empty disables inbound mail (404)"},
+	{"Mail", "HOLDCO_MAIL_DAILY_SEND_LIMIT", "50", "messages one company may send per UTC day (429 `rate_limited` above)"},
 }
 
 // defaultOf is the value Load uses when name is unset; descriptive

@@ -28,6 +28,7 @@ func migrations() []*gormigrate.Migration {
 		migration0010ProvisioningOutbox(),
 		migration0011ActivityDocumentsMilestones(),
 		migration0012CompanyFiles(),
+		migration0013CompanyEmail(),
 	}
 }
 

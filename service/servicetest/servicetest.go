@@ -16,12 +16,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"holdco/providers/blob/local"
+	"holdco/providers/email"
 	"holdco/service"
 	"holdco/service/billing"
 	"holdco/service/companies"
 	"holdco/service/documents"
 	"holdco/service/files"
 	"holdco/service/identity"
+	"holdco/service/mail"
 	"holdco/service/usecases"
 	"holdco/store"
 	"holdco/testenv"
@@ -53,6 +55,9 @@ type Services struct {
 	// embedded are named fields.
 	Documents *documents.Service
 	Files     *files.Service
+	// Mail is a field, not embedded: its List, Get and Send would clash
+	// with other domains' names.
+	Mail *mail.Service
 }
 
 // The domains' use cases, named apart so that Services can embed them all.
@@ -72,6 +77,9 @@ type Env struct {
 	// style, for seeding many rows (testenv.BulkInsert).
 	SQL         *sql.DB
 	Placeholder string
+	// Mailbox is the local mail provider the services send through and
+	// fetch bodies from (unless the options name others).
+	Mailbox *email.Local
 }
 
 // New builds an environment on a fresh store.
@@ -83,12 +91,18 @@ func NewWith(t testing.TB, opts usecases.Options) *Env {
 	t.Helper()
 	st, db, style := testenv.NewStoreAndSQL(t)
 	e := &Env{Store: st, SQL: db, Placeholder: style, IdP: testenv.NewIdP(), Clock: &Clock{now: time.Now().UTC().Truncate(time.Second)}}
+	box, err := email.NewLocal(t.TempDir())
+	require.NoError(t, err)
+	e.Mailbox = box
 	e.Svc = e.NewServices(t, opts)
 	return e
 }
 
 // Config is the environment's service settings.
 var Config = service.Config{PublicURL: "http://holdco.test", FrontendURL: "http://app.test"}
+
+// MailConfig is the environment's inbox settings.
+var MailConfig = mail.Config{Domain: "mail.test", InboundSecret: []byte("inbound-secret-of-the-tests-32-bytes!")}
 
 // NewServices builds another set of use cases on the environment's store
 // and clock.
@@ -100,9 +114,19 @@ func (e *Env) NewServices(t testing.TB, opts usecases.Options) Services {
 		require.NoError(t, err)
 		opts.Blobs = blobs
 	}
+	if opts.Mail.Domain == "" {
+		opts.Mail = MailConfig
+	}
+	if opts.MailSender == nil && e.Mailbox != nil {
+		opts.MailSender = e.Mailbox
+	}
+	if opts.MailBodies == nil && e.Mailbox != nil {
+		opts.MailBodies = e.Mailbox
+	}
 	s, err := usecases.New(context.Background(), Config, e.Store, e.IdP, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
-	return Services{IdentityUseCases: s.Identity, BillingUseCases: s.Billing, CompaniesUseCases: s.Companies, Documents: s.Documents, Files: s.Files}
+	return Services{IdentityUseCases: s.Identity, BillingUseCases: s.Billing, CompaniesUseCases: s.Companies,
+		Documents: s.Documents, Files: s.Files, Mail: s.Mail}
 }
 
 // Replica is a second set of use cases on the same database (another

@@ -17,6 +17,7 @@ import (
 	"holdco/service/documents"
 	"holdco/service/files"
 	"holdco/service/identity"
+	"holdco/service/mail"
 	"holdco/store"
 )
 
@@ -26,6 +27,7 @@ type Services struct {
 	Identity  *identity.Service
 	Billing   *billing.Service
 	Companies *companies.Service
+	Mail      *mail.Service
 	Documents *documents.Service
 	Files     *files.Service
 }
@@ -44,6 +46,12 @@ type Options struct {
 	// FileLimits are the per-file limit, the per-company quota and the
 	// download links' lifetime (zero values: the defaults).
 	FileLimits files.Limits
+	// Mail is the inbox settings; MailSender and MailBodies the provider
+	// (nil sender: sending answers upstream_unavailable; nil bodies: the
+	// backfill answers conflict).
+	Mail       mail.Config
+	MailSender mail.Sender
+	MailBodies mail.BodyFetcher
 }
 
 // New builds the core (reading or creating the instance signing key) and
@@ -62,6 +70,7 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Billing = billing.New(core, opts.Payments)
 	s.Identity = identity.New(core, idp, s.Billing)
 	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal})
+	s.Mail = mail.New(core, opts.Mail, opts.MailSender, opts.MailBodies)
 	s.Documents = documents.New(core)
 	s.Files = files.New(core, opts.Blobs, opts.FileLimits)
 	return s, nil
