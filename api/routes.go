@@ -27,6 +27,8 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerTokenRoutes(api, &tokenHandlers{svc: d.Service.Identity})
 	registerConglomerateRoutes(api, &conglomerateHandlers{svc: d.Service.Companies})
 	registerCompanyRoutes(api, &companyHandlers{svc: d.Service.Companies})
+	registerActivityRoutes(api, &activityHandlers{svc: d.Service.Companies})
+	registerDocumentRoutes(api, &documentHandlers{svc: d.Service.Documents})
 	registerProvisioningRoutes(api, &provisioningHandlers{svc: d.Service.Companies})
 	registerUserAuthRoutes(api, &userAuthHandlers{svc: d.Service.Companies})
 	registerCreditRoutes(api, &creditHandlers{svc: d.Service.Billing})

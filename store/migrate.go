@@ -26,6 +26,7 @@ func migrations() []*gormigrate.Migration {
 		migration0008Billing(),
 		migration0009WebLoginCodes(),
 		migration0010ProvisioningOutbox(),
+		migration0011ActivityDocumentsMilestones(),
 		migration0014CompanySales(),
 	}
 }

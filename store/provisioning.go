@@ -33,6 +33,10 @@ func (s *Store) CreateCompanyToProvision(ctx context.Context, cong ConglomerateS
 		if err := tx.db.Create(&models.CompanyProvisioning{CompanyID: created.ID, SeedRepo: seedRepo, RequestedAt: at}).Error; err != nil {
 			return wrap("create company: provisioning intent", err)
 		}
+		if err := tx.recordActivityAt(ctx, created.ID, models.ActivityInput{Kind: models.ActivityCompanyCreated, Actor: models.ActorUser,
+			Summary: "Company " + created.Name + " created", Subject: created.ID}, at); err != nil {
+			return err
+		}
 		if key == nil {
 			return nil
 		}

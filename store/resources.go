@@ -22,14 +22,44 @@ func (s *Store) SaveResource(ctx context.Context, c CompanyScope, r models.Compa
 		inc = 1
 	}
 	r.Attempts = inc
-	err := s.db.WithContext(ctx).Clauses(clause.OnConflict{
-		Columns: []clause.Column{{Name: "company_id"}, {Name: "kind"}},
-		DoUpdates: clause.Assignments(map[string]any{
-			"status": r.Status, "ref": r.Ref, "last_error": r.LastError, "updated_at": r.UpdatedAt,
-			"attempts": gorm.Expr(s.existing("company_resources", "attempts")+" + ?", inc),
-		}),
-	}).Create(&r).Error
-	return wrap("save resource", err)
+	return s.InTx(ctx, func(tx *Store) error {
+		var before []models.CompanyResource
+		if err := tx.db.WithContext(ctx).Select("kind, status").Where("company_id = ?", c.id).Find(&before).Error; err != nil {
+			return wrap("save resource", err)
+		}
+		err := tx.db.WithContext(ctx).Clauses(clause.OnConflict{
+			Columns: []clause.Column{{Name: "company_id"}, {Name: "kind"}},
+			DoUpdates: clause.Assignments(map[string]any{
+				"status": r.Status, "ref": r.Ref, "last_error": r.LastError, "updated_at": r.UpdatedAt,
+				"attempts": gorm.Expr(tx.existing("company_resources", "attempts")+" + ?", inc),
+			}),
+		}).Create(&r).Error
+		if err != nil {
+			return wrap("save resource", err)
+		}
+		// The feed says so when the last resource turns ready (again, after
+		// a heal).
+		if r.Status != models.ResourceReady || allReady(before) || !allReady(append(before, r)) {
+			return nil
+		}
+		return tx.recordActivityAt(ctx, c.id, models.ActivityInput{Kind: models.ActivityCompanyProvisioned, Actor: models.ActorSystem,
+			Summary: "Repository, database and hosting are ready"}, r.UpdatedAt)
+	})
+}
+
+// allReady reports whether rs (later rows of a kind win) hold every
+// resource kind as ready.
+func allReady(rs []models.CompanyResource) bool {
+	status := map[models.ResourceKind]models.ResourceStatus{}
+	for _, r := range rs {
+		status[r.Kind] = r.Status
+	}
+	for _, k := range models.ResourceKinds {
+		if status[k] != models.ResourceReady {
+			return false
+		}
+	}
+	return true
 }
 
 // ListResources returns the rows of the scope's company's resources.

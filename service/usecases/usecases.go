@@ -14,6 +14,7 @@ import (
 	"holdco/service"
 	"holdco/service/billing"
 	"holdco/service/companies"
+	"holdco/service/documents"
 	"holdco/service/identity"
 	"holdco/store"
 )
@@ -24,6 +25,7 @@ type Services struct {
 	Identity  *identity.Service
 	Billing   *billing.Service
 	Companies *companies.Service
+	Documents *documents.Service
 }
 
 // Options are optional dependencies (tests inject a clock).
@@ -52,5 +54,6 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Billing = billing.New(core, opts.Payments)
 	s.Identity = identity.New(core, idp, s.Billing)
 	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal})
+	s.Documents = documents.New(core)
 	return s, nil
 }
