@@ -18,6 +18,7 @@ import (
 	"holdco/service/billing"
 	"holdco/service/companies"
 	"holdco/service/identity"
+	"holdco/service/sales"
 	"holdco/service/usecases"
 	"holdco/store"
 	"holdco/testenv"
@@ -45,6 +46,7 @@ type Services struct {
 	*IdentityUseCases
 	*BillingUseCases
 	*CompaniesUseCases
+	*SalesUseCases
 }
 
 // The domains' use cases, named apart so that Services can embed them all.
@@ -52,6 +54,7 @@ type (
 	IdentityUseCases  = identity.Service
 	BillingUseCases   = billing.Service
 	CompaniesUseCases = companies.Service
+	SalesUseCases     = sales.Service
 )
 
 // Env is one test's world.
@@ -84,7 +87,7 @@ func (e *Env) NewServices(t testing.TB, opts usecases.Options) Services {
 	opts.Clock = e.Clock.Now
 	s, err := usecases.New(context.Background(), Config, e.Store, e.IdP, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
-	return Services{s.Identity, s.Billing, s.Companies}
+	return Services{s.Identity, s.Billing, s.Companies, s.Sales}
 }
 
 // Replica is a second set of use cases on the same database (another

@@ -16,6 +16,7 @@ import (
 	"holdco/service/companies"
 	"holdco/service/documents"
 	"holdco/service/identity"
+	"holdco/service/sales"
 	"holdco/store"
 )
 
@@ -26,6 +27,7 @@ type Services struct {
 	Billing   *billing.Service
 	Companies *companies.Service
 	Documents *documents.Service
+	Sales     *sales.Service
 }
 
 // Options are optional dependencies (tests inject a clock).
@@ -34,6 +36,10 @@ type Options struct {
 	// Payments is the payment provider; nil when payments are not
 	// configured (payment links are then null with a reason).
 	Payments billing.Payments
+	// Sales is the payment provider of the companies' own sales (on the
+	// connected accounts); nil when payments are not configured or the
+	// Connect webhook endpoint has no signing secret.
+	Sales sales.Payments
 	// Temporal starts and signals workflows; nil disables provisioning.
 	Temporal client.Client
 }
@@ -55,5 +61,6 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Identity = identity.New(core, idp, s.Billing)
 	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal})
 	s.Documents = documents.New(core)
+	s.Sales = sales.New(core, s.Billing, opts.Sales)
 	return s, nil
 }
