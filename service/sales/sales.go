@@ -299,9 +299,7 @@ func (s *Service) CancelSubscription(ctx context.Context, companyID, subscriptio
 	if err != nil {
 		return sub, upstream("The payment provider could not cancel the subscription; retry shortly.", err)
 	}
-	st.ProviderSubscriptionID = sub.ProviderSubscriptionID
-	if st.Status == "" {
-		st.Status = models.SubscriptionCanceled
-	}
+	// Cancelled at once: whatever else the answer says, it is over.
+	st.ProviderSubscriptionID, st.Status = sub.ProviderSubscriptionID, models.SubscriptionCanceled
 	return s.applySubscription(ctx, s.store, c.Scope, sub.ProviderAccountID, st, s.now(), service.ActorOf(ctx))
 }
