@@ -33,5 +33,6 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerUserAuthRoutes(api, &userAuthHandlers{svc: d.Service.Companies})
 	registerCreditRoutes(api, &creditHandlers{svc: d.Service.Billing})
 	registerBillingRoutes(api, &billingHandlers{svc: d.Service.Billing})
+	registerSalesRoutes(api, &salesHandlers{svc: d.Service.Sales})
 	registerPages(engine, &pages{svc: d.Service.Identity, logger: d.Logger})
 }

@@ -248,8 +248,16 @@ func (s *Service) ListCompanies(ctx context.Context, conglomerateID string) ([]m
 	return s.store.ListCompanies(ctx, v.Scope, false)
 }
 
-// ListArchivedCompanies lists a conglomerate's archived companies.
-func (s *Service) ListArchivedCompanies(ctx context.Context, conglomerateID string) ([]models.Company, error) {
+// ArchivedCompany is an archived company with what it earned.
+type ArchivedCompany struct {
+	models.Company
+	Revenue models.Revenue
+}
+
+// ListArchivedCompanies lists a conglomerate's archived companies with
+// their lifetime earnings and balance (withdrawals stay open for them):
+// two queries however many there are.
+func (s *Service) ListArchivedCompanies(ctx context.Context, conglomerateID string) ([]ArchivedCompany, error) {
 	v, err := s.core.AuthorizeConglomerate(ctx, conglomerateID)
 	if err != nil {
 		return nil, err
@@ -258,10 +266,20 @@ func (s *Service) ListArchivedCompanies(ctx context.Context, conglomerateID stri
 	if err != nil {
 		return nil, err
 	}
-	archived := all[:0]
+	var ids []string
 	for _, c := range all {
 		if c.Status == models.CompanyArchived {
-			archived = append(archived, c)
+			ids = append(ids, c.ID)
+		}
+	}
+	revenue, err := s.store.CompaniesRevenue(ctx, v.Scope, ids)
+	if err != nil {
+		return nil, err
+	}
+	archived := make([]ArchivedCompany, 0, len(ids))
+	for _, c := range all {
+		if c.Status == models.CompanyArchived {
+			archived = append(archived, ArchivedCompany{Company: c, Revenue: revenue[c.ID]})
 		}
 	}
 	return archived, nil
