@@ -66,9 +66,15 @@ func newWorld(t testing.TB) *world { return newWorldWith(t, usecases.Options{}) 
 
 func newWorldWith(t testing.TB, opts usecases.Options) *world {
 	t.Helper()
+	return newWorldOn(t, testenv.NewStore(t), opts)
+}
+
+// newWorldOn builds the world on a given store (one that counts its
+// statements, say).
+func newWorldOn(t testing.TB, st *store.Store, opts usecases.Options) *world {
+	t.Helper()
 	ctx := context.Background()
 	idp := testenv.NewIdP()
-	st := testenv.NewStore(t)
 	svc, err := usecases.New(ctx, service.Config{PublicURL: "http://holdco.test"}, st, idp,
 		slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
