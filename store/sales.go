@@ -49,6 +49,15 @@ func (s *Store) GetProduct(ctx context.Context, sc CompanyScope, id string) (mod
 	return p, wrap("get product", err)
 }
 
+// DeactivateProduct marks one of the company's products no longer sold.
+func (s *Store) DeactivateProduct(ctx context.Context, sc CompanyScope, id string) error {
+	if err := sc.check("deactivate product"); err != nil {
+		return err
+	}
+	err := s.db.WithContext(ctx).Model(&models.Product{}).Where("id = ? AND company_id = ?", id, sc.id).Update("active", false).Error
+	return wrap("deactivate product", err)
+}
+
 // RecordCompanyPayment records a payment of the company's customer once:
 // the provider's payment id is unique, and the insert does nothing when it
 // is there already (a replayed event, or a second event reporting the same

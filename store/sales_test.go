@@ -124,6 +124,10 @@ func TestSalesRowsAreIsolatedBetweenTenants(t *testing.T) {
 	require.NoError(t, err)
 	_, err = s.GetProduct(ctx, b.company, p.ID)
 	assert.ErrorIs(t, err, models.ErrNotFound)
+	require.NoError(t, s.DeactivateProduct(ctx, b.company, p.ID))
+	got, err := s.GetProduct(ctx, a.company, p.ID)
+	require.NoError(t, err)
+	assert.True(t, got.Active, "another tenant cannot deactivate it")
 	list, err := s.ListProducts(ctx, b.company)
 	require.NoError(t, err)
 	assert.Empty(t, list)
@@ -168,9 +172,9 @@ func TestSalesRowsAreIsolatedBetweenTenants(t *testing.T) {
 	assert.ErrorIs(t, err, models.ErrNotFound)
 	_, err = s.GetCustomerSubscription(ctx, b.company, "sub_a")
 	assert.ErrorIs(t, err, models.ErrNotFound)
-	got, err := s.GetCustomerSubscription(ctx, a.company, "sub_a")
+	got2, err := s.GetCustomerSubscription(ctx, a.company, "sub_a")
 	require.NoError(t, err)
-	assert.Equal(t, "active", got.Status)
+	assert.Equal(t, "active", got2.Status)
 }
 
 func TestSubscriptionTransitionsHappenOnceAndInOrder(t *testing.T) {
@@ -211,9 +215,10 @@ func TestSalesMethodsRefuseAZeroScope(t *testing.T) {
 	var co store.CompanyScope
 	var cong store.ConglomerateScope
 	for name, call := range map[string]func() error{
-		"CreateProduct": func() error { _, err := s.CreateProduct(ctx, co, models.Product{}); return err },
-		"ListProducts":  func() error { _, err := s.ListProducts(ctx, co); return err },
-		"GetProduct":    func() error { _, err := s.GetProduct(ctx, co, "x"); return err },
+		"CreateProduct":     func() error { _, err := s.CreateProduct(ctx, co, models.Product{}); return err },
+		"ListProducts":      func() error { _, err := s.ListProducts(ctx, co); return err },
+		"DeactivateProduct": func() error { return s.DeactivateProduct(ctx, co, "x") },
+		"GetProduct":        func() error { _, err := s.GetProduct(ctx, co, "x"); return err },
 		"RecordCompanyPayment": func() error {
 			_, err := s.RecordCompanyPayment(ctx, co, payment("pi_z", 1))
 			return err

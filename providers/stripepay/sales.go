@@ -209,3 +209,21 @@ func salesSubscription(sub *stripe.Subscription) models.SalesSubscription {
 	}
 	return out
 }
+
+// DeactivateProduct deactivates a product's price and the product on the
+// connected account, so its checkout links sell nothing more.
+func (c *Client) DeactivateProduct(ctx context.Context, accountID, productID, priceID string) error {
+	if priceID != "" {
+		pp := &stripe.PriceParams{Active: stripe.Bool(false)}
+		onAccount(&pp.Params, ctx, accountID)
+		if _, err := c.connect.Prices.Update(priceID, pp); err != nil {
+			return fmt.Errorf("stripe: deactivate price: %w", err)
+		}
+	}
+	p := &stripe.ProductParams{Active: stripe.Bool(false)}
+	onAccount(&p.Params, ctx, accountID)
+	if _, err := c.connect.Products.Update(productID, p); err != nil {
+		return fmt.Errorf("stripe: deactivate product: %w", err)
+	}
+	return nil
+}

@@ -19,6 +19,8 @@ type salesPayments interface {
 	CreatePaymentLink(context.Context, models.PaymentLinkRequest) (models.PaymentLink, error)
 	CancelCustomerSubscription(ctx context.Context, accountID, subscriptionID string) (models.SalesSubscription, error)
 	ParseSalesWebhook(ctx context.Context, payload []byte, signature string) (models.SalesEvent, error)
+	DeactivateProduct(ctx context.Context, accountID, productID, priceID string) error
+	Livemode() bool
 }
 
 var _ salesPayments = (*stripepay.Client)(nil)
@@ -40,6 +42,7 @@ func TestSalesCallsOnTheConnectedAccount(t *testing.T) {
 		require.NoError(t, err, interval)
 		assert.NotEmpty(t, link.ID)
 		assert.NotEmpty(t, link.URL)
+		require.NoError(t, c.DeactivateProduct(ctx, "acct_seller", pp.ProductID, pp.PriceID))
 	}
 	sub, err := c.CancelCustomerSubscription(ctx, "acct_seller", "sub_customer")
 	require.NoError(t, err)

@@ -31,6 +31,7 @@ type Service struct {
 	companyKeys *service.Cache[string, service.Principal]
 	billing     *billing.Service
 	payments    PaymentObjects
+	products    CompanyProducts
 	temporal    client.Client
 	outbox      *ProvisioningOutbox
 }
@@ -50,12 +51,21 @@ type Options struct {
 	Payments PaymentObjects
 	// Temporal starts and signals workflows; nil disables provisioning.
 	Temporal client.Client
+	// Products stops a company's sales before it is archived; nil when
+	// there are none to stop.
+	Products CompanyProducts
+}
+
+// CompanyProducts deactivates the products a company sells on its
+// conglomerate's connected account (service/sales).
+type CompanyProducts interface {
+	DeactivateCompanyProducts(ctx context.Context, sc store.CompanyScope) error
 }
 
 // New builds the companies use cases on core; plans are decided by bill.
 func New(core *service.Core, bill *billing.Service, opts Options) *Service {
 	s := &Service{core: core, store: core.Store(), logger: core.Logger(), now: core.Clock(), seal: core.Sealer(),
-		companyKeys: core.CompanyKeys(), billing: bill, payments: opts.Payments, temporal: opts.Temporal}
+		companyKeys: core.CompanyKeys(), billing: bill, payments: opts.Payments, temporal: opts.Temporal, products: opts.Products}
 	s.outbox = &ProvisioningOutbox{Store: s.store, Temporal: opts.Temporal, Logger: s.logger}
 	return s
 }
@@ -348,6 +358,11 @@ func (s *Service) ArchiveCompany(ctx context.Context, id string) error {
 			s.logger.WarnContext(ctx, "archive: test-mode payment objects not deactivated", "company", c.ID, "error", err)
 		} else if err != nil {
 			return models.Errorf(models.CodeUpstreamUnavailable, "The payment provider could not deactivate this company's live payment objects; nothing was archived. Retry shortly.").Wrap(err)
+		}
+	}
+	if s.products != nil {
+		if err := s.products.DeactivateCompanyProducts(ctx, c.Scope); err != nil {
+			return err
 		}
 	}
 	_, err = s.store.ArchiveCompany(ctx, c.Scope, s.now())

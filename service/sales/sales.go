@@ -36,6 +36,9 @@ type Payments interface {
 	// ParseSalesWebhook verifies an event of the Connect webhook endpoint
 	// (models.ErrBadSignature) and reduces it to what sales record.
 	ParseSalesWebhook(ctx context.Context, payload []byte, signature string) (models.SalesEvent, error)
+	// DeactivateProduct deactivates a product and its price.
+	DeactivateProduct(ctx context.Context, accountID, productID, priceID string) error
+	Livemode() bool
 }
 
 // Service is the sales use cases.
@@ -302,4 +305,32 @@ func (s *Service) CancelSubscription(ctx context.Context, companyID, subscriptio
 	// Cancelled at once: whatever else the answer says, it is over.
 	st.ProviderSubscriptionID, st.Status = sub.ProviderSubscriptionID, models.SubscriptionCanceled
 	return s.applySubscription(ctx, s.store, c.Scope, sub.ProviderAccountID, st, s.now(), service.ActorOf(ctx))
+}
+
+// DeactivateCompanyProducts stops selling every active product of a
+// company that is being archived (companies.ArchiveCompany calls it with
+// the scope its authorization made). A live-mode failure stops the
+// archive (retry); test-mode objects take no real money, so their failure
+// is logged and passed over.
+func (s *Service) DeactivateCompanyProducts(ctx context.Context, sc store.CompanyScope) error {
+	ps, err := s.store.ListProducts(ctx, sc)
+	if err != nil || s.payments == nil {
+		return err
+	}
+	for _, p := range ps {
+		if !p.Active {
+			continue
+		}
+		if err := s.payments.DeactivateProduct(ctx, p.ProviderAccountID, p.ProviderProductID, p.ProviderPriceID); err != nil {
+			if s.payments.Livemode() {
+				return models.Errorf(models.CodeUpstreamUnavailable, "The payment provider could not deactivate this company's live products; nothing was archived. Retry shortly.").Wrap(err)
+			}
+			s.logger.WarnContext(ctx, "archive: test-mode product not deactivated", "company", sc.ID(), "product", p.ID, "error", err)
+			continue
+		}
+		if err := s.store.DeactivateProduct(ctx, sc, p.ID); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -171,6 +171,16 @@ func TestProductsAndCheckoutLinks(t *testing.T) {
 	assert.True(t, models.IsCode(err, models.CodeForbidden))
 	_, err = e.Svc.ListProducts(a.ctx, uuid.NewString())
 	assert.True(t, models.IsCode(err, models.CodeNotFound))
+
+	// Archiving stops the sales: every product is deactivated.
+	require.NoError(t, e.Svc.ArchiveCompany(a.ctx, a.companyID))
+	list, err = e.Svc.ListProducts(a.ctx, a.companyID)
+	require.NoError(t, err)
+	for _, p := range list {
+		assert.False(t, p.Active, p.Name)
+	}
+	_, err = e.Svc.CreateCheckoutLink(a.ctx, a.companyID, once.ID, sales.CheckoutLinkInput{})
+	assert.True(t, models.IsCode(err, models.CodeNotFound), "an archived company sells nothing")
 }
 
 func TestPaymentReplayedTenTimesCountsOnce(t *testing.T) {

@@ -59,8 +59,8 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	}
 	s.Billing = billing.New(core, opts.Payments)
 	s.Identity = identity.New(core, idp, s.Billing)
-	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal})
 	s.Documents = documents.New(core)
 	s.Sales = sales.New(core, s.Billing, opts.Sales)
+	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal, Products: s.Sales})
 	return s, nil
 }
