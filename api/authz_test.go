@@ -71,9 +71,15 @@ func newWorld(t testing.TB) *world { return newWorldWith(t, usecases.Options{}) 
 
 func newWorldWith(t testing.TB, opts usecases.Options) *world {
 	t.Helper()
+	return newWorldOn(t, testenv.NewStore(t), opts)
+}
+
+// newWorldOn builds the world on a given store (one that counts its
+// statements, say).
+func newWorldOn(t testing.TB, st *store.Store, opts usecases.Options) *world {
+	t.Helper()
 	ctx := context.Background()
 	idp := testenv.NewIdP()
-	st := testenv.NewStore(t)
 	mux := http.NewServeMux()
 	sites := httptest.NewServer(mux)
 	t.Cleanup(sites.Close)

@@ -36,8 +36,8 @@ type ArchivedCompanyResponse struct {
 	Name                  string    `json:"name"`
 	Handle                string    `json:"handle"`
 	ArchivedAt            time.Time `json:"archived_at"`
-	LifetimeEarningsCents int64     `json:"lifetime_earnings_cents" doc:"Revenue the company earned over its life."`
-	CurrentBalanceCents   int64     `json:"current_balance_cents" doc:"Earnings not yet withdrawn (withdrawal routes stay open for archived companies)."`
+	LifetimeEarningsCents int64     `json:"lifetime_earnings_cents" doc:"What the company's customers paid over its life, net of refunds, in US cents."`
+	CurrentBalanceCents   int64     `json:"current_balance_cents" doc:"Lifetime earnings not yet withdrawn, in US cents (there are no withdrawals yet; withdrawal routes will stay open for archived companies)."`
 }
 
 // ArchivedCompanyListResponse lists archived companies.
@@ -150,11 +150,11 @@ func (h *companyHandlers) listArchived(ctx context.Context, in *conglomerateIDIn
 	}
 	out := &archivedListOutput{Body: ArchivedCompanyListResponse{Companies: make([]ArchivedCompanyResponse, 0, len(cs))}}
 	for _, c := range cs {
-		r := ArchivedCompanyResponse{ID: c.ID, Name: c.Name, Handle: c.Handle}
+		r := ArchivedCompanyResponse{ID: c.ID, Name: c.Name, Handle: c.Handle,
+			LifetimeEarningsCents: c.Revenue.LifetimeEarningsCents, CurrentBalanceCents: c.Revenue.BalanceCents}
 		if c.ArchivedAt != nil {
 			r.ArchivedAt = *c.ArchivedAt
 		}
-		// Earnings come with the payments work; no company can have any yet.
 		out.Body.Companies = append(out.Body.Companies, r)
 	}
 	return out, nil

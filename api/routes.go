@@ -36,5 +36,6 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerCreditRoutes(api, &creditHandlers{svc: d.Service.Billing})
 	registerBillingRoutes(api, &billingHandlers{svc: d.Service.Billing})
 	registerFileRoutes(api, engine, &fileHandlers{svc: d.Service.Files, auth: d.Service.Identity, logger: d.Logger})
+	registerSalesRoutes(api, &salesHandlers{svc: d.Service.Sales})
 	registerPages(engine, &pages{svc: d.Service.Identity, logger: d.Logger})
 }

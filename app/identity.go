@@ -53,13 +53,16 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*us
 	opts := usecases.Options{Temporal: a.Temporal}
 	if pc := cfg.Payments; pc.Enabled() {
 		pay, err := stripepay.New(stripepay.Config{SecretKey: pc.StripeSecretKey, ConnectSecretKey: pc.StripeConnectSecretKey,
-			WebhookSecret: pc.StripeWebhookSecret, APIBase: pc.StripeAPIBase,
+			WebhookSecret: pc.StripeWebhookSecret, ConnectWebhookSecret: pc.StripeConnectWebhookSecret, APIBase: pc.StripeAPIBase,
 			PlanPrices:  map[models.Plan]string{models.PlanFounder: pc.StripeFounderPriceID, models.PlanHosting: pc.StripeHostingPriceID},
 			PlanCredits: map[models.Plan]int64{models.PlanFounder: pc.FounderMonthlyCredits}})
 		if err != nil {
 			return nil, nil, fmt.Errorf("STRIPE_SECRET_KEY: %w", err)
 		}
 		opts.Payments = pay
+		if pay.SalesConfigured() {
+			opts.Sales = pay
+		}
 	}
 	blobs, _, err := a.buildBlobs(ctx, sitesURL)
 	if err != nil {

@@ -136,11 +136,14 @@ type Payments struct {
 	StripeSecretKey        string
 	StripeConnectSecretKey string
 	StripeWebhookSecret    string
-	StripeAPIBase          string
-	StripeFounderPriceID   string
-	StripeHostingPriceID   string
-	CreditPriceCents       int64
-	FounderMonthlyCredits  int64
+	// StripeConnectWebhookSecret verifies the Connect webhook endpoint
+	// (events of connected accounts: the companies' own sales).
+	StripeConnectWebhookSecret string
+	StripeAPIBase              string
+	StripeFounderPriceID       string
+	StripeHostingPriceID       string
+	CreditPriceCents           int64
+	FounderMonthlyCredits      int64
 }
 
 // Enabled reports whether Stripe is configured.
@@ -316,12 +319,13 @@ func loadIdentity(e environment) (Identity, error) {
 
 func loadPayments(e environment) (Payments, error) {
 	p := Payments{
-		StripeSecretKey:        e.get("STRIPE_SECRET_KEY"),
-		StripeConnectSecretKey: e.get("STRIPE_CONNECT_SECRET_KEY"),
-		StripeWebhookSecret:    e.get("STRIPE_WEBHOOK_SECRET"),
-		StripeAPIBase:          strings.TrimRight(e.get("STRIPE_API_BASE"), "/"),
-		StripeFounderPriceID:   e.get("STRIPE_FOUNDER_PRICE_ID"),
-		StripeHostingPriceID:   e.get("STRIPE_HOSTING_PRICE_ID"),
+		StripeSecretKey:            e.get("STRIPE_SECRET_KEY"),
+		StripeConnectSecretKey:     e.get("STRIPE_CONNECT_SECRET_KEY"),
+		StripeWebhookSecret:        e.get("STRIPE_WEBHOOK_SECRET"),
+		StripeConnectWebhookSecret: e.get("STRIPE_CONNECT_WEBHOOK_SECRET"),
+		StripeAPIBase:              strings.TrimRight(e.get("STRIPE_API_BASE"), "/"),
+		StripeFounderPriceID:       e.get("STRIPE_FOUNDER_PRICE_ID"),
+		StripeHostingPriceID:       e.get("STRIPE_HOSTING_PRICE_ID"),
 	}
 	if err := p.validateStripe(); err != nil {
 		return p, err
@@ -338,8 +342,13 @@ func loadPayments(e environment) (Payments, error) {
 
 func (p Payments) validateStripe() error {
 	if p.StripeSecretKey == "" {
-		for name, v := range map[string]string{"STRIPE_CONNECT_SECRET_KEY": p.StripeConnectSecretKey, "STRIPE_WEBHOOK_SECRET": p.StripeWebhookSecret,
-			"STRIPE_FOUNDER_PRICE_ID": p.StripeFounderPriceID, "STRIPE_HOSTING_PRICE_ID": p.StripeHostingPriceID} {
+		for name, v := range map[string]string{
+			"STRIPE_CONNECT_SECRET_KEY":     p.StripeConnectSecretKey,
+			"STRIPE_WEBHOOK_SECRET":         p.StripeWebhookSecret,
+			"STRIPE_CONNECT_WEBHOOK_SECRET": p.StripeConnectWebhookSecret,
+			"STRIPE_FOUNDER_PRICE_ID":       p.StripeFounderPriceID,
+			"STRIPE_HOSTING_PRICE_ID":       p.StripeHostingPriceID,
+		} {
 			if v != "" {
 				return &Error{"STRIPE_SECRET_KEY", "is required when " + name + " is set"}
 			}

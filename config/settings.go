@@ -53,6 +53,7 @@ var Settings = []Setting{
 	{"Payments", "STRIPE_SECRET_KEY", "(empty)", "Stripe secret key of the platform account (credits and plans); when empty payments are off and payment links are `null` with a reason"},
 	{"Payments", "STRIPE_CONNECT_SECRET_KEY", "(empty)", "Stripe secret key of the Connect platform account (payout onboarding); empty uses `STRIPE_SECRET_KEY`"},
 	{"Payments", "STRIPE_WEBHOOK_SECRET", "(empty)", "signing secret (`whsec_…`) of the webhook endpoint `<public URL>/webhooks/stripe`; required with `STRIPE_SECRET_KEY`"},
+	{"Payments", "STRIPE_CONNECT_WEBHOOK_SECRET", "(empty)", "signing secret of the Connect webhook endpoint `<public URL>/webhooks/stripe/connect` (events of connected accounts: the companies' own sales); when empty companies cannot sell (`sales_not_configured`)"},
 	{"Payments", "STRIPE_API_BASE", "(empty)", "Stripe API address override (for example a local stripe-mock); empty uses Stripe's"},
 	{"Payments", "STRIPE_FOUNDER_PRICE_ID", "(empty)", "recurring price (`price_…`) of the Founder plan; empty: the plan is not for sale (upgrade links `null`)"},
 	{"Payments", "STRIPE_HOSTING_PRICE_ID", "(empty)", "recurring price of the Hosting plan (sites online, no agents), when sold"},

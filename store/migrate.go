@@ -29,6 +29,7 @@ func migrations() []*gormigrate.Migration {
 		migration0011ActivityDocumentsMilestones(),
 		migration0012CompanyFiles(),
 		migration0013CompanyEmail(),
+		migration0014CompanySales(),
 	}
 }
 

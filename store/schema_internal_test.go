@@ -28,7 +28,9 @@ func TestMigrationsCoverEveryModelColumn(t *testing.T) {
 		&models.WebSession{}, &models.APIKey{}, &models.CLIAuthCode{}, &models.WebLoginCode{}, &models.DeviceAuthorization{}, &models.AdminToken{},
 		&models.InstanceSecret{}, &models.DevIdPUser{}, &models.CompanyAPIKey{}, &models.CompanyResource{}, &models.CompanyOIDCClient{},
 		&models.CreditLedgerEntry{}, &models.CreditLedgerGroup{}, &models.CreditAccount{},
-		&models.CompanyProvisioning{}, &models.CompanyCreateKey{}, &models.Email{}} {
+		&models.CompanyProvisioning{}, &models.CompanyCreateKey{},
+		&models.ActivityEvent{}, &models.Document{}, &models.Milestone{}, &models.CompanyFile{}, &models.Email{},
+		&models.Product{}, &models.CompanyPayment{}, &models.CustomerSubscription{}} {
 		sch, err := schema.Parse(model, &sync.Map{}, s.db.NamingStrategy)
 		require.NoError(t, err)
 		require.True(t, m.HasTable(sch.Table), "table %s", sch.Table)

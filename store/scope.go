@@ -193,3 +193,35 @@ func (s *Store) CompanyInConglomerate(ctx context.Context, cong ConglomerateScop
 	}
 	return CompanyScope{id: c.ID, conglomerateID: c.ConglomerateID}, c, nil
 }
+
+// AuthorizeConnectedAccount is the scope of the conglomerate that holds a
+// connected (payout) account, for the events the provider reports about
+// that account: the provider's signature on the event is the credential,
+// and it speaks only for the conglomerate whose account it names. An
+// account no conglomerate holds is models.ErrNotFound.
+func (s *Store) AuthorizeConnectedAccount(ctx context.Context, accountID string) (ConglomerateScope, error) {
+	if accountID == "" {
+		return ConglomerateScope{}, wrap("authorize connected account", models.ErrNotFound)
+	}
+	var c models.Conglomerate
+	if err := s.db.WithContext(ctx).Select("id").Where("connect_account_id = ?", accountID).Take(&c).Error; err != nil {
+		return ConglomerateScope{}, wrap("authorize connected account", err)
+	}
+	return ConglomerateScope{id: c.ID}, nil
+}
+
+// CompanyOfPayment is the scope of the company of the scope's
+// conglomerate that recorded a payment (by the provider's payment id); a
+// payment of no company of that conglomerate is models.ErrNotFound.
+func (s *Store) CompanyOfPayment(ctx context.Context, cong ConglomerateScope, providerPaymentID string) (CompanyScope, error) {
+	if err := cong.check("company of payment"); err != nil {
+		return CompanyScope{}, err
+	}
+	var p models.CompanyPayment
+	err := s.db.WithContext(ctx).Select("company_id").
+		Where("provider_payment_id = ? AND conglomerate_id = ?", providerPaymentID, cong.id).Take(&p).Error
+	if err != nil {
+		return CompanyScope{}, wrap("company of payment", err)
+	}
+	return CompanyScope{id: p.CompanyID, conglomerateID: cong.id}, nil
+}

@@ -107,6 +107,35 @@ func SignedStripeEvent(t testing.TB, secret, id, typ string, object any) ([]byte
 	return sp.Payload, sp.Header
 }
 
+// SignedConnectEvent is SignedStripeEvent for an event of a connected
+// account: the event names the account, as the Connect webhook endpoint
+// receives it.
+func SignedConnectEvent(t testing.TB, secret, id, typ, account string, object any) ([]byte, string) {
+	t.Helper()
+	return SignedConnectEventAt(t, secret, id, typ, account, time.Now(), object)
+}
+
+// SignedConnectEventAt is SignedConnectEvent created at a given time (the
+// order of subscription states).
+func SignedConnectEventAt(t testing.TB, secret, id, typ, account string, created time.Time, object any) ([]byte, string) {
+	t.Helper()
+	raw, err := json.Marshal(object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, err := json.Marshal(map[string]any{"id": id, "object": "event", "type": typ, "api_version": stripe.APIVersion, "account": account,
+		"created": created.Unix(), "livemode": false, "data": map[string]any{"object": json.RawMessage(raw)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: payload, Secret: secret})
+	return sp.Payload, sp.Header
+}
+
+// StripeConnectWebhookSecret signs the Connect endpoint's events for the
+// adapter StripePayments builds.
+const StripeConnectWebhookSecret = "whsec_connect_test"
+
 // Test prices of the plans StripePayments sells.
 const (
 	FounderPriceID = "price_founder"
@@ -119,9 +148,10 @@ const (
 func StripePayments(t testing.TB, webhookSecret string) *stripepay.Client {
 	t.Helper()
 	c, err := stripepay.New(stripepay.Config{SecretKey: "sk_test_platform", ConnectSecretKey: "sk_test_connect", WebhookSecret: webhookSecret,
-		APIBase:     StripeMock(t),
-		PlanPrices:  map[models.Plan]string{models.PlanFounder: FounderPriceID, models.PlanHosting: HostingPriceID},
-		PlanCredits: map[models.Plan]int64{models.PlanFounder: 100}})
+		ConnectWebhookSecret: StripeConnectWebhookSecret,
+		APIBase:              StripeMock(t),
+		PlanPrices:           map[models.Plan]string{models.PlanFounder: FounderPriceID, models.PlanHosting: HostingPriceID},
+		PlanCredits:          map[models.Plan]int64{models.PlanFounder: 100}})
 	if err != nil {
 		t.Fatal(err)
 	}

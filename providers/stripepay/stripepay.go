@@ -42,6 +42,10 @@ type Config struct {
 	SecretKey        string // platform account
 	ConnectSecretKey string // Connect platform account; empty: the platform account
 	WebhookSecret    string
+	// ConnectWebhookSecret verifies the Connect webhook endpoint (events
+	// of connected accounts: the companies' own sales); empty: sales are
+	// not configured.
+	ConnectWebhookSecret string
 	// APIBase overrides Stripe's API address (stripe-mock in tests).
 	APIBase string
 	// Prices of the plans, by recurring price id.

@@ -76,3 +76,6 @@ const (
 	// portal session when the link is opened and redirects to it.
 	BillingLinkPath = "/billing/go"
 )
+
+// PaymentsConfigured reports whether a payment provider is configured.
+func (s *Service) PaymentsConfigured() bool { return s.payments != nil }

@@ -31,6 +31,7 @@ type Service struct {
 	companyKeys *service.Cache[string, service.Principal]
 	billing     *billing.Service
 	payments    PaymentObjects
+	products    CompanyProducts
 	temporal    client.Client
 	outbox      *ProvisioningOutbox
 }
@@ -50,12 +51,21 @@ type Options struct {
 	Payments PaymentObjects
 	// Temporal starts and signals workflows; nil disables provisioning.
 	Temporal client.Client
+	// Products stops a company's sales before it is archived; nil when
+	// there are none to stop.
+	Products CompanyProducts
+}
+
+// CompanyProducts deactivates the products a company sells on its
+// conglomerate's connected account (service/sales).
+type CompanyProducts interface {
+	DeactivateCompanyProducts(ctx context.Context, sc store.CompanyScope) error
 }
 
 // New builds the companies use cases on core; plans are decided by bill.
 func New(core *service.Core, bill *billing.Service, opts Options) *Service {
 	s := &Service{core: core, store: core.Store(), logger: core.Logger(), now: core.Clock(), seal: core.Sealer(),
-		companyKeys: core.CompanyKeys(), billing: bill, payments: opts.Payments, temporal: opts.Temporal}
+		companyKeys: core.CompanyKeys(), billing: bill, payments: opts.Payments, temporal: opts.Temporal, products: opts.Products}
 	s.outbox = &ProvisioningOutbox{Store: s.store, Temporal: opts.Temporal, Logger: s.logger}
 	return s
 }
@@ -248,8 +258,16 @@ func (s *Service) ListCompanies(ctx context.Context, conglomerateID string) ([]m
 	return s.store.ListCompanies(ctx, v.Scope, false)
 }
 
-// ListArchivedCompanies lists a conglomerate's archived companies.
-func (s *Service) ListArchivedCompanies(ctx context.Context, conglomerateID string) ([]models.Company, error) {
+// ArchivedCompany is an archived company with what it earned.
+type ArchivedCompany struct {
+	models.Company
+	Revenue models.Revenue
+}
+
+// ListArchivedCompanies lists a conglomerate's archived companies with
+// their lifetime earnings and balance (withdrawals stay open for them):
+// two queries however many there are.
+func (s *Service) ListArchivedCompanies(ctx context.Context, conglomerateID string) ([]ArchivedCompany, error) {
 	v, err := s.core.AuthorizeConglomerate(ctx, conglomerateID)
 	if err != nil {
 		return nil, err
@@ -258,10 +276,20 @@ func (s *Service) ListArchivedCompanies(ctx context.Context, conglomerateID stri
 	if err != nil {
 		return nil, err
 	}
-	archived := all[:0]
+	var ids []string
 	for _, c := range all {
 		if c.Status == models.CompanyArchived {
-			archived = append(archived, c)
+			ids = append(ids, c.ID)
+		}
+	}
+	revenue, err := s.store.CompaniesRevenue(ctx, v.Scope, ids)
+	if err != nil {
+		return nil, err
+	}
+	archived := make([]ArchivedCompany, 0, len(ids))
+	for _, c := range all {
+		if c.Status == models.CompanyArchived {
+			archived = append(archived, ArchivedCompany{Company: c, Revenue: revenue[c.ID]})
 		}
 	}
 	return archived, nil
@@ -330,6 +358,11 @@ func (s *Service) ArchiveCompany(ctx context.Context, id string) error {
 			s.logger.WarnContext(ctx, "archive: test-mode payment objects not deactivated", "company", c.ID, "error", err)
 		} else if err != nil {
 			return models.Errorf(models.CodeUpstreamUnavailable, "The payment provider could not deactivate this company's live payment objects; nothing was archived. Retry shortly.").Wrap(err)
+		}
+	}
+	if s.products != nil {
+		if err := s.products.DeactivateCompanyProducts(ctx, c.Scope); err != nil {
+			return err
 		}
 	}
 	_, err = s.store.ArchiveCompany(ctx, c.Scope, s.now())

@@ -24,6 +24,7 @@ import (
 	"holdco/service/files"
 	"holdco/service/identity"
 	"holdco/service/mail"
+	"holdco/service/sales"
 	"holdco/service/usecases"
 	"holdco/store"
 	"holdco/testenv"
@@ -58,6 +59,7 @@ type Services struct {
 	// Mail is a field, not embedded: its List, Get and Send would clash
 	// with other domains' names.
 	Mail *mail.Service
+	*SalesUseCases
 }
 
 // The domains' use cases, named apart so that Services can embed them all.
@@ -65,6 +67,7 @@ type (
 	IdentityUseCases  = identity.Service
 	BillingUseCases   = billing.Service
 	CompaniesUseCases = companies.Service
+	SalesUseCases     = sales.Service
 )
 
 // Env is one test's world.
@@ -126,7 +129,7 @@ func (e *Env) NewServices(t testing.TB, opts usecases.Options) Services {
 	s, err := usecases.New(context.Background(), Config, e.Store, e.IdP, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
 	return Services{IdentityUseCases: s.Identity, BillingUseCases: s.Billing, CompaniesUseCases: s.Companies,
-		Documents: s.Documents, Files: s.Files, Mail: s.Mail}
+		Documents: s.Documents, Files: s.Files, Mail: s.Mail, SalesUseCases: s.Sales}
 }
 
 // Replica is a second set of use cases on the same database (another

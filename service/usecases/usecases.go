@@ -18,6 +18,7 @@ import (
 	"holdco/service/files"
 	"holdco/service/identity"
 	"holdco/service/mail"
+	"holdco/service/sales"
 	"holdco/store"
 )
 
@@ -30,6 +31,7 @@ type Services struct {
 	Mail      *mail.Service
 	Documents *documents.Service
 	Files     *files.Service
+	Sales     *sales.Service
 }
 
 // Options are optional dependencies (tests inject a clock).
@@ -38,6 +40,10 @@ type Options struct {
 	// Payments is the payment provider; nil when payments are not
 	// configured (payment links are then null with a reason).
 	Payments billing.Payments
+	// Sales is the payment provider of the companies' own sales (on the
+	// connected accounts); nil when payments are not configured or the
+	// Connect webhook endpoint has no signing secret.
+	Sales sales.Payments
 	// Temporal starts and signals workflows; nil disables provisioning.
 	Temporal client.Client
 	// Blobs keeps files' bytes; nil answers the file use cases with
@@ -69,7 +75,8 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	}
 	s.Billing = billing.New(core, opts.Payments)
 	s.Identity = identity.New(core, idp, s.Billing)
-	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal})
+	s.Sales = sales.New(core, s.Billing, opts.Sales)
+	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal, Products: s.Sales})
 	s.Mail = mail.New(core, opts.Mail, opts.MailSender, opts.MailBodies)
 	s.Documents = documents.New(core)
 	s.Files = files.New(core, opts.Blobs, opts.FileLimits)
