@@ -92,7 +92,7 @@ func TestActivityAndDashboardOverREST(t *testing.T) {
 
 	var dash map[string]any
 	w.call(http.MethodGet, co+"/dashboard", userA, "", http.StatusOK, &dash)
-	for _, section := range []string{"company", "resources", "credits", "recent_activity", "documents", "milestones"} {
+	for _, section := range []string{"company", "resources", "credits", "recent_activity", "documents", "milestones", "files", "inbox", "revenue"} {
 		assert.NotNil(t, dash[section], section)
 	}
 	for _, later := range []string{"open_tasks", "last_turn", "analytics", "domain", "ads"} {

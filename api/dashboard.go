@@ -7,6 +7,8 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"holdco/service/companies"
+	"holdco/service/files"
+	"holdco/service/mail"
 )
 
 // DashboardCredits is the account's credit state as the company page shows it.
@@ -14,6 +16,32 @@ type DashboardCredits struct {
 	Balance        int64  `json:"balance" doc:"The account's credits (shared by all its companies)."`
 	SpentToday     int64  `json:"spent_today" doc:"Credits spent today (UTC) across the account."`
 	DailyCreditCap *int64 `json:"daily_credit_cap" doc:"null when the account has no daily cap."`
+}
+
+// DashboardFiles is the company's file usage and limits.
+type DashboardFiles struct {
+	FileCount    int64 `json:"file_count"`
+	UsedBytes    int64 `json:"used_bytes"`
+	QuotaBytes   int64 `json:"quota_bytes"`
+	MaxFileBytes int64 `json:"max_file_bytes"`
+}
+
+// DashboardInbox is the company inbox's address and counts.
+type DashboardInbox struct {
+	Address  string `json:"address" format:"email"`
+	Total    int64  `json:"total"`
+	Unread   int64  `json:"unread" doc:"Received messages not opened yet."`
+	Received int64  `json:"received"`
+	Sent     int64  `json:"sent"`
+}
+
+// DashboardRevenue is what the company's own customers paid it.
+type DashboardRevenue struct {
+	Currency              string `json:"currency" doc:"Empty until the first payment."`
+	BalanceCents          int64  `json:"balance_cents" doc:"The company's own balance: lifetime earnings minus withdrawals."`
+	LifetimeEarningsCents int64  `json:"lifetime_earnings_cents" doc:"Payments net of refunds."`
+	RefundedCents         int64  `json:"refunded_cents"`
+	Payments              int64  `json:"payments"`
 }
 
 // DashboardResponse is everything the company page needs, in one request.
@@ -26,6 +54,9 @@ type DashboardResponse struct {
 	Documents      []DocumentSummaryResponse `json:"documents" doc:"The 20 most recently updated visible documents, without content; GET …/documents lists all."`
 	DocumentsTotal int64                     `json:"documents_total" doc:"How many visible documents the company has."`
 	Milestones     MilestonesResponse        `json:"milestones"`
+	Files          DashboardFiles            `json:"files"`
+	Inbox          DashboardInbox            `json:"inbox"`
+	Revenue        DashboardRevenue          `json:"revenue"`
 	OpenTasks      *[]any                    `json:"open_tasks" doc:"Tasks arrive with agent turns; null until then."`
 	LastTurn       *map[string]any           `json:"last_turn" doc:"The company's latest agent turn; null until agent turns exist."`
 	Analytics      *map[string]any           `json:"analytics" doc:"Headline of the analytics summary; null until analytics exist."`
@@ -33,12 +64,16 @@ type DashboardResponse struct {
 	Ads            *map[string]any           `json:"ads" doc:"The ad panel's state; null until ads exist."`
 }
 
-type dashboardHandlers struct{ svc *companies.Service }
+type dashboardHandlers struct {
+	svc   *companies.Service
+	files *files.Service // limits only
+	mail  *mail.Service  // the inbox address only
+}
 
 func registerDashboardRoutes(api huma.API, h *dashboardHandlers) {
 	huma.Register(api, huma.Operation{OperationID: "get-dashboard", Method: http.MethodGet, Path: "/companies/{company_id}/dashboard",
 		Tags: []string{"companies"}, Summary: "Everything the company page shows, in one request", Security: bearerSecurity,
-		Description: "Company, resources, the account's credits, recent activity, documents and milestones. " +
+		Description: "Company, resources, the account's credits, recent activity, documents, milestones, file usage, the inbox and revenue. " +
 			"The number of database queries is fixed, whatever the size of the company's data."}, h.get)
 }
 
@@ -61,5 +96,11 @@ func (h *dashboardHandlers) get(ctx context.Context, in *companyIDInput) (*dashb
 		Documents:      toDocumentSummaries(d.Documents),
 		DocumentsTotal: d.DocumentsTotal,
 		Milestones:     toMilestones(d.Milestones),
+		Files: DashboardFiles{FileCount: d.FileCount, UsedBytes: d.FileBytes, QuotaBytes: h.files.Limits().QuotaBytes,
+			MaxFileBytes: h.files.Limits().MaxFileBytes},
+		Inbox: DashboardInbox{Address: h.mail.Address(d.Company.Handle), Total: d.Inbox.Total, Unread: d.Inbox.Unread,
+			Received: d.Inbox.Received, Sent: d.Inbox.Sent},
+		Revenue: DashboardRevenue{Currency: d.Revenue.Currency, BalanceCents: d.Revenue.BalanceCents,
+			LifetimeEarningsCents: d.Revenue.LifetimeEarningsCents, RefundedCents: d.Revenue.RefundedCents, Payments: d.Revenue.Payments},
 	}}, nil
 }

@@ -29,7 +29,7 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerCompanyRoutes(api, &companyHandlers{svc: d.Service.Companies})
 	registerActivityRoutes(api, &activityHandlers{svc: d.Service.Companies})
 	registerDocumentRoutes(api, &documentHandlers{svc: d.Service.Documents})
-	registerDashboardRoutes(api, &dashboardHandlers{svc: d.Service.Companies})
+	registerDashboardRoutes(api, &dashboardHandlers{svc: d.Service.Companies, files: d.Service.Files, mail: d.Service.Mail})
 	registerEmailRoutes(api, &emailHandlers{svc: d.Service.Mail})
 	registerProvisioningRoutes(api, &provisioningHandlers{svc: d.Service.Companies})
 	registerUserAuthRoutes(api, &userAuthHandlers{svc: d.Service.Companies})

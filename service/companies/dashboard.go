@@ -28,6 +28,10 @@ type Dashboard struct {
 	Documents      []models.DocumentSummary
 	DocumentsTotal int64
 	Milestones     Milestones
+	FileCount      int64
+	FileBytes      int64
+	Inbox          models.InboxCounts
+	Revenue        models.Revenue
 }
 
 // Dashboard reads the company page in one go.
@@ -59,5 +63,14 @@ func (s *Service) Dashboard(ctx context.Context, companyID string) (Dashboard, e
 		return Dashboard{}, err
 	}
 	d.Milestones = ShelfOf(ms)
+	if d.FileCount, d.FileBytes, err = s.store.FileUsage(ctx, c.Scope); err != nil {
+		return Dashboard{}, err
+	}
+	if d.Inbox, err = s.store.InboxCounts(ctx, c.Scope); err != nil {
+		return Dashboard{}, err
+	}
+	if d.Revenue, err = s.store.CompanyRevenue(ctx, c.Scope); err != nil {
+		return Dashboard{}, err
+	}
 	return d, nil
 }
