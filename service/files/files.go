@@ -239,7 +239,17 @@ func (a *Admission) Stage(ctx context.Context, body io.Reader, size int64, conte
 		return nil, err
 	}
 	capped := &capReader{r: body, left: a.capBytes}
-	n, err := s.blobs.Put(ctx, st.key, capped, size, st.contentType)
+	var src io.Reader = capped
+	var exact *exactReader
+	if size >= 0 {
+		exact = &exactReader{r: capped, left: size}
+		src = exact
+	}
+	n, err := s.blobs.Put(ctx, st.key, src, size, st.contentType)
+	if exact != nil && exact.mismatch {
+		st.Discard(context.WithoutCancel(ctx))
+		return nil, models.Errorf(models.CodeInvalidArgument, "The file's content is not the %d bytes its size announced.", size).WithField("size")
+	}
 	if capped.over {
 		st.Discard(context.WithoutCancel(ctx))
 		if a.capBytes < s.limits.MaxFileBytes {
@@ -358,6 +368,38 @@ func (c *capReader) Read(p []byte) (int, error) {
 	c.left -= int64(n)
 	if err != nil && err != io.EOF {
 		err = errors.Join(errBodyRead, err)
+	}
+	return n, err
+}
+
+// exactReader fails (marking mismatch) when the body is shorter or longer
+// than the size the caller announced, before the blob store sees more.
+type exactReader struct {
+	r        io.Reader
+	left     int64
+	mismatch bool
+}
+
+func (e *exactReader) Read(p []byte) (int, error) {
+	if e.left == 0 {
+		var one [1]byte
+		if n, _ := e.r.Read(one[:]); n > 0 {
+			e.mismatch = true
+			return 0, errors.New("files: body longer than its size")
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > e.left {
+		p = p[:e.left]
+	}
+	n, err := e.r.Read(p)
+	e.left -= int64(n)
+	if err == io.EOF && e.left > 0 {
+		e.mismatch = true
+		return n, io.ErrUnexpectedEOF
+	}
+	if err == io.EOF {
+		err = nil
 	}
 	return n, err
 }

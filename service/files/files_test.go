@@ -440,3 +440,15 @@ func TestChangesWriteActivityEvents(t *testing.T) {
 		"newest first; a refused upload writes nothing")
 	assert.Equal(t, models.ActorUser, events[0].Actor)
 }
+
+func TestABodyOfAnotherSizeThanAnnouncedIsRefused(t *testing.T) {
+	w := newWorld(t, files.Limits{}, nil)
+	for _, body := range []string{"short", "much longer than ten"} {
+		_, err := w.svc.Upload(w.ada, w.adaCo, files.UploadInput{Path: "x", Size: 10, Body: strings.NewReader(body)})
+		assert.Equal(t, models.CodeInvalidArgument, codeOf(err), body)
+	}
+	l, err := w.svc.List(w.ada, w.adaCo)
+	require.NoError(t, err)
+	assert.Empty(t, l.Files)
+	assert.Empty(t, dueDeletions(t, w), "nothing left behind")
+}
