@@ -38,6 +38,24 @@ func TestDefaults(t *testing.T) {
 	assert.False(t, c.Payments.Enabled())
 	assert.Equal(t, int64(10), c.Payments.CreditPriceCents)
 	assert.Equal(t, int64(100), c.Payments.FounderMonthlyCredits)
+	assert.Equal(t, LLM{Provider: LLMScripted, MaxTokens: 4096, Timeout: 120 * time.Second, ScriptedStepDelay: 200 * time.Millisecond}, c.LLM)
+}
+
+func TestLLMProviders(t *testing.T) {
+	c, err := Load(env(map[string]string{"HOLDCO_LLM_PROVIDER": "anthropic", "HOLDCO_LLM_MODEL": "claude-x", "HOLDCO_LLM_API_KEY": "sk-ant-1",
+		"HOLDCO_LLM_MAX_TOKENS": "8000", "HOLDCO_LLM_TIMEOUT": "45s"}))
+	require.NoError(t, err)
+	assert.Equal(t, LLM{Provider: LLMAnthropic, Model: "claude-x", APIKey: "sk-ant-1", MaxTokens: 8000, Timeout: 45 * time.Second, ScriptedStepDelay: 200 * time.Millisecond}, c.LLM)
+
+	// Ollama: a local OpenAI-compatible server needs no key.
+	c, err = Load(env(map[string]string{"HOLDCO_LLM_PROVIDER": "openai", "HOLDCO_LLM_MODEL": "llama3.2", "HOLDCO_LLM_BASE_URL": "http://localhost:11434/v1/"}))
+	require.NoError(t, err)
+	assert.Equal(t, "http://localhost:11434/v1", c.LLM.BaseURL)
+	assert.Empty(t, c.LLM.APIKey)
+
+	c, err = Load(env(map[string]string{"HOLDCO_LLM_SCRIPTED_STEP_DELAY": "0s"}))
+	require.NoError(t, err)
+	assert.Zero(t, c.LLM.ScriptedStepDelay)
 }
 
 func TestOverrides(t *testing.T) {
@@ -129,6 +147,15 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{"Payments", "STRIPE_API_BASE", map[string]string{"STRIPE_SECRET_KEY": "sk_test_1", "STRIPE_WEBHOOK_SECRET": "whsec_1", "STRIPE_API_BASE": "localhost:12111"}},
 		{"Payments", "HOLDCO_CREDIT_PRICE_CENTS", map[string]string{"HOLDCO_CREDIT_PRICE_CENTS": "0"}},
 		{"Payments", "HOLDCO_FOUNDER_MONTHLY_CREDITS", map[string]string{"HOLDCO_FOUNDER_MONTHLY_CREDITS": "-5"}},
+		{"LLM", "HOLDCO_LLM_PROVIDER", map[string]string{"HOLDCO_LLM_PROVIDER": "gemini"}},
+		{"LLM", "HOLDCO_LLM_MODEL", map[string]string{"HOLDCO_LLM_PROVIDER": "anthropic", "HOLDCO_LLM_API_KEY": "k"}},
+		{"LLM", "HOLDCO_LLM_API_KEY", map[string]string{"HOLDCO_LLM_PROVIDER": "anthropic", "HOLDCO_LLM_MODEL": "m"}},
+		{"LLM", "HOLDCO_LLM_API_KEY", map[string]string{"HOLDCO_LLM_PROVIDER": "anthropic", "HOLDCO_LLM_MODEL": "m", "HOLDCO_LLM_BASE_URL": "http://gw.example"}},
+		{"LLM", "HOLDCO_LLM_API_KEY", map[string]string{"HOLDCO_LLM_PROVIDER": "openai", "HOLDCO_LLM_MODEL": "m"}},
+		{"LLM", "HOLDCO_LLM_BASE_URL", map[string]string{"HOLDCO_LLM_BASE_URL": "localhost:11434"}},
+		{"LLM", "HOLDCO_LLM_MAX_TOKENS", map[string]string{"HOLDCO_LLM_MAX_TOKENS": "0"}},
+		{"LLM", "HOLDCO_LLM_TIMEOUT", map[string]string{"HOLDCO_LLM_TIMEOUT": "0s"}},
+		{"LLM", "HOLDCO_LLM_SCRIPTED_STEP_DELAY", map[string]string{"HOLDCO_LLM_SCRIPTED_STEP_DELAY": "-1s"}},
 	}
 	sections := map[string]bool{}
 	for _, tc := range cases {

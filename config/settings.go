@@ -58,6 +58,14 @@ var Settings = []Setting{
 	{"Payments", "STRIPE_HOSTING_PRICE_ID", "(empty)", "recurring price of the Hosting plan (sites online, no agents), when sold"},
 	{"Payments", "HOLDCO_CREDIT_PRICE_CENTS", "10", "price of one credit in US cents"},
 	{"Payments", "HOLDCO_FOUNDER_MONTHLY_CREDITS", "100", "credits granted with each paid Founder invoice"},
+
+	{"LLM", "HOLDCO_LLM_PROVIDER", "scripted", "language model of the agents: `scripted` (deterministic, offline, really calls tools; see docs/llm.md), `anthropic` (Messages API) or `openai` (Chat Completions: OpenAI, Ollama, vLLM…)"},
+	{"LLM", "HOLDCO_LLM_MODEL", "(empty)", "model name, required with `anthropic` and `openai` (for example `claude-sonnet-4-5`, `gpt-4.1`, `llama3.2`)"},
+	{"LLM", "HOLDCO_LLM_API_KEY", "(empty)", "the provider's API key; required with `anthropic`, and with `openai` unless `HOLDCO_LLM_BASE_URL` names a local server"},
+	{"LLM", "HOLDCO_LLM_BASE_URL", "(empty)", "provider address override: with `openai` any compatible server up to `/v1` (Ollama: `http://localhost:11434/v1`); empty uses the provider's"},
+	{"LLM", "HOLDCO_LLM_MAX_TOKENS", "4096", "cap on the tokens of one model answer"},
+	{"LLM", "HOLDCO_LLM_TIMEOUT", "120s", "bound on one model call, stream included; a call past it fails as `timeout` and is retried by the turn's retry policy"},
+	{"LLM", "HOLDCO_LLM_SCRIPTED_STEP_DELAY", "200ms", "time each call of the `scripted` model takes (its text streams over it); `0s` in tests"},
 }
 
 // defaultOf is the value Load uses when name is unset; descriptive
