@@ -5,7 +5,7 @@
 // and validated by its own function; an invalid value stops the process
 // with one line naming the variable (Error).
 //
-// Sections to come (llm, blob, …) follow the same shape: a struct field on
+// Sections to come (blob, …) follow the same shape: a struct field on
 // Config, a load function, rows in Settings.
 package config
 
@@ -40,6 +40,7 @@ type Config struct {
 	Payments Payments
 	Blob     Blob
 	Mail     Mail
+	LLM      LLM
 }
 
 // Log is how the process logs.
@@ -176,6 +177,29 @@ const (
 	MailSMTP  = "smtp"
 )
 
+// LLM is the language model the agents run on.
+type LLM struct {
+	// Provider is LLMScripted (the offline default), LLMAnthropic or LLMOpenAI.
+	Provider string
+	Model    string
+	APIKey   string
+	// BaseURL overrides the provider's address; with openai it points at
+	// any compatible server (Ollama, vLLM…).
+	BaseURL   string
+	MaxTokens int
+	// Timeout bounds one model call, stream included.
+	Timeout time.Duration
+	// ScriptedStepDelay is how long each call of the scripted model takes.
+	ScriptedStepDelay time.Duration
+}
+
+// LLM providers.
+const (
+	LLMScripted  = "scripted"
+	LLMAnthropic = "anthropic"
+	LLMOpenAI    = "openai"
+)
+
 // Error names the setting that is wrong.
 type Error struct {
 	Var string
@@ -221,6 +245,9 @@ func Load(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.Mail, err = loadMail(e); err != nil {
+		return c, err
+	}
+	if c.LLM, err = loadLLM(e); err != nil {
 		return c, err
 	}
 	return c, nil
@@ -410,6 +437,42 @@ func loadMail(e environment) (Mail, error) {
 	return m, nil
 }
 
+func loadLLM(e environment) (LLM, error) {
+	l := LLM{Provider: e.get("HOLDCO_LLM_PROVIDER"), Model: e.get("HOLDCO_LLM_MODEL"), APIKey: e.get("HOLDCO_LLM_API_KEY")}
+	if l.Provider != LLMScripted && l.Provider != LLMAnthropic && l.Provider != LLMOpenAI {
+		return l, &Error{"HOLDCO_LLM_PROVIDER", fmt.Sprintf("%q is not one of scripted, anthropic, openai", l.Provider)}
+	}
+	var err error
+	if l.BaseURL, err = e.url("HOLDCO_LLM_BASE_URL"); err != nil {
+		return l, err
+	}
+	maxTokens, err := e.count("HOLDCO_LLM_MAX_TOKENS", false)
+	if err != nil {
+		return l, err
+	}
+	l.MaxTokens = int(min(maxTokens, 1<<30))
+	if l.Timeout, err = e.duration("HOLDCO_LLM_TIMEOUT", false); err != nil {
+		return l, err
+	}
+	if l.ScriptedStepDelay, err = e.duration("HOLDCO_LLM_SCRIPTED_STEP_DELAY", true); err != nil {
+		return l, err
+	}
+	if l.Provider == LLMScripted {
+		return l, nil
+	}
+	if l.Model == "" {
+		return l, &Error{"HOLDCO_LLM_MODEL", "is required with HOLDCO_LLM_PROVIDER=" + l.Provider}
+	}
+	if l.APIKey == "" && (l.Provider == LLMAnthropic || l.BaseURL == "") {
+		msg := "is required with HOLDCO_LLM_PROVIDER=" + l.Provider
+		if l.Provider == LLMOpenAI {
+			msg += " unless HOLDCO_LLM_BASE_URL names a local server (Ollama)"
+		}
+		return l, &Error{"HOLDCO_LLM_API_KEY", msg}
+	}
+	return l, nil
+}
+
 // environment reads variables, applying Settings' defaults; each reader validates
 // one kind of value and names the variable in its error.
 type environment struct{ getenv func(string) string }
@@ -456,6 +519,16 @@ func (e environment) count(name string, zeroOK bool) (int64, error) {
 		return 0, &Error{name, fmt.Sprintf("%q is not a positive whole number", v)}
 	}
 	return n, nil
+}
+
+// duration is a Go duration such as 30s, > 0 (≥ 0 when zeroOK).
+func (e environment) duration(name string, zeroOK bool) (time.Duration, error) {
+	v := e.get(name)
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 || (d == 0 && !zeroOK) {
+		return 0, &Error{name, fmt.Sprintf("%q is not a positive duration such as 30s", v)}
+	}
+	return d, nil
 }
 
 func parsePort(name, v string, zeroOK bool) (int, error) {

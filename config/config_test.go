@@ -40,6 +40,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, int64(100), c.Payments.FounderMonthlyCredits)
 	assert.Equal(t, Blob{Backend: BlobLocal, Dir: filepath.Join("data", "blobs"), URLTTL: 5 * time.Minute, MaxFileBytes: 25 << 20, QuotaBytes: 1 << 30}, c.Blob)
 	assert.Equal(t, Mail{Domain: "mail.localhost", Backend: MailLocal, SMTPPort: 587, SMTPTLS: "starttls", DailySendLimit: 50}, c.Mail)
+	assert.Equal(t, LLM{Provider: LLMScripted, MaxTokens: 4096, Timeout: 120 * time.Second, ScriptedStepDelay: 200 * time.Millisecond}, c.LLM)
 }
 
 func TestBlobS3Settings(t *testing.T) {
@@ -51,6 +52,23 @@ func TestBlobS3Settings(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Blob{Backend: BlobS3, Dir: filepath.Join("data", "blobs"), S3Bucket: "files", S3Region: "us-east-1", S3Endpoint: "http://minio:9000",
 		S3PathStyle: true, S3AccessKeyID: "AK", S3SecretAccessKey: "SK", URLTTL: 90 * time.Second, MaxFileBytes: 25 << 20, QuotaBytes: 1 << 30}, c.Blob)
+}
+
+func TestLLMProviders(t *testing.T) {
+	c, err := Load(env(map[string]string{"HOLDCO_LLM_PROVIDER": "anthropic", "HOLDCO_LLM_MODEL": "claude-x", "HOLDCO_LLM_API_KEY": "sk-ant-1",
+		"HOLDCO_LLM_MAX_TOKENS": "8000", "HOLDCO_LLM_TIMEOUT": "45s"}))
+	require.NoError(t, err)
+	assert.Equal(t, LLM{Provider: LLMAnthropic, Model: "claude-x", APIKey: "sk-ant-1", MaxTokens: 8000, Timeout: 45 * time.Second, ScriptedStepDelay: 200 * time.Millisecond}, c.LLM)
+
+	// Ollama: a local OpenAI-compatible server needs no key.
+	c, err = Load(env(map[string]string{"HOLDCO_LLM_PROVIDER": "openai", "HOLDCO_LLM_MODEL": "llama3.2", "HOLDCO_LLM_BASE_URL": "http://localhost:11434/v1/"}))
+	require.NoError(t, err)
+	assert.Equal(t, "http://localhost:11434/v1", c.LLM.BaseURL)
+	assert.Empty(t, c.LLM.APIKey)
+
+	c, err = Load(env(map[string]string{"HOLDCO_LLM_SCRIPTED_STEP_DELAY": "0s"}))
+	require.NoError(t, err)
+	assert.Zero(t, c.LLM.ScriptedStepDelay)
 }
 
 func TestOverrides(t *testing.T) {
@@ -163,6 +181,15 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{"Mail", "HOLDCO_MAIL_FROM", map[string]string{"HOLDCO_MAIL_FROM": "Bounces <b@mail.example.com>"}},
 		{"Mail", "HOLDCO_MAIL_INBOUND_SECRET", map[string]string{"HOLDCO_MAIL_INBOUND_SECRET": "short"}},
 		{"Mail", "HOLDCO_MAIL_DAILY_SEND_LIMIT", map[string]string{"HOLDCO_MAIL_DAILY_SEND_LIMIT": "0"}},
+		{"LLM", "HOLDCO_LLM_PROVIDER", map[string]string{"HOLDCO_LLM_PROVIDER": "gemini"}},
+		{"LLM", "HOLDCO_LLM_MODEL", map[string]string{"HOLDCO_LLM_PROVIDER": "anthropic", "HOLDCO_LLM_API_KEY": "k"}},
+		{"LLM", "HOLDCO_LLM_API_KEY", map[string]string{"HOLDCO_LLM_PROVIDER": "anthropic", "HOLDCO_LLM_MODEL": "m"}},
+		{"LLM", "HOLDCO_LLM_API_KEY", map[string]string{"HOLDCO_LLM_PROVIDER": "anthropic", "HOLDCO_LLM_MODEL": "m", "HOLDCO_LLM_BASE_URL": "http://gw.example"}},
+		{"LLM", "HOLDCO_LLM_API_KEY", map[string]string{"HOLDCO_LLM_PROVIDER": "openai", "HOLDCO_LLM_MODEL": "m"}},
+		{"LLM", "HOLDCO_LLM_BASE_URL", map[string]string{"HOLDCO_LLM_BASE_URL": "localhost:11434"}},
+		{"LLM", "HOLDCO_LLM_MAX_TOKENS", map[string]string{"HOLDCO_LLM_MAX_TOKENS": "0"}},
+		{"LLM", "HOLDCO_LLM_TIMEOUT", map[string]string{"HOLDCO_LLM_TIMEOUT": "0s"}},
+		{"LLM", "HOLDCO_LLM_SCRIPTED_STEP_DELAY", map[string]string{"HOLDCO_LLM_SCRIPTED_STEP_DELAY": "-1s"}},
 	}
 	sections := map[string]bool{}
 	for _, tc := range cases {

@@ -81,6 +81,14 @@ var Settings = []Setting{
 	{"Mail", "HOLDCO_MAIL_FROM", "(empty)", "envelope sender (bounce address) of every sent message; empty uses the company's own address"},
 	{"Mail", "HOLDCO_MAIL_INBOUND_SECRET", "(empty)", "at least 32 characters; HMAC-SHA256 key of `POST /webhooks/email/inbound` deliveries; empty disables inbound mail (404)"},
 	{"Mail", "HOLDCO_MAIL_DAILY_SEND_LIMIT", "50", "messages one company may send per UTC day (429 `rate_limited` above)"},
+
+	{"LLM", "HOLDCO_LLM_PROVIDER", "scripted", "language model of the agents: `scripted` (deterministic, offline, really calls tools; see docs/llm.md), `anthropic` (Messages API) or `openai` (Chat Completions: OpenAI, Ollama, vLLM…)"},
+	{"LLM", "HOLDCO_LLM_MODEL", "(empty)", "model name, required with `anthropic` and `openai` (for example `claude-sonnet-4-5`, `gpt-4.1`, `llama3.2`)"},
+	{"LLM", "HOLDCO_LLM_API_KEY", "(empty)", "the provider's API key; required with `anthropic`, and with `openai` unless `HOLDCO_LLM_BASE_URL` names a local server"},
+	{"LLM", "HOLDCO_LLM_BASE_URL", "(empty)", "provider address override: with `openai` any compatible server up to `/v1` (Ollama: `http://localhost:11434/v1`); empty uses the provider's"},
+	{"LLM", "HOLDCO_LLM_MAX_TOKENS", "4096", "cap on the tokens of one model answer"},
+	{"LLM", "HOLDCO_LLM_TIMEOUT", "120s", "bound on one model call, stream included; a call past it fails as `timeout` and is retried by the turn's retry policy"},
+	{"LLM", "HOLDCO_LLM_SCRIPTED_STEP_DELAY", "200ms", "time each call of the `scripted` model takes (its text streams over it); `0s` in tests"},
 }
 
 // defaultOf is the value Load uses when name is unset; descriptive
