@@ -27,6 +27,7 @@ func migrations() []*gormigrate.Migration {
 		migration0009WebLoginCodes(),
 		migration0010ProvisioningOutbox(),
 		migration0011ActivityDocumentsMilestones(),
+		migration0015Tasks(),
 	}
 }
 
