@@ -20,6 +20,7 @@ import (
 	"holdco/service/companies"
 	"holdco/service/documents"
 	"holdco/service/identity"
+	"holdco/service/tasks"
 	"holdco/service/usecases"
 	"holdco/store"
 	"holdco/testenv"
@@ -50,6 +51,7 @@ type Services struct {
 	// Domains whose method names (List, Get, Delete) would be ambiguous
 	// embedded are named fields.
 	Documents *documents.Service
+	Tasks     *tasks.Service
 }
 
 // The domains' use cases, named apart so that Services can embed them all.
@@ -94,7 +96,7 @@ func (e *Env) NewServices(t testing.TB, opts usecases.Options) Services {
 	opts.Clock = e.Clock.Now
 	s, err := usecases.New(context.Background(), Config, e.Store, e.IdP, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
-	return Services{IdentityUseCases: s.Identity, BillingUseCases: s.Billing, CompaniesUseCases: s.Companies, Documents: s.Documents}
+	return Services{IdentityUseCases: s.Identity, BillingUseCases: s.Billing, CompaniesUseCases: s.Companies, Documents: s.Documents, Tasks: s.Tasks}
 }
 
 // Replica is a second set of use cases on the same database (another

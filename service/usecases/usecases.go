@@ -16,6 +16,7 @@ import (
 	"holdco/service/companies"
 	"holdco/service/documents"
 	"holdco/service/identity"
+	"holdco/service/tasks"
 	"holdco/store"
 )
 
@@ -26,6 +27,7 @@ type Services struct {
 	Billing   *billing.Service
 	Companies *companies.Service
 	Documents *documents.Service
+	Tasks     *tasks.Service
 }
 
 // Options are optional dependencies (tests inject a clock).
@@ -36,6 +38,9 @@ type Options struct {
 	Payments billing.Payments
 	// Temporal starts and signals workflows; nil disables provisioning.
 	Temporal client.Client
+	// DispatchGate checks that a task may be dispatched (the credit check
+	// of the coming dispatcher); nil checks nothing.
+	DispatchGate tasks.DispatchGate
 }
 
 // New builds the core (reading or creating the instance signing key) and
@@ -55,5 +60,6 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Identity = identity.New(core, idp, s.Billing)
 	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal})
 	s.Documents = documents.New(core)
+	s.Tasks = tasks.New(core, tasks.Options{Gate: opts.DispatchGate})
 	return s, nil
 }
