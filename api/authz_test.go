@@ -176,10 +176,16 @@ func newMatrixWorld(t testing.TB) *matrixWorld {
 	adaTok := tok["id"].(string)
 	w.call(http.MethodPost, "/auth/tokens", userB, `{"name":"bob's"}`, http.StatusCreated, &tok)
 	bobTok := tok["id"].(string)
+	var task map[string]any
+	w.call(http.MethodPost, "/companies/"+w.adaCo+"/tasks", userA, `{"title":"ada's task"}`, http.StatusCreated, &task)
+	adaTask := task["id"].(string)
+	w.call(http.MethodPost, "/companies/"+w.bobCo+"/tasks", userB, `{"title":"bob's task"}`, http.StatusCreated, &task)
+	bobTask := task["id"].(string)
 	return &matrixWorld{world: w, fixtures: map[string]map[string]string{
 		"conglomerate_id": {"ada": w.adaCong, "bob": w.bobCong, "missing": missingID},
 		"company_id":      {"ada": w.adaCo, "bob": w.bobCo, "missing": missingID},
 		"token_id":        {"ada": adaTok, "bob": bobTok, "missing": missingID},
+		"task_id":         {"ada": adaTask, "bob": bobTask, "missing": missingID},
 	}}
 }
 

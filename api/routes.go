@@ -29,6 +29,7 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerCompanyRoutes(api, &companyHandlers{svc: d.Service.Companies})
 	registerActivityRoutes(api, &activityHandlers{svc: d.Service.Companies})
 	registerDocumentRoutes(api, &documentHandlers{svc: d.Service.Documents})
+	registerTaskRoutes(api, &taskHandlers{svc: d.Service.Tasks})
 	registerDashboardRoutes(api, &dashboardHandlers{svc: d.Service.Companies})
 	registerProvisioningRoutes(api, &provisioningHandlers{svc: d.Service.Companies})
 	registerUserAuthRoutes(api, &userAuthHandlers{svc: d.Service.Companies})
