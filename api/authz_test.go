@@ -215,12 +215,18 @@ func newMatrixWorld(t testing.TB) *matrixWorld {
 	adaEmail := msg["id"].(string)
 	w.call(http.MethodPost, "/companies/"+w.bobCo+"/emails", userB, `{"to":"jane@example.com","subject":"Hi","text":"Hello"}`, http.StatusCreated, &msg)
 	bobEmail := msg["id"].(string)
+	var task map[string]any
+	w.call(http.MethodPost, "/companies/"+w.adaCo+"/tasks", userA, `{"title":"ada's task"}`, http.StatusCreated, &task)
+	adaTask := task["id"].(string)
+	w.call(http.MethodPost, "/companies/"+w.bobCo+"/tasks", userB, `{"title":"bob's task"}`, http.StatusCreated, &task)
+	bobTask := task["id"].(string)
 	return &matrixWorld{world: w, fixtures: map[string]map[string]string{
 		"email_id":        {"ada": adaEmail, "bob": bobEmail, "missing": missingID},
 		"conglomerate_id": {"ada": w.adaCong, "bob": w.bobCong, "missing": missingID},
 		"company_id":      {"ada": w.adaCo, "bob": w.bobCo, "missing": missingID},
 		"token_id":        {"ada": adaTok, "bob": bobTok, "missing": missingID},
 		"file_id":         {"ada": adaFile, "bob": bobFile, "missing": missingID},
+		"task_id":         {"ada": adaTask, "bob": bobTask, "missing": missingID},
 	}}
 }
 

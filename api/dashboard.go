@@ -6,6 +6,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"holdco/models"
 	"holdco/service/companies"
 	"holdco/service/files"
 	"holdco/service/mail"
@@ -57,7 +58,7 @@ type DashboardResponse struct {
 	Files          DashboardFiles            `json:"files"`
 	Inbox          DashboardInbox            `json:"inbox"`
 	Revenue        DashboardRevenue          `json:"revenue"`
-	OpenTasks      *[]any                    `json:"open_tasks" doc:"Tasks arrive with agent turns; null until then."`
+	OpenTasks      []TaskResponse            `json:"open_tasks" doc:"Up to 20 pending, dispatched or running tasks, newest first."`
 	LastTurn       *map[string]any           `json:"last_turn" doc:"The company's latest agent turn; null until agent turns exist."`
 	Analytics      *map[string]any           `json:"analytics" doc:"Headline of the analytics summary; null until analytics exist."`
 	Domain         *map[string]any           `json:"domain" doc:"The attached domain; null until domains exist."`
@@ -96,6 +97,7 @@ func (h *dashboardHandlers) get(ctx context.Context, in *companyIDInput) (*dashb
 		Documents:      toDocumentSummaries(d.Documents),
 		DocumentsTotal: d.DocumentsTotal,
 		Milestones:     toMilestones(d.Milestones),
+		OpenTasks:      toTaskResponses(d.OpenTasks),
 		Files: DashboardFiles{FileCount: d.FileCount, UsedBytes: d.FileBytes, QuotaBytes: h.files.Limits().QuotaBytes,
 			MaxFileBytes: h.files.Limits().MaxFileBytes},
 		Inbox: DashboardInbox{Address: h.mail.Address(d.Company.Handle), Total: d.Inbox.Total, Unread: d.Inbox.Unread,
@@ -103,4 +105,12 @@ func (h *dashboardHandlers) get(ctx context.Context, in *companyIDInput) (*dashb
 		Revenue: DashboardRevenue{Currency: d.Revenue.Currency, BalanceCents: d.Revenue.BalanceCents,
 			LifetimeEarningsCents: d.Revenue.LifetimeEarningsCents, RefundedCents: d.Revenue.RefundedCents, Payments: d.Revenue.Payments},
 	}}, nil
+}
+
+func toTaskResponses(ts []models.Task) []TaskResponse {
+	out := make([]TaskResponse, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, toTaskResponse(t))
+	}
+	return out
 }

@@ -31,6 +31,7 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerDocumentRoutes(api, &documentHandlers{svc: d.Service.Documents})
 	registerDashboardRoutes(api, &dashboardHandlers{svc: d.Service.Companies, files: d.Service.Files, mail: d.Service.Mail})
 	registerEmailRoutes(api, &emailHandlers{svc: d.Service.Mail})
+	registerTaskRoutes(api, &taskHandlers{svc: d.Service.Tasks})
 	registerProvisioningRoutes(api, &provisioningHandlers{svc: d.Service.Companies})
 	registerUserAuthRoutes(api, &userAuthHandlers{svc: d.Service.Companies})
 	registerCreditRoutes(api, &creditHandlers{svc: d.Service.Billing})

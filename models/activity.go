@@ -27,6 +27,9 @@ const (
 	ActivitySubscriptionStart  ActivityKind = "subscription_started"
 	ActivitySubscriptionCancel ActivityKind = "subscription_canceled"
 	ActivityMilestoneReached   ActivityKind = "milestone_reached"
+	ActivityTaskCreated        ActivityKind = "task_created"
+	ActivityTaskUpdated        ActivityKind = "task_updated"
+	ActivityTaskDeleted        ActivityKind = "task_deleted"
 )
 
 // ActivityActor says who caused an event.

@@ -30,6 +30,7 @@ func migrations() []*gormigrate.Migration {
 		migration0012CompanyFiles(),
 		migration0013CompanyEmail(),
 		migration0014CompanySales(),
+		migration0015Tasks(),
 	}
 }
 

@@ -13,12 +13,13 @@ import (
 const (
 	DashboardActivity  = 10
 	DashboardDocuments = 20
+	DashboardOpenTasks = 20
 )
 
 // Dashboard is everything the company page shows, read in one request
 // with a fixed number of queries whatever the size of the company's data.
-// Sections that later capabilities fill (the last turn, open tasks,
-// analytics, domain, ads) are nil until they exist.
+// Sections that later capabilities fill (the last turn, analytics,
+// domain, ads) are nil until they exist.
 type Dashboard struct {
 	Company        models.Company
 	Resources      []ResourceView
@@ -32,6 +33,7 @@ type Dashboard struct {
 	FileBytes      int64
 	Inbox          models.InboxCounts
 	Revenue        models.Revenue
+	OpenTasks      []models.Task
 }
 
 // Dashboard reads the company page in one go.
@@ -70,6 +72,9 @@ func (s *Service) Dashboard(ctx context.Context, companyID string) (Dashboard, e
 		return Dashboard{}, err
 	}
 	if d.Revenue, err = s.store.CompanyRevenue(ctx, c.Scope); err != nil {
+		return Dashboard{}, err
+	}
+	if d.OpenTasks, err = s.store.OpenTasks(ctx, c.Scope, DashboardOpenTasks); err != nil {
 		return Dashboard{}, err
 	}
 	return d, nil

@@ -25,6 +25,7 @@ import (
 	"holdco/service/identity"
 	"holdco/service/mail"
 	"holdco/service/sales"
+	"holdco/service/tasks"
 	"holdco/service/usecases"
 	"holdco/store"
 	"holdco/testenv"
@@ -60,6 +61,7 @@ type Services struct {
 	// with other domains' names.
 	Mail *mail.Service
 	*SalesUseCases
+	Tasks *tasks.Service
 }
 
 // The domains' use cases, named apart so that Services can embed them all.
@@ -129,7 +131,7 @@ func (e *Env) NewServices(t testing.TB, opts usecases.Options) Services {
 	s, err := usecases.New(context.Background(), Config, e.Store, e.IdP, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
 	return Services{IdentityUseCases: s.Identity, BillingUseCases: s.Billing, CompaniesUseCases: s.Companies,
-		Documents: s.Documents, Files: s.Files, Mail: s.Mail, SalesUseCases: s.Sales}
+		Documents: s.Documents, Files: s.Files, Mail: s.Mail, SalesUseCases: s.Sales, Tasks: s.Tasks}
 }
 
 // Replica is a second set of use cases on the same database (another

@@ -19,6 +19,7 @@ import (
 	"holdco/service/identity"
 	"holdco/service/mail"
 	"holdco/service/sales"
+	"holdco/service/tasks"
 	"holdco/store"
 )
 
@@ -32,6 +33,7 @@ type Services struct {
 	Documents *documents.Service
 	Files     *files.Service
 	Sales     *sales.Service
+	Tasks     *tasks.Service
 }
 
 // Options are optional dependencies (tests inject a clock).
@@ -58,6 +60,9 @@ type Options struct {
 	Mail       mail.Config
 	MailSender mail.Sender
 	MailBodies mail.BodyFetcher
+	// DispatchGate checks that a task may be dispatched (the credit check
+	// of the coming dispatcher); nil checks nothing.
+	DispatchGate tasks.DispatchGate
 }
 
 // New builds the core (reading or creating the instance signing key) and
@@ -80,5 +85,6 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Mail = mail.New(core, opts.Mail, opts.MailSender, opts.MailBodies)
 	s.Documents = documents.New(core)
 	s.Files = files.New(core, opts.Blobs, opts.FileLimits)
+	s.Tasks = tasks.New(core, tasks.Options{Gate: opts.DispatchGate})
 	return s, nil
 }
