@@ -81,7 +81,7 @@ func (s *Service) Upsert(ctx context.Context, companyID, docType string, in Upse
 			"The document is %d bytes; a document holds at most %d bytes (256 KiB).", n, models.MaxDocumentBytes).
 			WithField("content").With("size_bytes", n).With("limit_bytes", models.MaxDocumentBytes)
 	}
-	if err := checkText(in.Content, true); err != nil {
+	if err := service.CheckText(in.Content, true); err != nil {
 		return models.Document{}, false, err.WithField("content")
 	}
 	title := strings.TrimSpace(in.Title)
@@ -92,7 +92,7 @@ func (s *Service) Upsert(ctx context.Context, companyID, docType string, in Upse
 		return models.Document{}, false, models.Errorf(models.CodeInvalidArgument,
 			"A title is at most %d characters.", models.MaxDocumentTitleLen).WithField("title")
 	}
-	if err := checkText(title, false); err != nil {
+	if err := service.CheckText(title, false); err != nil {
 		return models.Document{}, false, err.WithField("title")
 	}
 	vis := in.Visibility
@@ -148,25 +148,4 @@ func CheckType(docType string) error {
 func DefaultTitle(docType string) string {
 	t := strings.NewReplacer("_", " ", "-", " ").Replace(docType)
 	return strings.ToUpper(t[:1]) + t[1:]
-}
-
-// checkText refuses NUL and invalid UTF-8 everywhere and control
-// characters other than tab, newline and carriage return (or all of them in
-// a single-line value). The REST edge already refuses these; the agents'
-// tools and the connector reach this function without it.
-func checkText(s string, multiline bool) *models.Error {
-	if !utf8.ValidString(s) {
-		return models.Errorf(models.CodeInvalidArgument, "The text is not valid UTF-8.")
-	}
-	for _, r := range s {
-		if r == '\t' || r == '\n' || r == '\r' {
-			if multiline {
-				continue
-			}
-		} else if r >= 0x20 && r != 0x7f && (r < 0x80 || r > 0x9f) {
-			continue
-		}
-		return models.Errorf(models.CodeInvalidArgument, "The text holds a control character (U+%04X).", r)
-	}
-	return nil
 }
