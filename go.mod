@@ -18,6 +18,8 @@ require (
 	modernc.org/sqlite v1.51.0
 )
 
+require github.com/google/jsonschema-go v0.4.3 // indirect
+
 require (
 	cel.dev/expr v0.25.2 // indirect
 	cloud.google.com/go v0.123.0 // indirect
