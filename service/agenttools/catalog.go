@@ -52,7 +52,7 @@ type tool struct {
 //	jsonschema:"…"   the property's description
 //	json:",omitempty" makes the property optional (otherwise required)
 //	maxLength:"N"    at most N characters (strings)
-//	enum:"a,b,c"     one of these values (strings)
+//	enum:"a,b,c"     one of these values (strings; for an array, its items)
 //	minimum:"N", maximum:"N"  bounds (numbers)
 //
 // Register panics on a bad input type or a duplicate name: the catalog is
@@ -138,8 +138,12 @@ func SchemaFor[In any]() (*jsonschema.Schema, error) {
 			ps.MaxLength = &n
 		}
 		if v, ok := f.Tag.Lookup("enum"); ok {
+			target := ps // an array's enum constrains its items
+			if ps.Items != nil {
+				target = ps.Items
+			}
 			for _, e := range strings.Split(v, ",") {
-				ps.Enum = append(ps.Enum, e)
+				target.Enum = append(target.Enum, e)
 			}
 		}
 		for tag, dst := range map[string]**float64{"minimum": &ps.Minimum, "maximum": &ps.Maximum} {

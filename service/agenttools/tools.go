@@ -163,11 +163,8 @@ func registerDocuments(c *Catalog, s *documents.Service) {
 
 // Tasks.
 
-const taskStatuses = "pending,dispatched,running,done,failed,cancelled"
-const taskPriorities = "low,normal,high,urgent"
-
 type ListTasksInput struct {
-	Statuses []string `json:"statuses,omitempty" jsonschema:"keep tasks in any of these statuses (pending, dispatched, running, done, failed, cancelled); empty keeps all"`
+	Statuses []string `json:"statuses,omitempty" jsonschema:"keep tasks in any of these statuses (pending, dispatched, running, done, failed, cancelled); empty keeps all" enum:"pending,dispatched,running,done,failed,cancelled"`
 }
 
 type Task struct {
