@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"holdco/service"
+	"holdco/service/agenttools"
 	"holdco/service/billing"
 	"holdco/service/companies"
 	"holdco/service/documents"
@@ -34,6 +35,9 @@ type Services struct {
 	Files     *files.Service
 	Sales     *sales.Service
 	Tasks     *tasks.Service
+	// Tools is the agents' tool catalog over the domains above (the turn
+	// workflow and the connector call it).
+	Tools *agenttools.Catalog
 }
 
 // Options are optional dependencies (tests inject a clock).
@@ -86,5 +90,7 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Documents = documents.New(core)
 	s.Files = files.New(core, opts.Blobs, opts.FileLimits)
 	s.Tasks = tasks.New(core, tasks.Options{Gate: opts.DispatchGate})
+	s.Tools = agenttools.New(agenttools.Services{Documents: s.Documents, Tasks: s.Tasks, Files: s.Files, Mail: s.Mail,
+		Sales: s.Sales, Companies: s.Companies})
 	return s, nil
 }
