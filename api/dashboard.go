@@ -53,7 +53,7 @@ type DashboardResponse struct {
 	Credits        DashboardCredits          `json:"credits"`
 	RecentActivity []ActivityEventResponse   `json:"recent_activity" doc:"The ten newest events; GET …/activity pages further."`
 	Documents      []DocumentSummaryResponse `json:"documents" doc:"The 20 most recently updated visible documents, without content; GET …/documents lists all."`
-	DocumentsTotal int64                     `json:"documents_total" doc:"How many visible documents the company has."`
+	DocumentsMore  bool                      `json:"documents_more" doc:"true when the company has more visible documents than listed here."`
 	Milestones     MilestonesResponse        `json:"milestones"`
 	Files          DashboardFiles            `json:"files"`
 	Inbox          DashboardInbox            `json:"inbox"`
@@ -95,7 +95,7 @@ func (h *dashboardHandlers) get(ctx context.Context, in *companyIDInput) (*dashb
 		Credits:        DashboardCredits{Balance: d.Credits.Balance, SpentToday: d.Credits.SpentToday, DailyCreditCap: d.Credits.DailyCreditCap},
 		RecentActivity: toActivityEvents(d.RecentActivity),
 		Documents:      toDocumentSummaries(d.Documents),
-		DocumentsTotal: d.DocumentsTotal,
+		DocumentsMore:  d.DocumentsMore,
 		Milestones:     toMilestones(d.Milestones),
 		OpenTasks:      toTaskResponses(d.OpenTasks),
 		Files: DashboardFiles{FileCount: d.FileCount, UsedBytes: d.FileBytes, QuotaBytes: h.files.Limits().QuotaBytes,

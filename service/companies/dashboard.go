@@ -27,7 +27,7 @@ type Dashboard struct {
 	Credits        store.AccountCredits
 	RecentActivity []models.ActivityEvent
 	Documents      []models.DocumentSummary
-	DocumentsTotal int64
+	DocumentsMore  bool
 	Milestones     Milestones
 	FileCount      int64
 	FileBytes      int64
@@ -57,7 +57,7 @@ func (s *Service) Dashboard(ctx context.Context, companyID string) (Dashboard, e
 	if d.RecentActivity, err = s.store.ListActivity(ctx, c.Scope, models.ActivityCursor{}, DashboardActivity); err != nil {
 		return Dashboard{}, err
 	}
-	if d.Documents, d.DocumentsTotal, err = s.store.RecentDocuments(ctx, c.Scope, DashboardDocuments); err != nil {
+	if d.Documents, d.DocumentsMore, err = s.store.RecentDocuments(ctx, c.Scope, DashboardDocuments); err != nil {
 		return Dashboard{}, err
 	}
 	ms, err := s.store.ListMilestones(ctx, c.Scope)
