@@ -110,3 +110,16 @@ func TestActivityAndDashboardOverREST(t *testing.T) {
 	w.call(http.MethodPost, co+"/milestones/seen", userA, "", http.StatusOK, &ms)
 	assert.EqualValues(t, 0, ms["marked"])
 }
+
+// The access log names the route and the ids in the path, never text a
+// caller typed into it.
+func TestAccessLogHoldsNoTypedPathText(t *testing.T) {
+	w := newWorld(t)
+	w.call(http.MethodPut, "/companies/"+w.adaCo+"/documents/secret-plan-xyz", userA, `{"content":"x"}`, http.StatusOK, nil)
+	w.do(http.MethodGet, "/no-such-route/typed-by-someone", userA, "")
+	logs := w.logs.String()
+	assert.Contains(t, logs, "route=/companies/:company_id/documents/:document_type")
+	assert.Contains(t, logs, "company_id="+w.adaCo)
+	assert.NotContains(t, logs, "secret-plan-xyz")
+	assert.NotContains(t, logs, "typed-by-someone")
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
 
 	"holdco/logging"
 	"holdco/models"
@@ -45,8 +46,10 @@ func validRequestID(id string) bool {
 	return true
 }
 
-// accessLog writes one line per request. Only the path is logged, never the
-// query string: some routes carry tokens there.
+// accessLog writes one line per request: the route template and the ids
+// in the path, never the path itself (a document type, an unknown route's
+// path are text a caller typed) nor the query string (some routes carry
+// tokens there).
 func accessLog(logger *slog.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
@@ -59,21 +62,22 @@ func accessLog(logger *slog.Logger) gin.HandlerFunc {
 		if route == "" {
 			route = "(unmatched)"
 		}
-		logger.LogAttrs(c.Request.Context(), level, "http request",
-			slog.String("method", c.Request.Method),
-			slog.String("route", route),
-			slog.String("path", c.Request.URL.Path),
-			slog.Int("status", c.Writer.Status()),
-			slog.Int("bytes", c.Writer.Size()),
-			slog.Duration("duration", time.Since(start)),
-		)
+		attrs := []slog.Attr{slog.String("method", c.Request.Method), slog.String("route", route)}
+		for _, p := range c.Params {
+			if _, err := uuid.Parse(p.Value); err == nil && len(p.Value) == 36 {
+				attrs = append(attrs, slog.String(p.Key, p.Value))
+			}
+		}
+		attrs = append(attrs, slog.Int("status", c.Writer.Status()), slog.Int("bytes", c.Writer.Size()),
+			slog.Duration("duration", time.Since(start)))
+		logger.LogAttrs(c.Request.Context(), level, "http request", attrs...)
 	}
 }
 
 // recoverPanics answers 500 in the common error shape and logs the panic.
 func recoverPanics(logger *slog.Logger) gin.HandlerFunc {
 	return gin.CustomRecoveryWithWriter(nil, func(c *gin.Context, rec any) {
-		logger.ErrorContext(c.Request.Context(), "panic while serving request", "panic", fmt.Sprint(rec), "path", c.Request.URL.Path)
+		logger.ErrorContext(c.Request.Context(), "panic while serving request", "panic", fmt.Sprint(rec), "route", c.FullPath())
 		if !c.Writer.Written() {
 			writeError(c.Writer, models.CodeInternal, "An unexpected error occurred; it has been logged.")
 		}
