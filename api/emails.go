@@ -15,7 +15,7 @@ import (
 type EmailSummaryResponse struct {
 	ID        string     `json:"id" format:"uuid"`
 	Direction string     `json:"direction" enum:"inbound,outbound"`
-	Delivery  string     `json:"delivery" enum:"received,sending,sent,failed" doc:"received for inbound messages; sending, sent or failed for outbound ones."`
+	Delivery  string     `json:"delivery" enum:"received,sending,sent,failed,unknown" doc:"received for inbound messages; sending, sent or failed for outbound ones; unknown when the sending process stopped before the provider answered (the message may have gone out; it is not resent)."`
 	From      string     `json:"from"`
 	To        string     `json:"to"`
 	ReplyTo   string     `json:"reply_to" doc:"Empty when not set."`

@@ -2,14 +2,16 @@ package app
 
 import (
 	"context"
+
 	"holdco/service/companies"
+	"holdco/service/mail"
 )
 
 // startProvisioningSweeper runs the provisioning outbox's sweeper on the
 // worker role: it starts provisioning of companies whose creation was
 // committed but whose workflow never started (a crash or an unreachable
 // Temporal between the two). It stops before the worker does.
-func (a *App) startProvisioningSweeper(stopBlobs func(context.Context)) {
+func (a *App) startProvisioningSweeper(stopOthers func(context.Context)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	outbox := &companies.ProvisioningOutbox{Store: a.Store, Temporal: a.Temporal, Logger: a.logger.With("component", "provisioning-sweeper")}
@@ -23,6 +25,25 @@ func (a *App) startProvisioningSweeper(stopBlobs func(context.Context)) {
 		case <-done:
 		case <-shutdown.Done():
 		}
-		stopBlobs(shutdown)
+		stopOthers(shutdown)
+	}
+}
+
+// startStaleSendSweeper marks outbound messages that a stopped process left
+// `sending` as `unknown` (worker role); the returned function stops it.
+func (a *App) startStaleSendSweeper() func(context.Context) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	sw := &mail.StaleSendSweeper{Store: a.Store, Logger: a.logger.With("component", "stale-send-sweeper")}
+	go func() {
+		defer close(done)
+		sw.Run(ctx, mail.StaleSweepEvery)
+	}()
+	return func(shutdown context.Context) {
+		cancel()
+		select {
+		case <-done:
+		case <-shutdown.Done():
+		}
 	}
 }

@@ -34,6 +34,10 @@ func (a *App) startWorker(ctx context.Context, publicURL, sitesURL string) error
 	if err != nil {
 		return err
 	}
-	a.startProvisioningSweeper(a.startBlobSweeper(blobs))
+	stopBlobs, stopSends := a.startBlobSweeper(blobs), a.startStaleSendSweeper()
+	a.startProvisioningSweeper(func(shutdown context.Context) {
+		stopBlobs(shutdown)
+		stopSends(shutdown)
+	})
 	return nil
 }

@@ -29,13 +29,17 @@ const (
 
 // EmailDelivery is where an outbound message is: a row is written
 // `sending` before the provider is called (the daily send limit counts it),
-// then `sent` or `failed`. Inbound messages are `received`.
+// then `sent` or `failed`. Inbound messages are `received`. A row still
+// `sending` long after (the process stopped while the provider was being
+// called) becomes `unknown`: the message may or may not have gone out, and
+// holdco never resends it on its own.
 type EmailDelivery string
 
 const (
 	EmailSending  EmailDelivery = "sending"
 	EmailSent     EmailDelivery = "sent"
 	EmailFailed   EmailDelivery = "failed"
+	EmailUnknown  EmailDelivery = "unknown"
 	EmailReceived EmailDelivery = "received"
 )
 

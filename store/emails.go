@@ -219,3 +219,14 @@ func (s *Store) FillEmailBody(ctx context.Context, admin AdminScope, id string, 
 		Updates(map[string]any{"text_body": b.Text, "html_body": b.HTML, "body_state": models.EmailBodyPresent, "updated_at": now()})
 	return res.RowsAffected == 1, wrap("fill email body", res.Error)
 }
+
+// MarkStaleOutgoingEmails turns outbound messages still `sending` since
+// before cutoff into `unknown`, across every company: the worker's sweep
+// for sends that a stopped process left half done. A send that finishes
+// later still records its outcome.
+func (s *Store) MarkStaleOutgoingEmails(ctx context.Context, cutoff time.Time) (int64, error) {
+	res := s.db.WithContext(ctx).Model(&models.Email{}).
+		Where("delivery = ? AND updated_at < ?", models.EmailSending, cutoff.UTC()).
+		Updates(map[string]any{"delivery": models.EmailUnknown, "updated_at": now()})
+	return res.RowsAffected, wrap("mark stale outgoing emails", res.Error)
+}

@@ -523,3 +523,52 @@ func TestRefusedSendIsRecordedFailedAndCounts(t *testing.T) {
 		assert.NotEqual(t, models.ActivityEmailSent, ev.Kind)
 	}
 }
+
+// blockingSender holds every send until released, like a process that
+// stops while the provider is being called.
+type blockingSender struct{ release chan struct{} }
+
+func (b blockingSender) Send(ctx context.Context, _ models.OutgoingEmail) error {
+	<-b.release
+	return nil
+}
+
+// A send that a stopped process left `sending` is marked `unknown` by the
+// worker's sweep once it is stale, never resent; a send that does finish
+// later still records its outcome.
+func TestStaleSendingIsMarkedUnknown(t *testing.T) {
+	e := servicetest.New(t)
+	release := make(chan struct{})
+	e.Svc = e.NewServices(t, usecases.Options{MailSender: blockingSender{release: release}})
+	ada, c := company(t, e, "ada@example.com", "Acme")
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Svc.Mail.Send(ada, c.ID, mailsvc.SendInput{To: "jane@example.com", Subject: "Hi", Text: "Hello"})
+		done <- err
+	}()
+	delivery := func() models.EmailDelivery {
+		page, err := e.Svc.Mail.List(ada, c.ID, mailsvc.ListInput{})
+		require.NoError(t, err)
+		if len(page.Emails) == 0 {
+			return ""
+		}
+		return page.Emails[0].Delivery
+	}
+	require.Eventually(t, func() bool { return delivery() == models.EmailSending }, 10*time.Second, 10*time.Millisecond)
+
+	sweep := func(after time.Duration) int64 {
+		sw := &mailsvc.StaleSendSweeper{Store: e.Store, Now: func() time.Time { return time.Now().Add(after) }}
+		n, err := sw.Sweep(context.Background())
+		require.NoError(t, err)
+		return n
+	}
+	assert.EqualValues(t, 0, sweep(time.Minute), "a send in progress is left alone")
+	assert.Equal(t, models.EmailSending, delivery())
+	assert.EqualValues(t, 1, sweep(mailsvc.StaleSendAfter+time.Minute))
+	assert.Equal(t, models.EmailUnknown, delivery())
+	assert.EqualValues(t, 0, sweep(mailsvc.StaleSendAfter+time.Minute), "marked once")
+
+	close(release)
+	require.NoError(t, <-done)
+	assert.Equal(t, models.EmailSent, delivery(), "the provider's late answer still lands")
+}
