@@ -92,7 +92,7 @@ func TestSchemasMatchGoldenFiles(t *testing.T) {
 	assert.IsIncreasing(t, names, "Specs are sorted by name")
 	assert.Equal(t, []string{"ask_question", "create_payment_link", "create_product", "create_task", "delete_document", "get_revenue",
 		"list_activity", "list_documents", "list_emails", "list_files", "list_payments", "list_products", "list_subscriptions",
-		"list_tasks", "read_document", "read_email", "send_email", "update_task", "write_document", "write_file"}, names)
+		"list_tasks", "read_document", "read_email", "read_file", "send_email", "update_task", "write_document", "write_file"}, names)
 	// Every input refuses unknown properties.
 	for _, s := range specs {
 		var sch struct {
@@ -175,6 +175,19 @@ func TestDocumentTasksFilesEmailAndActivityTools(t *testing.T) {
 	require.Len(t, fl.Files, 2)
 	assert.Equal(t, "img/x.bin", fl.Files[0].Path)
 	assert.EqualValues(t, 5+len(bin), fl.UsedBytes)
+	// read_file: text back, binary refused, a missing id not_found.
+	var fc agenttools.FileContent
+	w.call(t, "read_file", map[string]any{"file_id": fl.Files[1].ID}, &fc)
+	assert.Equal(t, "# Q1\n", fc.Content)
+	assert.Equal(t, "reports/q1.md", fc.File.Path)
+	_, err = w.cat.Call(w.agent, w.company, "read_file", json.RawMessage(`{"file_id":"`+fl.Files[0].ID+`"}`))
+	assert.Equal(t, "file_id", domainErr(t, err).Field, "a binary file is refused")
+	_, err = w.cat.Call(w.agent, w.company, "read_file", json.RawMessage(`{"file_id":"00000000-0000-4000-8000-000000000000"}`))
+	assert.Equal(t, models.CodeNotFound, domainErr(t, err).Code)
+	var large agenttools.File
+	w.call(t, "write_file", map[string]any{"path": "big.txt", "content": strings.Repeat("a", agenttools.MaxReadFileBytes+1)}, &large)
+	_, err = w.cat.Call(w.agent, w.company, "read_file", json.RawMessage(`{"file_id":"`+large.ID+`"}`))
+	assert.Equal(t, models.CodeTooLarge, domainErr(t, err).Code)
 	_, err = w.cat.Call(w.agent, w.company, "write_file", json.RawMessage(`{"path":"a.bin","content":"not base64!","encoding":"base64"}`))
 	assert.Equal(t, "content", domainErr(t, err).Field)
 	big := base64.StdEncoding.EncodeToString(make([]byte, agenttools.MaxWriteFileBytes+1))
@@ -277,6 +290,7 @@ func TestAnotherTenantsCompanyIsForbidden(t *testing.T) {
 		{"write_document", `{"document_type":"notes","content":"x"}`},
 		{"create_task", `{"title":"t"}`},
 		{"list_files", `{}`},
+		{"read_file", `{"file_id":"00000000-0000-4000-8000-000000000000"}`},
 		{"write_file", `{"path":"a.txt","content":"x"}`},
 		{"send_email", `{"to":"a@example.com","subject":"s","text":"t"}`},
 		{"list_emails", `{}`},

@@ -285,6 +285,15 @@ type WriteFileInput struct {
 	ContentType string `json:"content_type,omitempty" jsonschema:"the media type, e.g. text/markdown; default text/plain for text, application/octet-stream for base64" maxLength:"255"`
 }
 
+type ReadFileInput struct {
+	FileID string `json:"file_id" jsonschema:"the file's id (from list_files)" maxLength:"36"`
+}
+
+type FileContent struct {
+	File    File   `json:"file"`
+	Content string `json:"content" jsonschema:"the file's text"`
+}
+
 func fileOf(f models.CompanyFile) File {
 	return File{ID: f.ID, Path: f.Path, SizeBytes: f.SizeBytes, ContentType: f.ContentType, Source: f.Source, UpdatedAt: f.UpdatedAt}
 }
@@ -301,6 +310,18 @@ func registerFiles(c *Catalog, s *files.Service) {
 				out.Files[i] = fileOf(f)
 			}
 			return out, nil
+		})
+	Register(c, "read_file", "Read one of the company's text files (at most 512 KiB); binary files are refused.",
+		func(ctx context.Context, companyID string, in ReadFileInput) (FileContent, error) {
+			f, data, err := s.Read(ctx, companyID, in.FileID, MaxReadFileBytes)
+			if err != nil {
+				return FileContent{}, err
+			}
+			if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+				return FileContent{}, models.Errorf(models.CodeInvalidArgument,
+					"%s is not a text file (%s); read_file returns text only.", f.Path, f.ContentType).WithField("file_id")
+			}
+			return FileContent{File: fileOf(f), Content: string(data)}, nil
 		})
 	Register(c, "write_file", "Store a file in the company's files (text or base64 content, at most 3 MB).",
 		func(ctx context.Context, companyID string, in WriteFileInput) (File, error) {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math"
 	"mime"
@@ -30,6 +31,9 @@ type BlobStore interface {
 	Put(ctx context.Context, key string, body io.Reader, size int64, contentType string) (int64, error)
 	// Delete removes a blob; a missing blob is not an error.
 	Delete(ctx context.Context, key string) error
+	// Open reads a blob; a missing one is an error wrapping
+	// fs.ErrNotExist.
+	Open(ctx context.Context, key string) (io.ReadCloser, error)
 	// DownloadURL is a URL that serves the blob as an attachment named
 	// filename, valid for ttl. It is a credential: never logged.
 	DownloadURL(ctx context.Context, key, filename, contentType string, ttl time.Duration) (string, error)
@@ -562,6 +566,45 @@ func (s *Service) DownloadURL(ctx context.Context, companyID, fileID string) (Do
 		return Download{}, models.Errorf(models.CodeUpstreamUnavailable, "File storage is unavailable; retry shortly.").Wrap(err)
 	}
 	return Download{URL: u, ExpiresAt: at.Add(s.limits.URLTTL)}, nil
+}
+
+// Read returns a file of the company with its content, for the agents'
+// tools and the connector; a file over limit bytes is too_large (they
+// download instead). A row whose blob is gone (a sweep raced a delete) is
+// not_found.
+func (s *Service) Read(ctx context.Context, companyID, fileID string, limit int64) (models.CompanyFile, []byte, error) {
+	co, err := s.core.AuthorizeCompany(ctx, companyID, false)
+	if err != nil {
+		return models.CompanyFile{}, nil, err
+	}
+	f, err := s.fileOf(ctx, co, fileID)
+	if err != nil {
+		return models.CompanyFile{}, nil, err
+	}
+	if f.SizeBytes > limit {
+		return models.CompanyFile{}, nil, models.Errorf(models.CodeTooLarge,
+			"The file is %d bytes; at most %d can be read here. Download it instead.", f.SizeBytes, limit).
+			With("size_bytes", f.SizeBytes).With("limit_bytes", limit)
+	}
+	if err := s.needBlobs(); err != nil {
+		return models.CompanyFile{}, nil, err
+	}
+	rc, err := s.blobs.Open(ctx, f.BlobKey)
+	if errors.Is(err, fs.ErrNotExist) {
+		return models.CompanyFile{}, nil, models.Errorf(models.CodeNotFound, "File %s has no content any more.", fileID)
+	}
+	if err != nil {
+		return models.CompanyFile{}, nil, models.Errorf(models.CodeUpstreamUnavailable, "File storage is unavailable; retry shortly.").Wrap(err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, limit+1))
+	if err != nil {
+		return models.CompanyFile{}, nil, models.Errorf(models.CodeUpstreamUnavailable, "File storage is unavailable; retry shortly.").Wrap(err)
+	}
+	if int64(len(data)) != f.SizeBytes {
+		return models.CompanyFile{}, nil, models.Errorf(models.CodeUpstreamUnavailable, "The stored file does not match its record; retry shortly.")
+	}
+	return f, data, nil
 }
 
 // Core is the core the use cases run on.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/rand"
 	"io"
+	"io/fs"
 	"net/http"
 	"strings"
 	"testing"
@@ -24,6 +25,7 @@ type Store interface {
 	Put(ctx context.Context, key string, body io.Reader, size int64, contentType string) (int64, error)
 	Delete(ctx context.Context, key string) error
 	Exists(ctx context.Context, key string) (bool, error)
+	Open(ctx context.Context, key string) (io.ReadCloser, error)
 	DownloadURL(ctx context.Context, key, filename, contentType string, ttl time.Duration) (string, error)
 }
 
@@ -83,6 +85,23 @@ func Run(t *testing.T, s Store, client *http.Client) {
 		ok, err := s.Exists(ctx, key)
 		require.NoError(t, err)
 		assert.False(t, ok)
+	})
+
+	t.Run("open reads back what was put; a missing blob is fs.ErrNotExist", func(t *testing.T) {
+		key := Key()
+		_, err := s.Put(ctx, key, strings.NewReader("read me back"), 12, "text/plain")
+		require.NoError(t, err)
+		rc, err := s.Open(ctx, key)
+		require.NoError(t, err)
+		got, err := io.ReadAll(rc)
+		require.NoError(t, err)
+		require.NoError(t, rc.Close())
+		assert.Equal(t, "read me back", string(got))
+		_, err = s.Open(ctx, Key())
+		assert.ErrorIs(t, err, fs.ErrNotExist)
+		_, err = s.Open(ctx, "../etc/passwd")
+		assert.Error(t, err)
+		assert.NotErrorIs(t, err, fs.ErrNotExist)
 	})
 
 	t.Run("delete, twice", func(t *testing.T) {

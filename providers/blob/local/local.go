@@ -136,6 +136,20 @@ func (s *Store) Delete(_ context.Context, key string) error {
 	return nil
 }
 
+// Open reads the blob stored under key; a missing blob is an error that
+// wraps fs.ErrNotExist.
+func (s *Store) Open(_ context.Context, key string) (io.ReadCloser, error) {
+	p, err := s.path(key)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("blob/local: open: %w", err)
+	}
+	return f, nil
+}
+
 // Exists reports whether a blob is stored under key.
 func (s *Store) Exists(_ context.Context, key string) (bool, error) {
 	p, err := s.path(key)

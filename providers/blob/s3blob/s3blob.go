@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"time"
@@ -164,6 +165,23 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 		return fmt.Errorf("s3blob: delete: %w", err)
 	}
 	return nil
+}
+
+// Open reads the object stored under key; a missing object is an error
+// that wraps fs.ErrNotExist.
+func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
+	if err := blob.CheckKey(key); err != nil {
+		return nil, err
+	}
+	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: &key})
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) && (apiErr.ErrorCode() == "NoSuchKey" || apiErr.ErrorCode() == "NotFound") {
+		return nil, fmt.Errorf("s3blob: open: %w", fs.ErrNotExist)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("s3blob: open: %w", err)
+	}
+	return out.Body, nil
 }
 
 // Exists reports whether an object is stored under key.
