@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/google/uuid"
+
 	"holdco/models"
 	"holdco/store"
 )
@@ -33,31 +35,69 @@ type CreditState struct {
 // authorization step made (a request's AuthorizeConglomerate, the worker's
 // system scope).
 func (s *Service) Spend(ctx context.Context, scope store.ConglomerateScope, companyID, runID string, typ models.LedgerEntryType, credits int64) (CreditState, error) {
+	st, _, err := s.spend(ctx, scope, Usage{CompanyID: companyID, RunID: runID, Type: typ, Credits: credits})
+	return st, err
+}
+
+// Usage is one charge of a run: a model call (TOKEN_USAGE_PARTIAL) or a
+// billable tool call (TOOL_USAGE).
+type Usage struct {
+	CompanyID string
+	RunID     string
+	Type      models.LedgerEntryType
+	Credits   int64
+	// Key names the charge (e.g. "<run>/model/3"): a second SpendOnce with
+	// the same key charges nothing, so an activity retried after a crash
+	// never pays a call twice.
+	Key string
+}
+
+// SpendOnce is Spend made idempotent by u.Key. charged is false when the
+// key was charged before (the state is then the current one).
+func (s *Service) SpendOnce(ctx context.Context, scope store.ConglomerateScope, u Usage) (st CreditState, charged bool, err error) {
+	if u.Key == "" {
+		return CreditState{}, false, models.Errorf(models.CodeInvalidArgument, "A charge needs its key.").WithField("key")
+	}
+	return s.spend(ctx, scope, u)
+}
+
+// chargeNamespace derives ledger entry ids from charge keys.
+var chargeNamespace = uuid.MustParse("0c2c3f4e-7d7b-4c55-9a43-6f1f3b7f2a10")
+
+func (s *Service) spend(ctx context.Context, scope store.ConglomerateScope, u Usage) (CreditState, bool, error) {
 	conglomerateID := scope.ID()
-	if !typ.Spends() || credits <= 0 {
-		return CreditState{}, models.Errorf(models.CodeInvalidArgument, "A spend is a positive number of credits of a usage type.").WithField("credits")
+	if !u.Type.Spends() || u.Credits <= 0 {
+		return CreditState{}, false, models.Errorf(models.CodeInvalidArgument, "A spend is a positive number of credits of a usage type.").WithField("credits")
 	}
 	cong, err := s.store.GetConglomerate(ctx, conglomerateID)
 	if err != nil {
-		return CreditState{}, err
+		return CreditState{}, false, err
 	}
-	e := models.CreditLedgerEntry{ConglomerateID: conglomerateID, Type: typ, Amount: -credits, CreatedAt: s.now()}
-	if companyID != "" {
-		e.CompanyID = &companyID
+	e := models.CreditLedgerEntry{ConglomerateID: conglomerateID, Type: u.Type, Amount: -u.Credits, CreatedAt: s.now()}
+	if u.Key != "" {
+		e.ID = uuid.NewSHA1(chargeNamespace, []byte(conglomerateID+"\x00"+u.Key)).String()
 	}
-	if runID != "" {
-		e.RunID = &runID
+	if u.CompanyID != "" {
+		e.CompanyID = &u.CompanyID
+	}
+	if u.RunID != "" {
+		e.RunID = &u.RunID
 	}
 	out, err := s.store.ApplyCreditEntry(ctx, scope, e, cong.DailyCreditCap, dayStart(s.now()))
 	st := CreditState{Balance: out.Balance, SpentToday: out.SpentToday, DailyCreditCap: cong.DailyCreditCap}
 	switch {
 	case errors.Is(err, store.ErrInsufficientCredits):
-		return st, s.InsufficientCredits(cong, out.Balance, credits)
+		return st, false, s.InsufficientCredits(cong, out.Balance, u.Credits)
 	case errors.Is(err, store.ErrDailyCapReached):
-		return st, models.Errorf(models.CodeRateLimited, "The daily credit cap of %d credits is reached: %d spent today (UTC), %d more needed. Raise the cap or wait until midnight UTC.",
-			*cong.DailyCreditCap, out.SpentToday, credits).With("spent_today", out.SpentToday).With("daily_credit_cap", *cong.DailyCreditCap).With("needed", credits)
+		return st, false, models.Errorf(models.CodeRateLimited, "The daily credit cap of %d credits is reached: %d spent today (UTC), %d more needed. Raise the cap or wait until midnight UTC.",
+			*cong.DailyCreditCap, out.SpentToday, u.Credits).With("spent_today", out.SpentToday).With("daily_credit_cap", *cong.DailyCreditCap).With("needed", u.Credits)
+	case u.Key != "" && errors.Is(err, models.ErrDuplicate):
+		cur, err := s.store.CreditBalance(ctx, scope, dayStart(s.now()))
+		return CreditState{Balance: cur.Balance, SpentToday: cur.SpentToday, DailyCreditCap: cong.DailyCreditCap}, false, err
+	case err != nil:
+		return st, false, err
 	}
-	return st, err
+	return st, true, nil
 }
 
 // GrantCredits adds credits (top-ups, plan grants, refunds, adjustments)

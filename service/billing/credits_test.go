@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"holdco/models"
+	"holdco/service/billing"
 	"holdco/service/companies"
 	"holdco/service/servicetest"
 )
@@ -102,4 +103,40 @@ func TestCreditLedgerOwnershipAndLimits(t *testing.T) {
 	assert.True(t, models.IsCode(err, models.CodeInvalidArgument))
 	_, err = e.Svc.GrantCredits(context.Background(), e.Store.SystemConglomerateScope(cong), models.EntryAdminAdjustment, -60, "correction")
 	assert.True(t, models.IsCode(err, models.CodeConflict), "an adjustment cannot go below zero")
+}
+
+func TestSpendOnceChargesEachKeyOnce(t *testing.T) {
+	e := servicetest.New(t)
+	_, cong := e.User(t, "ada@example.com")
+	scope := e.Store.SystemConglomerateScope(cong)
+	_, err := e.Svc.GrantWelcomeCredits(context.Background(), scope)
+	require.NoError(t, err)
+
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	charged := 0
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, ok, err := e.Svc.SpendOnce(context.Background(), scope, billing.Usage{RunID: "run-1", Type: models.EntryTokenUsagePartial, Credits: 2, Key: "run-1/model/1"})
+			assert.NoError(t, err)
+			if ok {
+				mu.Lock()
+				charged++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, 1, charged, "one of the racing charges of the key pays")
+	st, ok, err := e.Svc.SpendOnce(context.Background(), scope, billing.Usage{RunID: "run-1", Type: models.EntryTokenUsagePartial, Credits: 2, Key: "run-1/model/2"})
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, int64(11), st.Balance, "15 - 2 - 2")
+
+	_, _, err = e.Svc.SpendOnce(context.Background(), scope, billing.Usage{Type: models.EntryToolUsage, Credits: 1})
+	var de *models.Error
+	require.ErrorAs(t, err, &de)
+	assert.Equal(t, "key", de.Field)
 }
