@@ -32,6 +32,7 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerDashboardRoutes(api, &dashboardHandlers{svc: d.Service.Companies, files: d.Service.Files, mail: d.Service.Mail})
 	registerEmailRoutes(api, &emailHandlers{svc: d.Service.Mail})
 	registerTaskRoutes(api, &taskHandlers{svc: d.Service.Tasks})
+	registerTurnRoutes(api, &turnHandlers{svc: d.Service.Turns})
 	registerProvisioningRoutes(api, &provisioningHandlers{svc: d.Service.Companies})
 	registerUserAuthRoutes(api, &userAuthHandlers{svc: d.Service.Companies})
 	registerCreditRoutes(api, &creditHandlers{svc: d.Service.Billing})

@@ -11,11 +11,10 @@ import (
 // builds the identity provider and payments (buildService) but no
 // provisioning adapter; workflows run on the worker role.
 func (a *App) apiHandler(ctx context.Context, publicURL, sitesURL string) (http.Handler, error) {
-	svc, mounts, err := a.buildService(ctx, publicURL, sitesURL)
+	svc, mounts, err := a.services(ctx, publicURL, sitesURL)
 	if err != nil {
 		return nil, err
 	}
-	a.Service = svc
 	return api.New(api.Deps{
 		Logger:        a.logger,
 		Service:       svc,

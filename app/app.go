@@ -38,7 +38,8 @@ type App struct {
 
 	Store    *store.Store
 	Temporal client.Client      // nil when no role of the process needs it
-	Service  *usecases.Services // api role only
+	Service  *usecases.Services // api and worker roles
+	mounts   map[string]http.Handler
 	dev      *devserver.Server
 
 	listeners map[Role]*listener

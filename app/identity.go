@@ -21,6 +21,20 @@ import (
 // mounted on the REST listener when no OIDC_ISSUER is configured.
 const devIdPPath = "/dev-idp"
 
+// services builds the use-case layer once per process: the api role
+// serves it, the worker's activities (agent turns, their tools) call it.
+func (a *App) services(ctx context.Context, publicURL, sitesURL string) (*usecases.Services, map[string]http.Handler, error) {
+	if a.Service != nil {
+		return a.Service, a.mounts, nil
+	}
+	svc, mounts, err := a.buildService(ctx, publicURL, sitesURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	a.Service, a.mounts = svc, mounts
+	return svc, mounts, nil
+}
+
 // buildService wires the use-case layer to its identity provider: the
 // configured one, or the embedded development provider mounted on the REST
 // listener (returned in mounts).

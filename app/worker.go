@@ -3,9 +3,11 @@ package app
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/worker"
 
+	"holdco/activities"
 	"holdco/workflows"
 	"holdco/workflows/contract"
 )
@@ -20,8 +22,15 @@ func (a *App) startWorker(ctx context.Context, publicURL, sitesURL string) error
 	if err != nil {
 		return err
 	}
-	a.worker = worker.New(a.Temporal, contract.TaskQueue, worker.Options{})
+	// Interrupts reach a model call at its next heartbeat: send them at
+	// least every second.
+	a.worker = worker.New(a.Temporal, contract.TaskQueue, worker.Options{MaxHeartbeatThrottleInterval: time.Second})
 	workflows.Register(a.worker, prov)
+	turns, err := a.buildTurns(ctx, publicURL, sitesURL)
+	if err != nil {
+		return err
+	}
+	workflows.RegisterTurns(a.worker, turns)
 	siteConfig, err := a.buildSiteConfig(ctx, publicURL, host)
 	if err != nil {
 		return err
@@ -40,4 +49,19 @@ func (a *App) startWorker(ctx context.Context, publicURL, sitesURL string) error
 		stopSends(shutdown)
 	})
 	return nil
+}
+
+// buildTurns builds the agent turns' activities: the configured language
+// model and the use cases their tools call.
+func (a *App) buildTurns(ctx context.Context, publicURL, sitesURL string) (*activities.Turns, error) {
+	svc, _, err := a.services(ctx, publicURL, sitesURL)
+	if err != nil {
+		return nil, err
+	}
+	model, err := newModel(a.cfg.LLM)
+	if err != nil {
+		return nil, fmt.Errorf("HOLDCO_LLM_PROVIDER: %w", err)
+	}
+	return &activities.Turns{Store: a.Store, Billing: svc.Billing, Tools: svc.Tools, Model: model,
+		Logger: a.logger.With("component", "turns")}, nil
 }

@@ -30,6 +30,7 @@ const (
 	ActivityTaskCreated        ActivityKind = "task_created"
 	ActivityTaskUpdated        ActivityKind = "task_updated"
 	ActivityTaskDeleted        ActivityKind = "task_deleted"
+	ActivityTurnEnded          ActivityKind = "turn_ended"
 )
 
 // ActivityActor says who caused an event.

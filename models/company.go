@@ -47,13 +47,17 @@ type Company struct {
 	Name           string `gorm:"size:200;not null"`
 	// Handle is unique across the platform (not per conglomerate): it names
 	// the company in public URLs and the analytics beacon.
-	Handle     string        `gorm:"size:64;not null;uniqueIndex:idx_companies_handle"`
-	Status     CompanyStatus `gorm:"size:16;not null"`
-	Idea       string        `gorm:"type:text;not null"`
-	Mission    string        `gorm:"type:text;not null"`
-	ArchivedAt *time.Time
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	Handle  string        `gorm:"size:64;not null;uniqueIndex:idx_companies_handle"`
+	Status  CompanyStatus `gorm:"size:16;not null"`
+	Idea    string        `gorm:"type:text;not null"`
+	Mission string        `gorm:"type:text;not null"`
+	// ChatDisabled stops the company's agent from taking messages (the
+	// owner's switch, `agent_chat: false`); scheduled runs and tasks are
+	// not affected by it.
+	ChatDisabled bool `gorm:"not null;default:false"`
+	ArchivedAt   *time.Time
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
 // BeforeCreate gives a new company its UUID and the initial status.

@@ -31,6 +31,7 @@ func migrations() []*gormigrate.Migration {
 		migration0013CompanyEmail(),
 		migration0014CompanySales(),
 		migration0015Tasks(),
+		migration0016Turns(),
 	}
 }
 

@@ -15,3 +15,9 @@ func Register(r worker.Registry, provisioning *activities.Provisioning) {
 	r.RegisterWorkflowWithOptions(Diagnose, workflow.RegisterOptions{Name: contract.DiagnoseWorkflowName})
 	r.RegisterActivity(provisioning)
 }
+
+// RegisterTurns adds the agent turn workflow and its activities.
+func RegisterTurns(r worker.Registry, turns *activities.Turns) {
+	r.RegisterWorkflowWithOptions(Turn, workflow.RegisterOptions{Name: contract.TurnWorkflowName})
+	r.RegisterActivity(turns)
+}

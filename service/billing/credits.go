@@ -168,3 +168,22 @@ func (s *Service) CreditLedger(ctx context.Context, conglomerateID string, offse
 	bal, err := s.store.CreditBalance(ctx, v.Scope, dayStart(s.now()))
 	return LedgerPage{Groups: groups, Total: total, Balance: bal.Balance}, err
 }
+
+// Model call prices: a call costs one credit per started InputTokensPerCredit
+// input tokens plus one per started OutputTokensPerCredit output tokens,
+// at least one credit.
+const (
+	InputTokensPerCredit  = 4000
+	OutputTokensPerCredit = 1000
+	// MinCreditsToStartTurn is the balance a message needs to start a
+	// turn (a short turn's calls cost about that much).
+	MinCreditsToStartTurn = 3
+)
+
+// ModelCallCredits is the price of a model call with this usage.
+func ModelCallCredits(u models.ModelUsage) int64 {
+	c := ceilDiv(max(u.InputTokens, 0), InputTokensPerCredit) + ceilDiv(max(u.OutputTokens, 0), OutputTokensPerCredit)
+	return max(c, 1)
+}
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }

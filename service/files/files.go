@@ -609,3 +609,12 @@ func (s *Service) Read(ctx context.Context, companyID, fileID string, limit int6
 
 // Core is the core the use cases run on.
 func (s *Service) Core() *service.Core { return s.core }
+
+// Get returns one of the company's files (its row, not its bytes).
+func (s *Service) Get(ctx context.Context, companyID, fileID string) (models.CompanyFile, error) {
+	co, err := s.core.AuthorizeCompany(ctx, companyID, false)
+	if err != nil {
+		return models.CompanyFile{}, err
+	}
+	return s.fileOf(ctx, co, fileID)
+}

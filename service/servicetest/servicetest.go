@@ -18,6 +18,7 @@ import (
 	"holdco/providers/blob/local"
 	"holdco/providers/email"
 	"holdco/service"
+	"holdco/service/agenttools"
 	"holdco/service/billing"
 	"holdco/service/companies"
 	"holdco/service/documents"
@@ -26,6 +27,7 @@ import (
 	"holdco/service/mail"
 	"holdco/service/sales"
 	"holdco/service/tasks"
+	"holdco/service/turns"
 	"holdco/service/usecases"
 	"holdco/store"
 	"holdco/testenv"
@@ -62,6 +64,9 @@ type Services struct {
 	Mail *mail.Service
 	*SalesUseCases
 	Tasks *tasks.Service
+	Turns *turns.Service
+	// Tools is the agents' tool catalog.
+	Tools *agenttools.Catalog
 }
 
 // The domains' use cases, named apart so that Services can embed them all.
@@ -131,7 +136,7 @@ func (e *Env) NewServices(t testing.TB, opts usecases.Options) Services {
 	s, err := usecases.New(context.Background(), Config, e.Store, e.IdP, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
 	return Services{IdentityUseCases: s.Identity, BillingUseCases: s.Billing, CompaniesUseCases: s.Companies,
-		Documents: s.Documents, Files: s.Files, Mail: s.Mail, SalesUseCases: s.Sales, Tasks: s.Tasks}
+		Documents: s.Documents, Files: s.Files, Mail: s.Mail, SalesUseCases: s.Sales, Tasks: s.Tasks, Turns: s.Turns, Tools: s.Tools}
 }
 
 // Replica is a second set of use cases on the same database (another

@@ -21,6 +21,7 @@ import (
 	"holdco/service/mail"
 	"holdco/service/sales"
 	"holdco/service/tasks"
+	"holdco/service/turns"
 	"holdco/store"
 )
 
@@ -35,6 +36,8 @@ type Services struct {
 	Files     *files.Service
 	Sales     *sales.Service
 	Tasks     *tasks.Service
+	// Turns are the agent turns (messages, runs).
+	Turns *turns.Service
 	// Tools is the agents' tool catalog over the domains above (the turn
 	// workflow and the connector call it).
 	Tools *agenttools.Catalog
@@ -90,6 +93,7 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Documents = documents.New(core)
 	s.Files = files.New(core, opts.Blobs, opts.FileLimits)
 	s.Tasks = tasks.New(core, tasks.Options{Gate: opts.DispatchGate})
+	s.Turns = turns.New(core, s.Billing, s.Files, opts.Temporal)
 	s.Tools = agenttools.New(agenttools.Services{Documents: s.Documents, Tasks: s.Tasks, Files: s.Files, Mail: s.Mail,
 		Sales: s.Sales, Companies: s.Companies})
 	return s, nil

@@ -1,0 +1,572 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"holdco/models"
+	"holdco/service"
+	"holdco/service/agenttools"
+	"holdco/service/billing"
+	"holdco/store"
+)
+
+// Model is the language model a turn calls (providers/llm/...).
+type Model interface {
+	Complete(ctx context.Context, req models.ModelRequest, onText func(delta string)) (models.ModelResponse, error)
+}
+
+// Turns is the activity set of the agent turn workflow. Every activity is
+// idempotent: what a step did is stored under (turn, step, part) before it
+// is charged, and each charge has its own key, so an activity retried
+// after a crash finds its earlier work and never pays a call twice.
+type Turns struct {
+	Store   *store.Store
+	Billing *billing.Service
+	Tools   *agenttools.Catalog
+	Model   Model
+	Logger  *slog.Logger
+	// TextEvery is how often the streamed text is written to the turn row
+	// (0: 500 ms).
+	TextEvery time.Duration
+	// HeartbeatEvery is how often a model call heartbeats (0: 1 s); an
+	// interrupt reaches the call at its next heartbeat.
+	HeartbeatEvery time.Duration
+}
+
+// Error types of the turn activities' non-retryable failures: the turn
+// ends failed with this code (a connector error case) and the message as
+// its detail.
+const (
+	ErrTurnInsufficientCredits = string(models.CodeInsufficientCredits)
+	ErrTurnRateLimited         = string(models.CodeRateLimited)
+	ErrTurnUpstream            = string(models.CodeUpstreamUnavailable)
+	ErrTurnTooLarge            = string(models.CodeTooLarge)
+	ErrTurnInternal            = string(models.CodeInternal)
+)
+
+// TurnRef names a turn and its company.
+type TurnRef struct {
+	TurnID         string
+	CompanyID      string
+	ConglomerateID string
+}
+
+// StartTurnResult says whether the turn is still to be worked on.
+type StartTurnResult struct {
+	Active bool
+}
+
+// StartTurn marks the turn running. A turn that no longer exists or that
+// ended already (interrupted while queued) is not worked on.
+func (t *Turns) StartTurn(ctx context.Context, ref TurnRef) (StartTurnResult, error) {
+	scope, err := t.Store.SystemCompanyScope(ctx, ref.CompanyID)
+	if errors.Is(err, models.ErrNotFound) {
+		return StartTurnResult{}, nil
+	}
+	if err != nil {
+		return StartTurnResult{}, err
+	}
+	turn, err := t.Store.MarkTurnRunning(ctx, scope, ref.TurnID, time.Now().UTC())
+	if errors.Is(err, models.ErrNotFound) {
+		return StartTurnResult{}, nil
+	}
+	if err != nil {
+		return StartTurnResult{}, err
+	}
+	return StartTurnResult{Active: turn.Status == models.TurnRunning}, nil
+}
+
+// StepInput names one step of a turn.
+type StepInput struct {
+	TurnRef
+	Step int
+}
+
+// ToolCallRef is one tool call of a step's model answer.
+type ToolCallRef struct {
+	Index int
+	ID    string
+	Name  string
+	// Control: the workflow handles the call (ask_question).
+	Control bool
+}
+
+// ModelStepResult is a model call's outcome: the tool calls to make, or
+// none when the answer is final.
+type ModelStepResult struct {
+	Calls []ToolCallRef
+}
+
+// ModelStep calls the model with the session's conversation and stores its
+// answer as the step's message (part 0), then charges the call
+// (TOKEN_USAGE_PARTIAL with the run id, key "<turn>/model/<step>"). The
+// streamed text reaches the turn row at most every TextEvery.
+func (t *Turns) ModelStep(ctx context.Context, in StepInput) (_ ModelStepResult, err error) {
+	scope, turn, err := t.turn(ctx, in.TurnRef)
+	if err != nil {
+		return ModelStepResult{}, err
+	}
+	msg, err := t.Store.GetTurnMessage(ctx, scope, in.TurnID, in.Step, 0)
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		msg, err = t.callModel(ctx, scope, turn, in.Step)
+		if err != nil {
+			return ModelStepResult{}, err
+		}
+	case err != nil:
+		return ModelStepResult{}, err
+	}
+	if err := t.charge(ctx, scope, billing.Usage{CompanyID: in.CompanyID, RunID: in.TurnID, Type: models.EntryTokenUsagePartial,
+		Credits: billing.ModelCallCredits(models.ModelUsage{InputTokens: msg.InputTokens, OutputTokens: msg.OutputTokens}),
+		Key: fmt.Sprintf("%s/model/%d", in.TurnID, in.Step)}); err != nil {
+		return ModelStepResult{}, err
+	}
+	var out ModelStepResult
+	for _, b := range msg.Content {
+		if b.Type == models.ContentToolUse {
+			out.Calls = append(out.Calls, ToolCallRef{Index: len(out.Calls), ID: b.ToolUseID, Name: b.ToolName, Control: t.Tools.IsControl(b.ToolName)})
+		}
+	}
+	return out, nil
+}
+
+// callModel makes the step's model call and stores the answer.
+func (t *Turns) callModel(ctx context.Context, scope store.CompanyScope, turn models.Turn, step int) (models.TurnMessage, error) {
+	company, err := t.Store.GetCompany(ctx, scope)
+	if err != nil {
+		return models.TurnMessage{}, err
+	}
+	history, err := t.Store.SessionMessages(ctx, scope, turn.SessionID)
+	if err != nil {
+		return models.TurnMessage{}, err
+	}
+	// The text of this turn's earlier steps: what the agent said so far.
+	var earlier []string
+	for _, m := range history {
+		if m.TurnID == turn.ID && m.Role == models.RoleAssistant && m.Step < step {
+			if s := textOf(m.Content); s != "" {
+				earlier = append(earlier, s)
+			}
+		}
+	}
+	// The balance must cover at least one credit before a call is made.
+	bal, err := t.Store.CreditBalance(ctx, t.Store.SystemConglomerateScope(scope.ConglomerateID()), time.Now().UTC().Truncate(24*time.Hour))
+	if err != nil {
+		return models.TurnMessage{}, err
+	}
+	if bal.Balance < 1 {
+		return models.TurnMessage{}, temporal.NewNonRetryableApplicationError(
+			"The account has no credits left for the next model call; top up to continue.", ErrTurnInsufficientCredits, nil)
+	}
+	req := models.ModelRequest{System: systemPrompt(company, turn), Messages: conversation(history), Tools: t.Tools.Specs()}
+
+	stream := newTextStream(strings.Join(earlier, "\n\n"))
+	stop := t.keepAlive(ctx, scope, turn.ID, stream)
+	resp, err := t.Model.Complete(ctx, req, stream.add)
+	stop()
+	if err != nil {
+		return models.TurnMessage{}, modelError(ctx, err)
+	}
+	content := resp.Content
+	if len(content) == 0 {
+		content = []models.ContentBlock{{Type: models.ContentText, Text: ""}}
+	}
+	msg, _, err := t.Store.PutTurnMessage(ctx, scope, models.TurnMessage{TurnID: turn.ID, Step: step, Part: 0, Role: models.RoleAssistant,
+		Content: content, Model: resp.Model, InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens})
+	if err != nil {
+		return msg, err
+	}
+	if s := stream.full(textOf(content)); s != "" {
+		if err := t.Store.SetTurnText(ctx, scope, turn.ID, s); err != nil {
+			t.Logger.WarnContext(ctx, "turn text", "turn", turn.ID, "error", err)
+		}
+	}
+	return msg, nil
+}
+
+// keepAlive heartbeats (so an interrupt reaches the call and a dead worker
+// is noticed) and writes the streamed text to the row at most every
+// TextEvery, until the returned function is called.
+func (t *Turns) keepAlive(ctx context.Context, scope store.CompanyScope, turnID string, s *textStream) (stop func()) {
+	beat, write := t.HeartbeatEvery, t.TextEvery
+	if beat <= 0 {
+		beat = time.Second
+	}
+	if write <= 0 {
+		write = 500 * time.Millisecond
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		hb, wr := time.NewTicker(beat), time.NewTicker(write)
+		defer hb.Stop()
+		defer wr.Stop()
+		activity.RecordHeartbeat(ctx)
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-hb.C:
+				activity.RecordHeartbeat(ctx)
+			case <-wr.C:
+				if text, changed := s.take(); changed {
+					if err := t.Store.SetTurnText(ctx, scope, turnID, text); err != nil && ctx.Err() == nil {
+						t.Logger.WarnContext(ctx, "turn text", "turn", turnID, "error", err)
+					}
+				}
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// ToolStepInput names one tool call of a step (its index among the
+// answer's tool calls).
+type ToolStepInput struct {
+	StepInput
+	Index int
+}
+
+// ToolStepResult is a tool call's outcome.
+type ToolStepResult struct {
+	IsError bool
+	// Question is ask_question's question (the turn then ends waiting).
+	Question string
+}
+
+// ToolStep makes one tool call of a step and stores its result (part
+// index+1); a billable tool's successful call is then charged (TOOL_USAGE,
+// key "<turn>/tool/<step>/<index>"). A tool's own refusal is a result for
+// the model (IsError), not a failure of the turn.
+func (t *Turns) ToolStep(ctx context.Context, in ToolStepInput) (ToolStepResult, error) {
+	index := in.Index
+	scope, _, err := t.turn(ctx, in.TurnRef)
+	if err != nil {
+		return ToolStepResult{}, err
+	}
+	answer, err := t.Store.GetTurnMessage(ctx, scope, in.TurnID, in.Step, 0)
+	if err != nil {
+		return ToolStepResult{}, err
+	}
+	var call *models.ContentBlock
+	n := 0
+	for i := range answer.Content {
+		if answer.Content[i].Type == models.ContentToolUse {
+			if n == index {
+				call = &answer.Content[i]
+				break
+			}
+			n++
+		}
+	}
+	if call == nil {
+		return ToolStepResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("step %d has no tool call %d", in.Step, index), ErrTurnInternal, nil)
+	}
+	var out ToolStepResult
+	if call.ToolName == agenttools.ToolAskQuestion {
+		var q agenttools.AskQuestionInput
+		_ = json.Unmarshal(call.Input, &q)
+		out.Question = strings.TrimSpace(q.Question)
+		if out.Question == "" {
+			out.Question = "Could you tell me more?"
+		}
+	}
+	stored, err := t.Store.GetTurnMessage(ctx, scope, in.TurnID, in.Step, index+1)
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		stored, err = t.callTool(ctx, scope, in, *call, out.Question)
+		if err != nil {
+			return ToolStepResult{}, err
+		}
+	case err != nil:
+		return ToolStepResult{}, err
+	}
+	out.IsError = len(stored.Content) > 0 && stored.Content[0].IsError
+	if price := agenttools.Credits(call.ToolName); price > 0 && !out.IsError {
+		if err := t.charge(ctx, scope, billing.Usage{CompanyID: in.CompanyID, RunID: in.TurnID, Type: models.EntryToolUsage,
+			Credits: price, Key: fmt.Sprintf("%s/tool/%d/%d", in.TurnID, in.Step, index)}); err != nil {
+			return ToolStepResult{}, err
+		}
+	}
+	return out, nil
+}
+
+func (t *Turns) callTool(ctx context.Context, scope store.CompanyScope, in ToolStepInput, call models.ContentBlock, question string) (models.TurnMessage, error) {
+	var result json.RawMessage
+	isError := false
+	if question != "" {
+		result, _ = json.Marshal(map[string]string{"status": "asked", "note": "The question was sent to the user; their answer is their next message."})
+	} else {
+		agent := service.WithPrincipal(ctx, service.Principal{Credential: service.CredentialCompanyKey,
+			CredentialID: "turn:" + in.TurnID, CompanyID: in.CompanyID, ConglomerateID: in.ConglomerateID})
+		res, err := t.Tools.Call(agent, in.CompanyID, call.ToolName, call.Input)
+		if err != nil {
+			if ctx.Err() != nil {
+				return models.TurnMessage{}, interrupted(ctx, "tool "+call.ToolName, err)
+			}
+			var de *models.Error
+			if !errors.As(err, &de) || de.Code == models.CodeInternal || de.Code == models.CodeUpstreamUnavailable {
+				// The service side failed: retried by the activity's policy;
+				// the model sees the error once the retries are spent.
+				if activity.GetInfo(ctx).Attempt < toolAttempts {
+					return models.TurnMessage{}, err
+				}
+			}
+			res, isError = agenttools.ErrorJSON(err), true
+		}
+		result = res
+	}
+	msg, _, err := t.Store.PutTurnMessage(ctx, scope, models.TurnMessage{TurnID: in.TurnID, Step: in.Step, Part: in.Index + 1,
+		Role: models.RoleUser, Content: []models.ContentBlock{{Type: models.ContentToolResult, ToolUseID: call.ToolUseID, Text: string(result), IsError: isError}}})
+	return msg, err
+}
+
+// charge spends a call's credits once (by its key). When the balance
+// cannot cover it, what is left is charged under the same key (nothing
+// is overdrawn, and a retry pays nothing more) and the turn fails with
+// insufficient_credits; the daily cap fails it with rate_limited.
+func (t *Turns) charge(ctx context.Context, scope store.CompanyScope, u billing.Usage) error {
+	cong := t.Store.SystemConglomerateScope(scope.ConglomerateID())
+	st, _, err := t.Billing.SpendOnce(ctx, cong, u)
+	var de *models.Error
+	if !errors.As(err, &de) {
+		return err
+	}
+	switch de.Code {
+	case models.CodeInsufficientCredits:
+		if st.Balance > 0 {
+			rest := u
+			rest.Credits = st.Balance
+			if _, _, err := t.Billing.SpendOnce(ctx, cong, rest); err != nil && !isCode(err, models.CodeInsufficientCredits) {
+				return err
+			}
+		}
+		return temporal.NewNonRetryableApplicationError("The account ran out of credits during the turn; top up to continue.", ErrTurnInsufficientCredits, nil)
+	case models.CodeRateLimited:
+		return temporal.NewNonRetryableApplicationError(de.Detail, ErrTurnRateLimited, nil)
+	}
+	return err
+}
+
+func isCode(err error, code models.ErrorCode) bool {
+	var de *models.Error
+	return errors.As(err, &de) && de.Code == code
+}
+
+// turn reads the turn with its company's scope.
+func (t *Turns) turn(ctx context.Context, ref TurnRef) (store.CompanyScope, models.Turn, error) {
+	scope, err := t.Store.SystemCompanyScope(ctx, ref.CompanyID)
+	if err != nil {
+		return scope, models.Turn{}, err
+	}
+	turn, err := t.Store.GetTurn(ctx, scope, ref.TurnID)
+	return scope, turn, err
+}
+
+// FinishInput is how the workflow ends a turn.
+type FinishInput struct {
+	TurnRef
+	Status      models.TurnStatus
+	Question    string
+	ErrorCode   string
+	ErrorDetail string
+}
+
+// FinishTurn writes the turn's end once: status, the agent's text, the
+// final answer (the last step's text of a completed turn), the question,
+// the error and what the run was charged (from the ledger), with a
+// turn_ended event in the feed. It returns the status stored (the first
+// end written wins).
+func (t *Turns) FinishTurn(ctx context.Context, in FinishInput) (models.TurnStatus, error) {
+	scope, turn, err := t.turn(ctx, in.TurnRef)
+	if errors.Is(err, models.ErrNotFound) {
+		return in.Status, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if !turn.Status.Active() {
+		return turn.Status, nil
+	}
+	history, err := t.Store.SessionMessages(ctx, scope, turn.SessionID)
+	if err != nil {
+		return "", err
+	}
+	var texts []string
+	last := ""
+	for _, m := range history {
+		if m.TurnID == turn.ID && m.Role == models.RoleAssistant {
+			if s := textOf(m.Content); s != "" {
+				texts = append(texts, s)
+			}
+			last = textOf(m.Content)
+		}
+	}
+	cost, err := t.Store.RunCredits(ctx, t.Store.SystemConglomerateScope(scope.ConglomerateID()), turn.ID)
+	if err != nil {
+		return "", err
+	}
+	r := models.TurnResult{Status: in.Status, Question: in.Question, ErrorCode: in.ErrorCode, ErrorDetail: cut(in.ErrorDetail, 1000),
+		CreditsCost: &cost, EndedAt: time.Now().UTC()}
+	if in.Status == models.TurnCompleted {
+		r.Answer = last
+	}
+	summary := map[models.TurnStatus]string{
+		models.TurnCompleted:   "The agent finished a turn",
+		models.TurnWaiting:     "The agent asked a question",
+		models.TurnFailed:      "A turn of the agent failed",
+		models.TurnInterrupted: "A turn of the agent was interrupted",
+	}[in.Status]
+	ended, _, err := t.Store.FinishTurn(ctx, scope, turn.ID, strings.Join(texts, "\n\n"), r, models.ActivityInput{
+		Kind: models.ActivityTurnEnded, Actor: models.ActorAgent, Summary: summary,
+		Data: map[string]any{"credits": cost, "trigger": string(turn.Trigger)}})
+	if err != nil {
+		return "", err
+	}
+	return ended.Status, nil
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// textOf joins a message's text blocks.
+func textOf(content []models.ContentBlock) string {
+	var b strings.Builder
+	for _, c := range content {
+		if c.Type == models.ContentText {
+			b.WriteString(c.Text)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// conversation turns a session's stored messages into the model's
+// messages: consecutive messages of one role are one message.
+func conversation(history []models.TurnMessage) []models.ModelMessage {
+	var out []models.ModelMessage
+	for _, m := range history {
+		if n := len(out); n > 0 && out[n-1].Role == m.Role {
+			out[n-1].Content = append(out[n-1].Content, m.Content...)
+			continue
+		}
+		out = append(out, models.ModelMessage{Role: m.Role, Content: append([]models.ContentBlock(nil), m.Content...)})
+	}
+	return out
+}
+
+// systemPrompt tells the model whose agent it is.
+func systemPrompt(c models.Company, turn models.Turn) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "You are the AI agent that runs the company %q (handle %s). ", c.Name, c.Handle)
+	b.WriteString("Work toward the company's mission with the tools you have: write documents, manage tasks and files, email, sell products, and keep the owner informed. ")
+	b.WriteString("When you need a decision only the owner can make, call ask_question and stop. Answer in the owner's language, briefly.\n")
+	if c.Mission != "" {
+		fmt.Fprintf(&b, "\nMission: %s\n", c.Mission)
+	}
+	if c.Idea != "" {
+		fmt.Fprintf(&b, "\nIdea: %s\n", cut(c.Idea, 4000))
+	}
+	switch turn.Trigger {
+	case models.TriggerSchedule:
+		b.WriteString("\nThis is a scheduled run: review the company's open tasks and make progress on the most important one.\n")
+	case models.TriggerTask:
+		b.WriteString("\nThis run works on one task, described in the message.\n")
+	}
+	fmt.Fprintf(&b, "\nToday is %s (UTC).", time.Now().UTC().Format("2006-01-02"))
+	return b.String()
+}
+
+// modelError makes a failed model call the activity's error: retryable
+// ones are retried by the activity's policy (after the provider's
+// retry-after when it gave one); others fail the turn.
+func modelError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return interrupted(ctx, "model call", err)
+	}
+	var me *models.ModelCallError
+	if !errors.As(err, &me) {
+		return err
+	}
+	if me.Kind == models.ModelCanceled {
+		return interrupted(ctx, "model call", err)
+	}
+	typ, msg := ErrTurnUpstream, "The language model is unavailable; try again shortly."
+	switch me.Kind {
+	case models.ModelContextTooLong:
+		typ, msg = ErrTurnTooLarge, "The conversation is too long for the model; start a new session."
+	case models.ModelAuth, models.ModelInvalidRequest, models.ModelInvalidResponse:
+		typ, msg = ErrTurnInternal, "The language model refused the request; the operator has to check its configuration."
+	}
+	return temporal.NewApplicationErrorWithOptions(msg, typ, temporal.ApplicationErrorOptions{
+		NonRetryable: !me.Retryable, NextRetryDelay: me.RetryAfter, Cause: errors.New(me.Error())})
+}
+
+// textStream collects a call's streamed text after the text of the turn's
+// earlier steps.
+type textStream struct {
+	mu      sync.Mutex
+	base    string
+	b       strings.Builder
+	changed bool
+}
+
+func newTextStream(base string) *textStream { return &textStream{base: base} }
+
+func (s *textStream) add(delta string) {
+	s.mu.Lock()
+	s.b.WriteString(delta)
+	s.changed = true
+	s.mu.Unlock()
+}
+
+// take returns the text so far when it changed since the last take.
+func (s *textStream) take() (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.changed {
+		return "", false
+	}
+	s.changed = false
+	return join(s.base, strings.TrimSpace(s.b.String())), true
+}
+
+// full is the text so far with the step's whole text.
+func (s *textStream) full(step string) string { return join(s.base, step) }
+
+func join(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n\n" + b
+}
+
+// toolAttempts is how often a tool call that failed on the service side is
+// tried before the model is told it failed.
+const toolAttempts = 3
+

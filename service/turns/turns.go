@@ -1,0 +1,443 @@
+// Package turns holds the agent turn use cases: send a message (which
+// starts a turn), read a turn, interrupt it, list a company's turns, and
+// run a task. A turn is the Temporal workflow turn:<company_id> (so a
+// company runs one turn at a time: Temporal refuses a second start) and a
+// row that holds its state for every replica.
+package turns
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
+
+	"holdco/models"
+	"holdco/service"
+	"holdco/service/billing"
+	"holdco/service/files"
+	"holdco/store"
+	"holdco/workflows/contract"
+)
+
+// Limits of a message.
+const (
+	// MaxMessageChars is the longest message (characters).
+	MaxMessageChars = 32_000
+	// MaxAttachments is how many files one message may attach.
+	MaxAttachments = 10
+	// startTimeout bounds the workflow start of a message.
+	startTimeout = 10 * time.Second
+	// interruptWait bounds how long an interrupt waits for the turn to end.
+	interruptWait = 30 * time.Second
+	// closeWait bounds the wait for an ended turn's workflow to close.
+	closeWait = 5 * time.Second
+)
+
+// Service is the turn use cases.
+type Service struct {
+	core     *service.Core
+	store    *store.Store
+	billing  *billing.Service
+	files    *files.Service
+	temporal client.Client
+	logger   *slog.Logger
+	now      func() time.Time
+}
+
+// New builds the turn use cases. temporal nil: turns cannot start
+// (upstream_unavailable).
+func New(core *service.Core, bill *billing.Service, fs *files.Service, temporal client.Client) *Service {
+	return &Service{core: core, store: core.Store(), billing: bill, files: fs, temporal: temporal, logger: core.Logger(), now: core.Clock()}
+}
+
+// Message is what a user sends to a company's agent.
+type Message struct {
+	Text string
+	// Attachments are ids of the company's files.
+	Attachments []string
+	// SessionID continues a conversation of the company; empty continues
+	// the session whose last turn is waiting for an answer, else starts a
+	// new session.
+	SessionID string
+}
+
+// Started is a turn that a message started.
+type Started struct {
+	TurnID    string
+	SessionID string
+	CompanyID string
+	Status    models.TurnStatus
+}
+
+// SendMessage starts a turn of the company's agent with the message and
+// returns at once. Refusals, in order: the company is missing or archived
+// (not_found) or another account's (forbidden); its agent does not take
+// messages (forbidden, agent_chat false); it is not provisioned yet
+// (business_not_active); the plan does not allow agent work (plan_…);
+// the balance is under MinCreditsToStartTurn (insufficient_credits); the
+// message is invalid (invalid_argument); a turn runs (conflict, with its
+// turn_id).
+func (s *Service) SendMessage(ctx context.Context, companyID string, m Message) (Started, error) {
+	ac, err := s.core.AuthorizeCompany(ctx, companyID, false)
+	if err != nil {
+		return Started{}, err
+	}
+	text := strings.TrimSpace(m.Text)
+	if err := service.CheckText(m.Text, true); err != nil {
+		return Started{}, err.WithField("message")
+	}
+	if text == "" {
+		return Started{}, models.Errorf(models.CodeInvalidArgument, "The message is empty.").WithField("message")
+	}
+	if n := len([]rune(text)); n > MaxMessageChars {
+		return Started{}, models.Errorf(models.CodeInvalidArgument, "The message has %d characters; at most %d are allowed.", n, MaxMessageChars).WithField("message")
+	}
+	if len(m.Attachments) > MaxAttachments {
+		return Started{}, models.Errorf(models.CodeInvalidArgument, "At most %d files can be attached to a message.", MaxAttachments).WithField("attachments")
+	}
+	if ac.ChatDisabled {
+		return Started{}, models.Errorf(models.CodeForbidden, "The agent of %s does not take messages (agent_chat is off); turn it on in the company's settings.", ac.Name).With("agent_chat", false)
+	}
+	if err := s.canWork(ctx, ac, false); err != nil {
+		return Started{}, err
+	}
+	var attached []string
+	for i, id := range m.Attachments {
+		f, err := s.files.Get(ctx, ac.ID, id)
+		if err != nil {
+			var de *models.Error
+			if errors.As(err, &de) {
+				return Started{}, de.WithField(fmt.Sprintf("attachments[%d]", i))
+			}
+			return Started{}, err
+		}
+		attached = append(attached, fmt.Sprintf("- %s (file id %s, %d bytes, %s)", f.Path, f.ID, f.SizeBytes, f.ContentType))
+	}
+	session, err := s.session(ctx, ac, m.SessionID)
+	if err != nil {
+		return Started{}, err
+	}
+	content := text
+	if len(attached) > 0 {
+		content += "\n\nAttached files (read them with read_file):\n" + strings.Join(attached, "\n")
+	}
+	t := models.Turn{SessionID: session, Trigger: models.TriggerMessage, Message: text, Attachments: append([]string{}, m.Attachments...)}
+	t, err = s.start(ctx, ac, t, content)
+	if err != nil {
+		return Started{}, err
+	}
+	return Started{TurnID: t.ID, SessionID: t.SessionID, CompanyID: ac.ID, Status: t.Status}, nil
+}
+
+// canWork checks what every turn needs but the message: a provisioned
+// company, a plan that allows agent work and, unless skipped (an
+// operator's run), the minimum balance.
+func (s *Service) canWork(ctx context.Context, ac service.AuthorizedCompany, skipCredits bool) error {
+	ready, err := s.store.CompanyReady(ctx, ac.Scope)
+	if err != nil {
+		return err
+	}
+	if !ready {
+		return models.Errorf(models.CodeBusinessNotActive, "%s is still being set up (about a minute); try again once it is ready.", ac.Name)
+	}
+	if skipCredits {
+		return nil
+	}
+	cong, err := s.store.GetConglomerate(ctx, ac.ConglomerateID)
+	if err != nil {
+		return err
+	}
+	if perr := s.billing.PlanDecision(cong, billing.ActionAgentWork); perr != nil {
+		return perr
+	}
+	bal, err := s.store.CreditBalance(ctx, s.store.SystemConglomerateScope(ac.ConglomerateID), s.now().UTC().Truncate(24*time.Hour))
+	if err != nil {
+		return err
+	}
+	if bal.Balance < billing.MinCreditsToStartTurn {
+		return s.billing.InsufficientCredits(cong, bal.Balance, billing.MinCreditsToStartTurn)
+	}
+	return nil
+}
+
+// session picks the turn's session: the one asked for (a session of this
+// company), else the session of a turn waiting for an answer, else a new one.
+func (s *Service) session(ctx context.Context, ac service.AuthorizedCompany, asked string) (string, error) {
+	if asked != "" {
+		id, err := uuid.Parse(asked)
+		if err != nil {
+			return "", models.Errorf(models.CodeInvalidArgument, "session_id is not a UUID.").WithField("session_id")
+		}
+		ok, err := s.store.SessionExists(ctx, ac.Scope, id.String())
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return "", models.Errorf(models.CodeNotFound, "Session %s is not a conversation of this company.", id).WithField("session_id")
+		}
+		return id.String(), nil
+	}
+	last, err := s.store.LatestTurn(ctx, ac.Scope, false)
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+	case err != nil:
+		return "", err
+	case last.Status == models.TurnWaiting:
+		return last.SessionID, nil
+	}
+	return uuid.NewString(), nil
+}
+
+// start stores the queued turn with its first message, then starts its
+// workflow. The row is the outbox: a crash between the two leaves a queued
+// turn that the worker's sweeper starts. Temporal refuses a second start
+// for the company while a turn runs: the row is removed and the answer is
+// conflict with the running turn's id.
+func (s *Service) start(ctx context.Context, ac service.AuthorizedCompany, t models.Turn, content string) (models.Turn, error) {
+	if s.temporal == nil {
+		return t, models.Errorf(models.CodeUpstreamUnavailable, "Agent turns are not available on this server.")
+	}
+	t, err := s.store.CreateTurn(ctx, ac.Scope, t, []models.ContentBlock{{Type: models.ContentText, Text: content}})
+	if err != nil {
+		return t, err
+	}
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	for attempt := 0; ; attempt++ {
+		err = startWorkflow(context.WithoutCancel(ctx), s.temporal, t)
+		if err == nil {
+			return t, nil
+		}
+		// The previous turn has ended but its workflow is closing: wait
+		// for it once rather than refuse a message its poller just
+		// allowed.
+		if !errors.As(err, &started) || attempt > 0 || !s.closing(context.WithoutCancel(ctx), ac) {
+			break
+		}
+	}
+	// Never started: the turn did not happen.
+	if derr := s.store.DeleteUnstartedTurn(context.WithoutCancel(ctx), ac.Scope, t.ID); derr != nil {
+		s.logger.WarnContext(ctx, "turn: removing a turn that did not start", "turn", t.ID, "error", derr)
+	}
+	if errors.As(err, &started) {
+		return t, s.conflict(context.WithoutCancel(ctx), ac)
+	}
+	return t, models.Errorf(models.CodeUpstreamUnavailable, "The turn could not be started; retry shortly.").Wrap(err)
+}
+
+// conflict is the answer to a message while a turn runs, with the running
+// turn's id (from the workflow's memo: other refused messages may have
+// rows for a moment).
+func (s *Service) conflict(ctx context.Context, ac service.AuthorizedCompany) error {
+	e := models.Errorf(models.CodeConflict, "A turn of %s's agent is running; wait for it to end (poll get_turn) or interrupt it.", ac.Name)
+	if id := RunningTurnID(ctx, s.temporal, ac.ID); id != "" {
+		e = e.With("turn_id", id)
+	}
+	return e
+}
+
+// closing reports whether the company's turn workflow runs a turn whose
+// row has ended, after waiting (a few seconds at most) for it to close.
+func (s *Service) closing(ctx context.Context, ac service.AuthorizedCompany) bool {
+	id := RunningTurnID(ctx, s.temporal, ac.ID)
+	if id != "" {
+		t, err := s.store.GetTurn(ctx, ac.Scope, id)
+		if err != nil || t.Status.Active() {
+			return false
+		}
+	}
+	wctx, cancel := context.WithTimeout(ctx, closeWait)
+	defer cancel()
+	_ = s.temporal.GetWorkflow(wctx, contract.TurnWorkflowID(ac.ID), "").Get(wctx, nil)
+	return wctx.Err() == nil
+}
+
+// memoTurnID is the memo field naming the turn a workflow runs.
+const memoTurnID = "turn_id"
+
+// RunningTurnID is the id of the turn the company's turn workflow runs, ""
+// when none runs (or Temporal does not answer).
+func RunningTurnID(ctx context.Context, tc client.Client, companyID string) string {
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	d, err := tc.DescribeWorkflowExecution(ctx, contract.TurnWorkflowID(companyID), "")
+	if err != nil || d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return ""
+	}
+	p := d.GetWorkflowExecutionInfo().GetMemo().GetFields()[memoTurnID]
+	var id string
+	if p == nil || converter.GetDefaultDataConverter().FromPayload(p, &id) != nil {
+		return ""
+	}
+	return id
+}
+
+func startWorkflow(ctx context.Context, tc client.Client, t models.Turn) error {
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	_, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                                       contract.TurnWorkflowID(t.CompanyID),
+		TaskQueue:                                contract.TaskQueue,
+		WorkflowIDReusePolicy:                    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+		Memo:                                     map[string]any{memoTurnID: t.ID},
+		TypedSearchAttributes: temporal.NewSearchAttributes(contract.CompanyIDKey.ValueSet(t.CompanyID),
+			contract.ConglomerateIDKey.ValueSet(t.ConglomerateID)),
+	}, contract.TurnWorkflowName, contract.TurnInput{TurnID: t.ID, CompanyID: t.CompanyID, ConglomerateID: t.ConglomerateID})
+	return err
+}
+
+// View is a turn as its readers see it.
+type View struct {
+	models.Turn
+	ElapsedSeconds float64
+}
+
+func (s *Service) view(t models.Turn) View {
+	v := View{Turn: t, ElapsedSeconds: t.Elapsed(s.now()).Round(100 * time.Millisecond).Seconds()}
+	if t.Status.Active() {
+		v.CreditsCost = nil // reported once the turn ended
+	}
+	return v
+}
+
+// authorizeTurn finds a turn's company and applies the ownership rule: an
+// unknown turn is not_found, another account's forbidden.
+func (s *Service) authorizeTurn(ctx context.Context, turnID string) (service.AuthorizedCompany, models.Turn, error) {
+	id, err := uuid.Parse(turnID)
+	if err != nil {
+		return service.AuthorizedCompany{}, models.Turn{}, models.Errorf(models.CodeInvalidArgument, "The turn id is not a UUID.").WithField("turn_id")
+	}
+	companyID, err := s.store.TurnCompanyID(ctx, id.String())
+	if errors.Is(err, models.ErrNotFound) {
+		return service.AuthorizedCompany{}, models.Turn{}, models.Errorf(models.CodeNotFound, "Turn %s does not exist.", id)
+	}
+	if err != nil {
+		return service.AuthorizedCompany{}, models.Turn{}, err
+	}
+	ac, err := s.core.AuthorizeCompany(ctx, companyID, true)
+	if err != nil {
+		var de *models.Error
+		if errors.As(err, &de) && de.Code == models.CodeForbidden {
+			return ac, models.Turn{}, models.Errorf(models.CodeForbidden, "Turn %s belongs to another account.", id)
+		}
+		return ac, models.Turn{}, err
+	}
+	t, err := s.store.GetTurn(ctx, ac.Scope, id.String())
+	if errors.Is(err, models.ErrNotFound) {
+		return ac, t, models.Errorf(models.CodeNotFound, "Turn %s does not exist.", id)
+	}
+	return ac, t, err
+}
+
+// GetTurn returns a turn: status, elapsed seconds, the agent's text so
+// far, the answer, the question of a waiting turn and, once it ended, what
+// it cost.
+func (s *Service) GetTurn(ctx context.Context, turnID string) (View, error) {
+	_, t, err := s.authorizeTurn(ctx, turnID)
+	if err != nil {
+		return View{}, err
+	}
+	return s.view(t), nil
+}
+
+// InterruptTurn stops a running turn: the model or tool call in flight is
+// cancelled and the turn ends interrupted. It answers the turn as it then
+// is; a turn that has ended already is answered unchanged (a no-op, not an
+// error).
+func (s *Service) InterruptTurn(ctx context.Context, turnID string) (View, error) {
+	ac, t, err := s.authorizeTurn(ctx, turnID)
+	if err != nil || !t.Status.Active() {
+		return s.view(t), err
+	}
+	if s.temporal == nil {
+		return View{}, models.Errorf(models.CodeUpstreamUnavailable, "Agent turns are not available on this server.")
+	}
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), interruptWait)
+	defer cancel()
+	h, err := s.temporal.UpdateWorkflow(uctx, client.UpdateWorkflowOptions{
+		WorkflowID: contract.TurnWorkflowID(ac.ID), UpdateName: contract.UpdateInterrupt,
+		Args: []any{t.ID}, WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err == nil {
+		var st contract.TurnState
+		err = h.Get(uctx, &st)
+	}
+	if err != nil {
+		var nf *serviceerror.NotFound
+		if !errors.As(err, &nf) && uctx.Err() == nil {
+			// Refused by the validator (not the running turn) or the
+			// workflow is gone: the row decides below.
+			s.logger.InfoContext(ctx, "turn interrupt: update refused", "turn", t.ID, "error", err)
+		}
+		if uctx.Err() != nil {
+			return View{}, models.Errorf(models.CodeUpstreamUnavailable, "The turn did not stop in time; try again.")
+		}
+	}
+	cur, err := s.store.GetTurn(ctx, ac.Scope, t.ID)
+	if err != nil {
+		return View{}, err
+	}
+	if cur.Status == models.TurnQueued {
+		// No workflow runs it (a start lost in a crash): it ends here.
+		cur, _, err = s.store.FinishTurn(ctx, ac.Scope, t.ID, cur.Text, models.TurnResult{Status: models.TurnInterrupted, EndedAt: s.now().UTC()},
+			models.ActivityInput{Kind: models.ActivityTurnEnded, Actor: service.ActorOf(ctx), Summary: "A turn of the agent was interrupted"})
+		if err != nil {
+			return View{}, err
+		}
+	}
+	return s.view(cur), nil
+}
+
+// Page is a page of a company's turns, newest first.
+type Page struct {
+	Turns []View
+	// Next is the cursor of the following page ("" at the end).
+	Next string
+}
+
+// ListTurns returns the company's turns newest first; limit 1–100, before
+// a cursor from an earlier page.
+func (s *Service) ListTurns(ctx context.Context, companyID string, limit int, before string) (Page, error) {
+	ac, err := s.core.AuthorizeCompany(ctx, companyID, true)
+	if err != nil {
+		return Page{}, err
+	}
+	if limit < 1 || limit > 100 {
+		return Page{}, models.Errorf(models.CodeInvalidArgument, "limit must be from 1 to 100.").WithField("limit")
+	}
+	var cur *store.TurnCursor
+	if before != "" {
+		id, err := uuid.Parse(before)
+		if err != nil {
+			return Page{}, models.Errorf(models.CodeInvalidArgument, "before must be a turn id from an earlier page.").WithField("before")
+		}
+		t, err := s.store.GetTurn(ctx, ac.Scope, id.String())
+		if err != nil {
+			return Page{}, models.Errorf(models.CodeInvalidArgument, "before must be a turn id of this company.").WithField("before")
+		}
+		cur = &store.TurnCursor{CreatedAt: t.CreatedAt, ID: t.ID}
+	}
+	turns, err := s.store.ListTurns(ctx, ac.Scope, cur, limit+1)
+	if err != nil {
+		return Page{}, err
+	}
+	p := Page{Turns: []View{}}
+	for i, t := range turns {
+		if i == limit {
+			p.Next = turns[limit-1].ID
+			break
+		}
+		p.Turns = append(p.Turns, s.view(t))
+	}
+	return p, nil
+}

@@ -1,0 +1,367 @@
+package turns_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/worker"
+
+	"holdco/activities"
+	"holdco/models"
+	"holdco/providers/llm/scripted"
+	"holdco/service/companies"
+	"holdco/service/servicetest"
+	"holdco/service/tasks"
+	"holdco/service/turns"
+	"holdco/service/usecases"
+	"holdco/testenv"
+	"holdco/workflows"
+	"holdco/workflows/contract"
+)
+
+// world is an owner with a ready company, a Temporal test server and a
+// worker running turns with the given model.
+type world struct {
+	e       *servicetest.Env
+	tmp     *testenv.Temporal
+	acts    *activities.Turns
+	worker  worker.Worker
+	owner   context.Context
+	cong    string
+	company string
+}
+
+func newWorld(t *testing.T, model activities.Model, credits int64) *world {
+	t.Helper()
+	tmp := testenv.NewTemporal(t, nil)
+	e := servicetest.NewWith(t, usecases.Options{Temporal: tmp.Client})
+	w := &world{e: e, tmp: tmp}
+	w.owner, w.cong = e.User(t, "ada@example.com")
+	co, err := e.Svc.CreateCompany(w.owner, w.cong, companies.CompanyInput{Name: "Ada Bakery", Idea: "Bread by subscription"})
+	require.NoError(t, err)
+	w.company = co.ID
+	w.setReady(t)
+	if credits > 0 {
+		_, err = e.Svc.GrantCredits(context.Background(), e.Store.SystemConglomerateScope(w.cong), models.EntryAdminAdjustment, credits, "test credits")
+		require.NoError(t, err)
+	}
+	w.acts = &activities.Turns{Store: e.Store, Billing: e.Svc.BillingUseCases, Tools: e.Svc.Tools, Model: model,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), TextEvery: 20 * time.Millisecond, HeartbeatEvery: 100 * time.Millisecond}
+	w.startWorker(t)
+	return w
+}
+
+func (w *world) startWorker(t *testing.T) {
+	w.worker = w.tmp.Server.NewWorker(contract.TaskQueue, func(r worker.Registry) { workflows.RegisterTurns(r, w.acts) })
+}
+
+func (w *world) setReady(t *testing.T) {
+	ctx := context.Background()
+	scope, err := w.e.Store.SystemCompanyScope(ctx, w.company)
+	require.NoError(t, err)
+	for _, k := range models.ResourceKinds {
+		require.NoError(t, w.e.Store.SaveResource(ctx, scope, models.CompanyResource{CompanyID: w.company, Kind: k, Status: models.ResourceReady, Ref: "ref"}))
+	}
+}
+
+func (w *world) send(t *testing.T, text string) turns.Started {
+	t.Helper()
+	st, err := w.e.Svc.Turns.SendMessage(w.owner, w.company, turns.Message{Text: text})
+	require.NoError(t, err)
+	return st
+}
+
+// wait polls the turn until cond holds.
+func (w *world) wait(t *testing.T, turnID string, cond func(turns.View) bool) turns.View {
+	t.Helper()
+	var v turns.View
+	require.Eventually(t, func() bool {
+		var err error
+		v, err = w.e.Svc.Turns.GetTurn(w.owner, turnID)
+		require.NoError(t, err)
+		return cond(v)
+	}, 60*time.Second, 20*time.Millisecond, "turn %s", turnID)
+	return v
+}
+
+func ended(v turns.View) bool { return !v.Status.Active() }
+
+func (w *world) balance(t *testing.T) int64 {
+	st, err := w.e.Svc.Credits(w.owner, w.cong)
+	require.NoError(t, err)
+	return st.Balance
+}
+
+// usageEntries counts the ledger's usage entries of a run.
+func (w *world) usageEntries(t *testing.T, runID string, typ models.LedgerEntryType) int64 {
+	var n int64
+	require.NoError(t, w.e.SQL.QueryRow("SELECT COUNT(*) FROM credit_ledger_entries WHERE run_id = "+w.e.Placeholder+" AND type = "+ph(w.e.Placeholder, 2), runID, string(typ)).Scan(&n))
+	return n
+}
+
+func ph(style string, n int) string {
+	if style == "?" {
+		return "?"
+	}
+	return "$" + string(rune('0'+n))
+}
+
+func domainErr(t *testing.T, err error) *models.Error {
+	t.Helper()
+	var de *models.Error
+	require.ErrorAs(t, err, &de)
+	return de
+}
+
+func TestMessageRunsATurnThatCallsToolsAndIsCharged(t *testing.T) {
+	w := newWorld(t, scripted.New(0), 100)
+	st := w.send(t, "Plan the launch of the bakery")
+	assert.Equal(t, models.TurnQueued, st.Status)
+	assert.Equal(t, w.company, st.CompanyID)
+	assert.NotEmpty(t, st.SessionID)
+
+	v := w.wait(t, st.TurnID, ended)
+	require.Equal(t, models.TurnCompleted, v.Status, "%s: %s", v.ErrorCode, v.ErrorDetail)
+	assert.Contains(t, v.Answer, "I wrote the document")
+	assert.Contains(t, v.Answer, "I created the task")
+	assert.Contains(t, v.Text, "I'll write down notes first.")
+	require.NotNil(t, v.CreditsCost)
+	assert.Equal(t, int64(100)-*v.CreditsCost, w.balance(t), "the cost is what the ledger charged")
+	assert.Equal(t, int64(3), w.usageEntries(t, st.TurnID, models.EntryTokenUsagePartial), "three model calls, each charged once")
+	assert.Greater(t, v.ElapsedSeconds, 0.0)
+
+	doc, err := w.e.Svc.Documents.Get(w.owner, w.company, "notes")
+	require.NoError(t, err)
+	assert.Contains(t, doc.Content, "Plan the launch of the bakery")
+	assert.Equal(t, models.ActorAgent, doc.UpdatedBy)
+	list, err := w.e.Svc.Tasks.List(w.owner, w.company, tasksAll)
+	require.NoError(t, err)
+	require.Len(t, list.Tasks, 1)
+
+	feed, err := w.e.Svc.Activity(w.owner, w.company, companies.ActivityInput{Limit: 10})
+	require.NoError(t, err)
+	assert.Equal(t, models.ActivityTurnEnded, feed.Events[0].Kind)
+
+	page, err := w.e.Svc.Turns.ListTurns(w.owner, w.company, 10, "")
+	require.NoError(t, err)
+	require.Len(t, page.Turns, 1)
+	assert.Equal(t, st.TurnID, page.Turns[0].ID)
+}
+
+func TestQuestionWaitsAndTheAnswerContinuesTheSession(t *testing.T) {
+	w := newWorld(t, scripted.New(0), 100)
+	first := w.send(t, "What should we bake first? Ask me.")
+	v := w.wait(t, first.TurnID, ended)
+	require.Equal(t, models.TurnWaiting, v.Status, "%s: %s", v.ErrorCode, v.ErrorDetail)
+	assert.Contains(t, v.Question, "what matters most to you")
+
+	second := w.send(t, "Sourdough, made with local flour")
+	assert.Equal(t, first.SessionID, second.SessionID, "the answer continues the session")
+	assert.NotEqual(t, first.TurnID, second.TurnID)
+	v2 := w.wait(t, second.TurnID, ended)
+	require.Equal(t, models.TurnCompleted, v2.Status, "%s: %s", v2.ErrorCode, v2.ErrorDetail)
+
+	third := w.send(t, "Thanks")
+	assert.NotEqual(t, first.SessionID, third.SessionID, "after a completed turn a message starts a new session")
+	w.wait(t, third.TurnID, ended)
+	again, err := w.e.Svc.Turns.SendMessage(w.owner, w.company, turns.Message{Text: "One more thing", SessionID: first.SessionID})
+	require.NoError(t, err)
+	assert.Equal(t, first.SessionID, again.SessionID, "a named session is continued")
+	w.wait(t, again.TurnID, ended)
+}
+
+func TestConcurrentMessagesStartExactlyOneTurn(t *testing.T) {
+	w := newWorld(t, scripted.New(3*time.Second), 100)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var started []turns.Started
+	var conflicts []*models.Error
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := w.e.Svc.Turns.SendMessage(w.owner, w.company, turns.Message{Text: "message " + string(rune('a'+i))})
+			mu.Lock()
+			defer mu.Unlock()
+			if err == nil {
+				started = append(started, st)
+				return
+			}
+			var de *models.Error
+			if assert.ErrorAs(t, err, &de) {
+				conflicts = append(conflicts, de)
+			}
+		}()
+	}
+	wg.Wait()
+	require.Len(t, started, 1, "one turn starts")
+	require.Len(t, conflicts, 19)
+	for _, c := range conflicts {
+		assert.Equal(t, models.CodeConflict, c.Code)
+		assert.Equal(t, started[0].TurnID, c.Extra["turn_id"], "the conflict names the running turn")
+	}
+	page, err := w.e.Svc.Turns.ListTurns(w.owner, w.company, 100, "")
+	require.NoError(t, err)
+	assert.Len(t, page.Turns, 1, "refused messages leave no turn behind")
+	_, err = w.e.Svc.Turns.InterruptTurn(w.owner, started[0].TurnID)
+	require.NoError(t, err)
+}
+
+func TestInterruptCancelsTheCallInFlight(t *testing.T) {
+	w := newWorld(t, scripted.New(time.Minute), 100)
+	st := w.send(t, "Write a long plan")
+	w.wait(t, st.TurnID, func(v turns.View) bool { return v.Status == models.TurnRunning })
+	began := time.Now()
+	v, err := w.e.Svc.Turns.InterruptTurn(w.owner, st.TurnID)
+	require.NoError(t, err)
+	assert.Equal(t, models.TurnInterrupted, v.Status)
+	assert.Less(t, time.Since(began), 30*time.Second, "the minute-long call was cancelled")
+	require.NotNil(t, v.CreditsCost)
+	assert.Equal(t, int64(0), *v.CreditsCost, "the cancelled call is not charged")
+
+	again, err := w.e.Svc.Turns.InterruptTurn(w.owner, st.TurnID)
+	require.NoError(t, err, "interrupting an ended turn is a no-op")
+	assert.Equal(t, models.TurnInterrupted, again.Status)
+	assert.Equal(t, v.EndedAt, again.EndedAt)
+
+	next := w.send(t, "Something short")
+	assert.NotEqual(t, st.TurnID, next.TurnID, "a new turn starts after the interrupt")
+	_, err = w.e.Svc.Turns.InterruptTurn(w.owner, next.TurnID)
+	require.NoError(t, err)
+}
+
+// greedyModel answers with text only, reporting many tokens per call; the
+// first `failures` calls fail with a rate limit.
+type greedyModel struct {
+	calls    atomic.Int64
+	failures int64
+	tokens   int64
+	tool     bool
+}
+
+func (m *greedyModel) Complete(ctx context.Context, req models.ModelRequest, onText func(string)) (models.ModelResponse, error) {
+	n := m.calls.Add(1)
+	if n <= m.failures {
+		return models.ModelResponse{}, &models.ModelCallError{Kind: models.ModelRateLimited, Retryable: true, Status: 429, RetryAfter: 50 * time.Millisecond}
+	}
+	onText("thinking")
+	resp := models.ModelResponse{Usage: models.ModelUsage{InputTokens: m.tokens, OutputTokens: 1}, Model: "greedy", StopReason: models.StopEndTurn,
+		Content: []models.ContentBlock{{Type: models.ContentText, Text: "thinking"}}}
+	if m.tool {
+		resp.StopReason = models.StopToolUse
+		resp.Content = append(resp.Content, models.ContentBlock{Type: models.ContentToolUse, ToolUseID: "call_" + string(rune('0'+n%10)), ToolName: "list_documents", Input: []byte(`{}`)})
+	}
+	return resp, nil
+}
+
+func TestRateLimitedModelCallIsRetriedAndChargedOnce(t *testing.T) {
+	m := &greedyModel{failures: 2, tokens: 10}
+	w := newWorld(t, m, 100)
+	st := w.send(t, "Hello")
+	v := w.wait(t, st.TurnID, ended)
+	require.Equal(t, models.TurnCompleted, v.Status, "%s: %s", v.ErrorCode, v.ErrorDetail)
+	assert.Equal(t, int64(3), m.calls.Load(), "two 429s, then the answer")
+	assert.Equal(t, int64(1), w.usageEntries(t, st.TurnID, models.EntryTokenUsagePartial))
+	assert.Equal(t, int64(2), *v.CreditsCost, "1 input + 1 output credit")
+}
+
+func TestTurnThatRunsOutOfCreditsStopsWithoutOverdrawing(t *testing.T) {
+	// Each call costs 3 credits (8,001 input tokens → 3, 1 output → 1 … 4);
+	// the model keeps calling tools, so the turn runs until the money ends.
+	m := &greedyModel{tokens: 8001, tool: true}
+	w := newWorld(t, m, 10)
+	st := w.send(t, "Work forever")
+	v := w.wait(t, st.TurnID, ended)
+	require.Equal(t, models.TurnFailed, v.Status)
+	assert.Equal(t, string(models.CodeInsufficientCredits), v.ErrorCode)
+	assert.Equal(t, int64(0), w.balance(t), "what was left was charged, nothing more")
+	assert.Equal(t, int64(10), *v.CreditsCost)
+}
+
+func TestWorkerStoppedMidTurnResumesWithoutChargingTwice(t *testing.T) {
+	w := newWorld(t, scripted.New(1500*time.Millisecond), 100)
+	st := w.send(t, "Plan the launch")
+	// Wait until the second model call runs (the first was charged).
+	w.wait(t, st.TurnID, func(v turns.View) bool { return w.usageEntries(t, st.TurnID, models.EntryTokenUsagePartial) >= 1 })
+	w.worker.Stop()
+	w.startWorker(t)
+	v := w.wait(t, st.TurnID, ended)
+	require.Equal(t, models.TurnCompleted, v.Status, "%s: %s", v.ErrorCode, v.ErrorDetail)
+	assert.Equal(t, int64(3), w.usageEntries(t, st.TurnID, models.EntryTokenUsagePartial), "each model call charged once")
+	list, err := w.e.Svc.Tasks.List(w.owner, w.company, tasksAll)
+	require.NoError(t, err)
+	assert.Len(t, list.Tasks, 1, "each tool call's effect once")
+}
+
+func TestMessagesAreRefusedWithTheirReason(t *testing.T) {
+	w := newWorld(t, scripted.New(0), 0)
+	ctx := context.Background()
+
+	// Under the minimum: insufficient_credits with the numbers.
+	de := domainErr(t, sendErr(w, "hello"))
+	assert.Equal(t, models.CodeInsufficientCredits, de.Code)
+	assert.Equal(t, int64(3), de.Extra["needed"])
+	_, err := w.e.Svc.GrantCredits(ctx, w.e.Store.SystemConglomerateScope(w.cong), models.EntryAdminAdjustment, 50, "credits")
+	require.NoError(t, err)
+
+	for _, c := range []struct {
+		text, field string
+	}{{"", "message"}, {"   ", "message"}, {"nul\x00byte", "message"}, {string(make([]rune, turns.MaxMessageChars+1)), "message"}} {
+		de := domainErr(t, sendErr(w, c.text))
+		assert.Equal(t, models.CodeInvalidArgument, de.Code, "%q", c.text)
+		assert.Equal(t, c.field, de.Field)
+	}
+	_, err = w.e.Svc.Turns.SendMessage(w.owner, w.company, turns.Message{Text: "see file", Attachments: []string{"0190b7e2-0000-7000-8000-000000000000"}})
+	assert.Equal(t, models.CodeNotFound, domainErr(t, err).Code)
+	assert.Equal(t, "attachments[0]", domainErr(t, err).Field)
+
+	// The owner's switch: agent_chat false is forbidden.
+	scope, err := w.e.Store.SystemCompanyScope(ctx, w.company)
+	require.NoError(t, err)
+	require.NoError(t, w.e.Store.SetCompanyChat(ctx, scope, false))
+	assert.Equal(t, models.CodeForbidden, domainErr(t, sendErr(w, "hello")).Code)
+	require.NoError(t, w.e.Store.SetCompanyChat(ctx, scope, true))
+
+	// Not provisioned yet.
+	co, err := w.e.Svc.CreateCompany(w.owner, w.cong, companies.CompanyInput{Name: "New One"})
+	require.NoError(t, err)
+	_, err = w.e.Svc.Turns.SendMessage(w.owner, co.ID, turns.Message{Text: "hello"})
+	assert.Equal(t, models.CodeBusinessNotActive, domainErr(t, err).Code)
+
+	// Another account: forbidden for the company and its turns.
+	st := w.send(t, "hello")
+	w.wait(t, st.TurnID, ended)
+	bob, _ := w.e.User(t, "bob@example.com")
+	_, err = w.e.Svc.Turns.SendMessage(bob, w.company, turns.Message{Text: "hello"})
+	assert.Equal(t, models.CodeForbidden, domainErr(t, err).Code)
+	_, err = w.e.Svc.Turns.GetTurn(bob, st.TurnID)
+	assert.Equal(t, models.CodeForbidden, domainErr(t, err).Code)
+	_, err = w.e.Svc.Turns.InterruptTurn(bob, st.TurnID)
+	assert.Equal(t, models.CodeForbidden, domainErr(t, err).Code)
+	_, err = w.e.Svc.Turns.GetTurn(w.owner, "0190b7e2-0000-7000-8000-000000000000")
+	assert.Equal(t, models.CodeNotFound, domainErr(t, err).Code)
+
+	// Archived: not_found.
+	require.NoError(t, w.e.Svc.ArchiveCompany(w.owner, w.company))
+	assert.Equal(t, models.CodeNotFound, domainErr(t, sendErr(w, "hello")).Code)
+}
+
+func sendErr(w *world, text string) error {
+	_, err := w.e.Svc.Turns.SendMessage(w.owner, w.company, turns.Message{Text: text})
+	if err == nil {
+		return errors.New("sent")
+	}
+	return err
+}
+
+
+
+var tasksAll = tasks.ListInput{}

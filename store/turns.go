@@ -1,0 +1,286 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"holdco/models"
+)
+
+// activeTurnStatuses are the statuses of a turn that has not ended.
+var activeTurnStatuses = []models.TurnStatus{models.TurnQueued, models.TurnRunning}
+
+// TurnCompanyID returns the company of a turn, by the turn's id alone: what
+// the authorization step needs before it can make a scope.
+func (s *Store) TurnCompanyID(ctx context.Context, turnID string) (string, error) {
+	var ids []string
+	err := s.db.WithContext(ctx).Model(&models.Turn{}).Where("id = ?", turnID).Limit(1).Pluck("company_id", &ids).Error
+	if err != nil {
+		return "", wrap("turn company", err)
+	}
+	if len(ids) == 0 {
+		return "", wrap("turn company", models.ErrNotFound)
+	}
+	return ids[0], nil
+}
+
+// CreateTurn stores a queued turn of the scope's company with the user's
+// message (step 0 of the turn) in one transaction.
+func (s *Store) CreateTurn(ctx context.Context, c CompanyScope, t models.Turn, first []models.ContentBlock) (models.Turn, error) {
+	if err := c.check("create turn"); err != nil {
+		return t, err
+	}
+	at := now()
+	t.CompanyID, t.ConglomerateID, t.Status, t.CreatedAt, t.UpdatedAt = c.id, c.conglomerateID, models.TurnQueued, at, at
+	err := s.InTx(ctx, func(tx *Store) error {
+		if err := tx.db.WithContext(ctx).Create(&t).Error; err != nil {
+			return wrap("create turn", err)
+		}
+		m := models.TurnMessage{TurnID: t.ID, SessionID: t.SessionID, Role: models.RoleUser, Content: first, CreatedAt: at}
+		return wrap("create turn", tx.db.WithContext(ctx).Create(&m).Error)
+	})
+	return t, err
+}
+
+// DeleteUnstartedTurn removes a queued turn whose workflow never started
+// (Temporal refused the start): it never happened.
+func (s *Store) DeleteUnstartedTurn(ctx context.Context, c CompanyScope, turnID string) error {
+	if err := c.check("delete turn"); err != nil {
+		return err
+	}
+	err := s.db.WithContext(ctx).Where("id = ? AND company_id = ? AND status = ? AND started_at IS NULL", turnID, c.id, models.TurnQueued).
+		Delete(&models.Turn{}).Error
+	return wrap("delete turn", err)
+}
+
+// GetTurn returns a turn of the scope's company, or models.ErrNotFound.
+func (s *Store) GetTurn(ctx context.Context, c CompanyScope, turnID string) (models.Turn, error) {
+	var t models.Turn
+	if err := c.check("get turn"); err != nil {
+		return t, err
+	}
+	err := s.db.WithContext(ctx).Where("id = ? AND company_id = ?", turnID, c.id).Take(&t).Error
+	return t, wrap("get turn", err)
+}
+
+// TurnCursor pages turns newest first: the turns created before
+// (CreatedAt, ID).
+type TurnCursor struct {
+	CreatedAt time.Time
+	ID        string
+}
+
+// ListTurns returns up to limit turns of the scope's company, newest first,
+// before the cursor when one is given.
+func (s *Store) ListTurns(ctx context.Context, c CompanyScope, before *TurnCursor, limit int) ([]models.Turn, error) {
+	if err := c.check("list turns"); err != nil {
+		return nil, err
+	}
+	q := s.db.WithContext(ctx).Where("company_id = ?", c.id)
+	if before != nil {
+		q = q.Where("created_at < ? OR (created_at = ? AND id < ?)", before.CreatedAt, before.CreatedAt, before.ID)
+	}
+	turns := []models.Turn{}
+	err := q.Order("created_at DESC, id DESC").Limit(limit).Find(&turns).Error
+	return turns, wrap("list turns", err)
+}
+
+// LatestTurn returns the company's newest turn; models.ErrNotFound when it
+// has none. activeOnly limits it to a queued or running one.
+func (s *Store) LatestTurn(ctx context.Context, c CompanyScope, activeOnly bool) (models.Turn, error) {
+	var t models.Turn
+	if err := c.check("latest turn"); err != nil {
+		return t, err
+	}
+	q := s.db.WithContext(ctx).Where("company_id = ?", c.id)
+	if activeOnly {
+		q = q.Where("status IN ?", activeTurnStatuses)
+	}
+	err := q.Order("created_at DESC, id DESC").Take(&t).Error
+	return t, wrap("latest turn", err)
+}
+
+// MarkTurnRunning moves a queued turn to running (its workflow picked it
+// up) and returns the turn as it now is; a turn that already ended is
+// returned unchanged.
+func (s *Store) MarkTurnRunning(ctx context.Context, c CompanyScope, turnID string, at time.Time) (models.Turn, error) {
+	if err := c.check("start turn"); err != nil {
+		return models.Turn{}, err
+	}
+	err := s.db.WithContext(ctx).Model(&models.Turn{}).
+		Where("id = ? AND company_id = ? AND status IN ?", turnID, c.id, activeTurnStatuses).
+		Updates(map[string]any{"status": models.TurnRunning, "started_at": gorm.Expr("COALESCE(started_at, ?)", at), "updated_at": at}).Error
+	if err != nil {
+		return models.Turn{}, wrap("start turn", err)
+	}
+	return s.GetTurn(ctx, c, turnID)
+}
+
+// SetTurnText stores the agent's text so far of a running turn.
+func (s *Store) SetTurnText(ctx context.Context, c CompanyScope, turnID, text string) error {
+	if err := c.check("turn text"); err != nil {
+		return err
+	}
+	err := s.db.WithContext(ctx).Model(&models.Turn{}).
+		Where("id = ? AND company_id = ? AND status = ?", turnID, c.id, models.TurnRunning).
+		Updates(map[string]any{"text": text, "updated_at": now()}).Error
+	return wrap("turn text", err)
+}
+
+// FinishTurn ends a turn once: the first result written wins, and the
+// event is recorded with it. It returns the turn as stored and whether this
+// call ended it.
+func (s *Store) FinishTurn(ctx context.Context, c CompanyScope, turnID, text string, r models.TurnResult, event models.ActivityInput) (models.Turn, bool, error) {
+	if err := c.check("finish turn"); err != nil {
+		return models.Turn{}, false, err
+	}
+	ended := false
+	err := s.InTx(ctx, func(tx *Store) error {
+		res := tx.db.WithContext(ctx).Model(&models.Turn{}).
+			Where("id = ? AND company_id = ? AND status IN ?", turnID, c.id, activeTurnStatuses).
+			Updates(map[string]any{"status": r.Status, "text": text, "answer": r.Answer, "question": r.Question,
+				"error_code": r.ErrorCode, "error_detail": r.ErrorDetail, "credits_cost": r.CreditsCost,
+				"started_at": gorm.Expr("COALESCE(started_at, ?)", r.EndedAt), "ended_at": r.EndedAt, "updated_at": r.EndedAt})
+		if res.Error != nil {
+			return wrap("finish turn", res.Error)
+		}
+		if ended = res.RowsAffected == 1; !ended {
+			return nil
+		}
+		event.Subject = turnID
+		event.Data = withData(event.Data, "turn_id", turnID, "status", string(r.Status))
+		return tx.RecordActivity(ctx, c, event)
+	})
+	if err != nil {
+		return models.Turn{}, false, err
+	}
+	t, err := s.GetTurn(ctx, c, turnID)
+	return t, ended, err
+}
+
+// SessionMessages returns the conversation of a session of the scope's
+// company in order: by turn (time-ordered ids), step and part.
+func (s *Store) SessionMessages(ctx context.Context, c CompanyScope, sessionID string) ([]models.TurnMessage, error) {
+	if err := c.check("session messages"); err != nil {
+		return nil, err
+	}
+	msgs := []models.TurnMessage{}
+	err := s.db.WithContext(ctx).Where("session_id = ? AND turn_id IN (?)", sessionID,
+		s.db.Model(&models.Turn{}).Select("id").Where("company_id = ? AND session_id = ?", c.id, sessionID)).
+		Order("turn_id, step, part").Find(&msgs).Error
+	return msgs, wrap("session messages", err)
+}
+
+// PutTurnMessage stores a message of a turn once: when (turn, step, part)
+// is stored already, the stored one is returned and created is false (an
+// activity retried after a crash finds its own earlier work).
+func (s *Store) PutTurnMessage(ctx context.Context, c CompanyScope, m models.TurnMessage) (stored models.TurnMessage, created bool, err error) {
+	if err := c.check("put turn message"); err != nil {
+		return m, false, err
+	}
+	t, err := s.GetTurn(ctx, c, m.TurnID)
+	if err != nil {
+		return m, false, err
+	}
+	m.SessionID = t.SessionID
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = now()
+	}
+	res := s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&m)
+	if res.Error != nil {
+		return m, false, wrap("put turn message", res.Error)
+	}
+	if res.RowsAffected == 1 {
+		return m, true, nil
+	}
+	stored, err = s.GetTurnMessage(ctx, c, m.TurnID, m.Step, m.Part)
+	return stored, false, err
+}
+
+// GetTurnMessage returns one message of a turn of the scope's company, or
+// models.ErrNotFound.
+func (s *Store) GetTurnMessage(ctx context.Context, c CompanyScope, turnID string, step, part int) (models.TurnMessage, error) {
+	var m models.TurnMessage
+	if err := c.check("get turn message"); err != nil {
+		return m, err
+	}
+	err := s.db.WithContext(ctx).Where("turn_id = ? AND step = ? AND part = ? AND turn_id IN (?)", turnID, step, part,
+		s.db.Model(&models.Turn{}).Select("id").Where("id = ? AND company_id = ?", turnID, c.id)).Take(&m).Error
+	return m, wrap("get turn message", err)
+}
+
+// RunCredits is what a run was charged: the usage entries of the ledger
+// with its run id, summed.
+func (s *Store) RunCredits(ctx context.Context, cong ConglomerateScope, runID string) (int64, error) {
+	if err := cong.check("run credits"); err != nil {
+		return 0, err
+	}
+	var sum *int64
+	err := s.db.WithContext(ctx).Model(&models.CreditLedgerGroup{}).Select("SUM(amount)").
+		Where("conglomerate_id = ? AND run_id = ?", cong.id, runID).Scan(&sum).Error
+	if err != nil || sum == nil {
+		return 0, wrap("run credits", err)
+	}
+	return -*sum, nil
+}
+
+// UnstartedTurn is a queued turn whose workflow may never have started,
+// with its company's scope (for the worker's sweeper).
+type UnstartedTurn struct {
+	Turn  models.Turn
+	Scope CompanyScope
+}
+
+// UnstartedTurns returns queued turns created before the time that no
+// workflow has marked running (a crash between the commit and the start).
+func (s *Store) UnstartedTurns(ctx context.Context, createdBefore time.Time, limit int) ([]UnstartedTurn, error) {
+	var turns []models.Turn
+	err := s.db.WithContext(ctx).Where("status = ? AND started_at IS NULL AND created_at < ?", models.TurnQueued, createdBefore).
+		Order("created_at, id").Limit(limit).Find(&turns).Error
+	if err != nil {
+		return nil, wrap("unstarted turns", err)
+	}
+	out := make([]UnstartedTurn, 0, len(turns))
+	for _, t := range turns {
+		out = append(out, UnstartedTurn{Turn: t, Scope: CompanyScope{id: t.CompanyID, conglomerateID: t.ConglomerateID}})
+	}
+	return out, nil
+}
+
+// SetCompanyChat switches whether the company's agent takes messages.
+func (s *Store) SetCompanyChat(ctx context.Context, c CompanyScope, enabled bool) error {
+	if err := c.check("company chat"); err != nil {
+		return err
+	}
+	err := s.db.WithContext(ctx).Model(&models.Company{}).Where("id = ?", c.id).
+		Updates(map[string]any{"chat_disabled": !enabled, "updated_at": now()}).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return wrap("company chat", models.ErrNotFound)
+	}
+	return wrap("company chat", err)
+}
+
+// CompanyReady reports whether every resource of the scope's company is
+// provisioned and ready.
+func (s *Store) CompanyReady(ctx context.Context, c CompanyScope) (bool, error) {
+	rs, err := s.ListResources(ctx, c)
+	if err != nil {
+		return false, err
+	}
+	return allReady(rs), nil
+}
+
+// SessionExists reports whether the scope's company has a turn in the
+// session.
+func (s *Store) SessionExists(ctx context.Context, c CompanyScope, sessionID string) (bool, error) {
+	if err := c.check("session exists"); err != nil {
+		return false, err
+	}
+	var n int64
+	err := s.db.WithContext(ctx).Model(&models.Turn{}).Where("company_id = ? AND session_id = ?", c.id, sessionID).Limit(1).Count(&n).Error
+	return n > 0, wrap("session exists", err)
+}
