@@ -5,6 +5,7 @@ import (
 
 	"holdco/service/companies"
 	"holdco/service/mail"
+	"holdco/service/turns"
 )
 
 // startProvisioningSweeper runs the provisioning outbox's sweeper on the
@@ -38,6 +39,25 @@ func (a *App) startStaleSendSweeper() func(context.Context) {
 	go func() {
 		defer close(done)
 		sw.Run(ctx, mail.StaleSweepEvery)
+	}()
+	return func(shutdown context.Context) {
+		cancel()
+		select {
+		case <-done:
+		case <-shutdown.Done():
+		}
+	}
+}
+
+// startTurnSweeper starts agent turns whose workflow start a crash lost
+// (worker role); the returned function stops it.
+func (a *App) startTurnSweeper() func(context.Context) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	sw := &turns.Sweeper{Store: a.Store, Temporal: a.Temporal, Logger: a.logger.With("component", "turn-sweeper")}
+	go func() {
+		defer close(done)
+		sw.Run(ctx, turns.SweepEvery)
 	}()
 	return func(shutdown context.Context) {
 		cancel()

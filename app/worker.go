@@ -43,10 +43,11 @@ func (a *App) startWorker(ctx context.Context, publicURL, sitesURL string) error
 	if err != nil {
 		return err
 	}
-	stopBlobs, stopSends := a.startBlobSweeper(blobs), a.startStaleSendSweeper()
+	stopBlobs, stopSends, stopTurns := a.startBlobSweeper(blobs), a.startStaleSendSweeper(), a.startTurnSweeper()
 	a.startProvisioningSweeper(func(shutdown context.Context) {
 		stopBlobs(shutdown)
 		stopSends(shutdown)
+		stopTurns(shutdown)
 	})
 	return nil
 }

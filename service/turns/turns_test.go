@@ -103,7 +103,7 @@ func (w *world) balance(t *testing.T) int64 {
 // usageEntries counts the ledger's usage entries of a run.
 func (w *world) usageEntries(t *testing.T, runID string, typ models.LedgerEntryType) int64 {
 	var n int64
-	require.NoError(t, w.e.SQL.QueryRow("SELECT COUNT(*) FROM credit_ledger_entries WHERE run_id = "+w.e.Placeholder+" AND type = "+ph(w.e.Placeholder, 2), runID, string(typ)).Scan(&n))
+	require.NoError(t, w.e.SQL.QueryRow("SELECT COUNT(*) FROM credit_ledger_entries WHERE run_id = "+ph(w.e.Placeholder, 1)+" AND type = "+ph(w.e.Placeholder, 2), runID, string(typ)).Scan(&n))
 	return n
 }
 
@@ -365,3 +365,57 @@ func sendErr(w *world, text string) error {
 
 
 var tasksAll = tasks.ListInput{}
+
+func TestTurnsACrashLeftQueuedAreStartedBySweep(t *testing.T) {
+	m := &switchable{fast: scripted.New(0), slow: scripted.New(time.Minute)}
+	w := newWorld(t, m, 100)
+	ctx := context.Background()
+	scope, err := w.e.Store.SystemCompanyScope(ctx, w.company)
+	require.NoError(t, err)
+	// The row of a message whose process died before the start.
+	lost, err := w.e.Store.CreateTurn(ctx, scope, models.Turn{SessionID: "0190b7e2-0000-7000-8000-0000000000aa", Trigger: models.TriggerMessage, Message: "hello"},
+		[]models.ContentBlock{{Type: models.ContentText, Text: "hello"}})
+	require.NoError(t, err)
+
+	sw := &turns.Sweeper{Store: w.e.Store, Temporal: w.tmp.Client, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	n, err := sw.Sweep(ctx, time.Hour)
+	require.NoError(t, err)
+	assert.Zero(t, n, "a fresh turn is left to its request")
+	n, err = sw.Sweep(ctx, -time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	v := w.wait(t, lost.ID, ended)
+	assert.Equal(t, models.TurnCompleted, v.Status)
+
+	// A lost turn whose company runs another meanwhile ends failed.
+	m.useSlow.Store(true)
+	running := w.send(t, "busy")
+	w.wait(t, running.TurnID, func(v turns.View) bool { return v.Status == models.TurnRunning })
+	lost2, err := w.e.Store.CreateTurn(ctx, scope, models.Turn{SessionID: "0190b7e2-0000-7000-8000-0000000000bb", Trigger: models.TriggerMessage, Message: "hi"},
+		[]models.ContentBlock{{Type: models.ContentText, Text: "hi"}})
+	require.NoError(t, err)
+	_, err = sw.Sweep(ctx, -time.Second)
+	require.NoError(t, err)
+	v2, err := w.e.Svc.Turns.GetTurn(w.owner, lost2.ID)
+	require.NoError(t, err)
+	assert.Equal(t, models.TurnFailed, v2.Status)
+	assert.Equal(t, string(models.CodeConflict), v2.ErrorCode)
+	r, err := w.e.Svc.Turns.GetTurn(w.owner, running.TurnID)
+	require.NoError(t, err)
+	assert.Equal(t, models.TurnRunning, r.Status, "the sweep left the running turn alone")
+	_, err = w.e.Svc.Turns.InterruptTurn(w.owner, running.TurnID)
+	require.NoError(t, err)
+}
+
+// switchable is the fast scripted model until useSlow is set.
+type switchable struct {
+	fast, slow *scripted.Model
+	useSlow    atomic.Bool
+}
+
+func (m *switchable) Complete(ctx context.Context, req models.ModelRequest, onText func(string)) (models.ModelResponse, error) {
+	if m.useSlow.Load() {
+		return m.slow.Complete(ctx, req, onText)
+	}
+	return m.fast.Complete(ctx, req, onText)
+}
