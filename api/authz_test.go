@@ -14,13 +14,16 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"holdco/api"
+	"holdco/models"
 	"holdco/providers/blob/local"
 	"holdco/providers/email"
 	"holdco/service"
@@ -220,7 +223,9 @@ func newMatrixWorld(t testing.TB) *matrixWorld {
 	adaTask := task["id"].(string)
 	w.call(http.MethodPost, "/companies/"+w.bobCo+"/tasks", userB, `{"title":"bob's task"}`, http.StatusCreated, &task)
 	bobTask := task["id"].(string)
+	adaTurn, bobTurn := w.endedTurn(w.adaCo), w.endedTurn(w.bobCo)
 	return &matrixWorld{world: w, fixtures: map[string]map[string]string{
+		"turn_id":         {"ada": adaTurn, "bob": bobTurn, "missing": missingID},
 		"email_id":        {"ada": adaEmail, "bob": bobEmail, "missing": missingID},
 		"conglomerate_id": {"ada": w.adaCong, "bob": w.bobCong, "missing": missingID},
 		"company_id":      {"ada": w.adaCo, "bob": w.bobCo, "missing": missingID},
@@ -228,6 +233,21 @@ func newMatrixWorld(t testing.TB) *matrixWorld {
 		"file_id":         {"ada": adaFile, "bob": bobFile, "missing": missingID},
 		"task_id":         {"ada": adaTask, "bob": bobTask, "missing": missingID},
 	}}
+}
+
+// endedTurn stores a completed turn of the company (the matrix world runs
+// no workflows).
+func (w *world) endedTurn(companyID string) string {
+	ctx := context.Background()
+	scope, err := w.store.SystemCompanyScope(ctx, companyID)
+	require.NoError(w.t, err)
+	turn, err := w.store.CreateTurn(ctx, scope, models.Turn{SessionID: uuid.NewString(), Trigger: models.TriggerMessage, Message: "hello"},
+		[]models.ContentBlock{{Type: models.ContentText, Text: "hello"}})
+	require.NoError(w.t, err)
+	_, _, err = w.store.FinishTurn(ctx, scope, turn.ID, "Hi", models.TurnResult{Status: models.TurnCompleted, Answer: "Hi", EndedAt: time.Now().UTC()},
+		models.ActivityInput{Kind: models.ActivityTurnEnded, Actor: models.ActorAgent, Summary: "done"})
+	require.NoError(w.t, err)
+	return turn.ID
 }
 
 // fixture resolves {param} (the "ada" fixture) or {param=name}. A parameter

@@ -20,6 +20,7 @@ type CompanyResponse struct {
 	Status         string     `json:"status" enum:"active,paused,archived"`
 	Idea           string     `json:"idea"`
 	Mission        string     `json:"mission"`
+	AgentChat      bool       `json:"agent_chat" doc:"Whether the company's agent takes messages (the owner's switch; scheduled runs and tasks go on either way)."`
 	CreatedAt      time.Time  `json:"created_at"`
 	UpdatedAt      time.Time  `json:"updated_at"`
 	ArchivedAt     *time.Time `json:"archived_at"`
@@ -61,6 +62,8 @@ type UpdateCompanyRequest struct {
 	Idea    *string `json:"idea,omitempty" maxLength:"20000" multiline:"true"`
 	Mission *string `json:"mission,omitempty" maxLength:"20000" multiline:"true"`
 	Status  *string `json:"status,omitempty" enum:"active,paused" doc:"Archive with DELETE instead."`
+	// AgentChat false stops messages to the company's agent (403).
+	AgentChat *bool `json:"agent_chat,omitempty" doc:"false: messages to the agent are refused with 403 until it is switched on again."`
 }
 
 // ArchiveCompanyRequest may say why a company is archived.
@@ -106,7 +109,7 @@ func registerCompanyRoutes(api huma.API, h *companyHandlers) {
 
 func toCompanyResponse(c models.Company) CompanyResponse {
 	return CompanyResponse{ID: c.ID, ConglomerateID: optional(c.ConglomerateID), Name: c.Name, Handle: c.Handle, Status: string(c.Status),
-		Idea: c.Idea, Mission: c.Mission, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt, ArchivedAt: c.ArchivedAt}
+		Idea: c.Idea, Mission: c.Mission, AgentChat: !c.ChatDisabled, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt, ArchivedAt: c.ArchivedAt}
 }
 
 type companyOutput struct{ Body CompanyResponse }
@@ -178,7 +181,7 @@ type updateCompanyInput struct {
 }
 
 func (h *companyHandlers) update(ctx context.Context, in *updateCompanyInput) (*companyOutput, error) {
-	u := companies.CompanyUpdate{Name: in.Body.Name, Idea: in.Body.Idea, Mission: in.Body.Mission}
+	u := companies.CompanyUpdate{Name: in.Body.Name, Idea: in.Body.Idea, Mission: in.Body.Mission, AgentChat: in.Body.AgentChat}
 	if in.Body.Status != nil {
 		st := models.CompanyStatus(*in.Body.Status)
 		u.Status = &st

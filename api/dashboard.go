@@ -1,6 +1,8 @@
 package api
 
 import (
+	"time"
+
 	"context"
 	"net/http"
 
@@ -59,10 +61,36 @@ type DashboardResponse struct {
 	Inbox          DashboardInbox            `json:"inbox"`
 	Revenue        DashboardRevenue          `json:"revenue"`
 	OpenTasks      []TaskResponse            `json:"open_tasks" doc:"Up to 20 pending, dispatched or running tasks, newest first."`
-	LastTurn       *map[string]any           `json:"last_turn" doc:"The company's latest agent turn; null until agent turns exist."`
+	LastTurn       *DashboardTurn            `json:"last_turn" doc:"The company's latest agent turn; null before its first."`
 	Analytics      *map[string]any           `json:"analytics" doc:"Headline of the analytics summary; null until analytics exist."`
 	Domain         *map[string]any           `json:"domain" doc:"The attached domain; null until domains exist."`
 	Ads            *map[string]any           `json:"ads" doc:"The ad panel's state; null until ads exist."`
+}
+
+// DashboardTurn is the headline of the company's latest turn (GET
+// /turns/{turn_id} has the whole of it).
+type DashboardTurn struct {
+	TurnID      string     `json:"turn_id" format:"uuid"`
+	Status      string     `json:"status" enum:"queued,running,waiting,completed,failed,interrupted"`
+	Trigger     string     `json:"trigger" enum:"message,task,schedule,first_pass"`
+	Question    *string    `json:"question" doc:"The agent's question while the turn waits for an answer."`
+	CreditsCost *int64     `json:"credits_cost" doc:"null until the turn ended."`
+	CreatedAt   time.Time  `json:"created_at"`
+	EndedAt     *time.Time `json:"ended_at"`
+}
+
+func toDashboardTurn(t *models.Turn) *DashboardTurn {
+	if t == nil {
+		return nil
+	}
+	d := &DashboardTurn{TurnID: t.ID, Status: string(t.Status), Trigger: string(t.Trigger), CreatedAt: t.CreatedAt, EndedAt: t.EndedAt}
+	if t.Question != "" {
+		d.Question = &t.Question
+	}
+	if !t.Status.Active() {
+		d.CreditsCost = t.CreditsCost
+	}
+	return d
 }
 
 type dashboardHandlers struct {
@@ -98,6 +126,7 @@ func (h *dashboardHandlers) get(ctx context.Context, in *companyIDInput) (*dashb
 		DocumentsMore:  d.DocumentsMore,
 		Milestones:     toMilestones(d.Milestones),
 		OpenTasks:      toTaskResponses(d.OpenTasks),
+		LastTurn:       toDashboardTurn(d.LastTurn),
 		Files: DashboardFiles{FileCount: d.FileCount, UsedBytes: d.FileBytes, QuotaBytes: h.files.Limits().QuotaBytes,
 			MaxFileBytes: h.files.Limits().MaxFileBytes},
 		Inbox: DashboardInbox{Address: h.mail.Address(d.Company.Handle), Total: d.Inbox.Total, Unread: d.Inbox.Unread,

@@ -24,7 +24,7 @@ func (s *Store) UpdateCompanyFields(ctx context.Context, sc CompanyScope, c mode
 	}
 	res := s.db.WithContext(ctx).Model(&models.Company{}).
 		Where("id = ? AND status <> ?", sc.id, models.CompanyArchived).
-		Updates(map[string]any{"name": c.Name, "idea": c.Idea, "mission": c.Mission, "status": c.Status, "updated_at": now()})
+		Updates(map[string]any{"name": c.Name, "idea": c.Idea, "mission": c.Mission, "status": c.Status, "chat_disabled": c.ChatDisabled, "updated_at": now()})
 	if res.Error == nil && res.RowsAffected == 0 {
 		return wrap("update company", models.ErrNotFound)
 	}

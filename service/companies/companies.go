@@ -305,6 +305,8 @@ func (s *Service) GetCompany(ctx context.Context, id string) (models.Company, er
 type CompanyUpdate struct {
 	Name, Idea, Mission *string
 	Status              *models.CompanyStatus // active or paused; archiving is DELETE
+	// AgentChat switches whether the company's agent takes messages.
+	AgentChat *bool
 }
 
 // UpdateCompany changes a company's fields.
@@ -331,6 +333,9 @@ func (s *Service) UpdateCompany(ctx context.Context, id string, u CompanyUpdate)
 			return c, models.Errorf(models.CodeInvalidArgument, "status must be active or paused; archive a company with DELETE.").WithField("status")
 		}
 		c.Status = *u.Status
+	}
+	if u.AgentChat != nil {
+		c.ChatDisabled = !*u.AgentChat
 	}
 	if err := s.store.UpdateCompanyFields(ctx, ac.Scope, c); err != nil {
 		return c, err

@@ -2,6 +2,7 @@ package companies
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"holdco/models"
@@ -34,6 +35,8 @@ type Dashboard struct {
 	Inbox          models.InboxCounts
 	Revenue        models.Revenue
 	OpenTasks      []models.Task
+	// LastTurn is the company's newest agent turn; nil before its first.
+	LastTurn *models.Turn
 }
 
 // Dashboard reads the company page in one go.
@@ -75,6 +78,12 @@ func (s *Service) Dashboard(ctx context.Context, companyID string) (Dashboard, e
 		return Dashboard{}, err
 	}
 	if d.OpenTasks, err = s.store.OpenTasks(ctx, c.Scope, DashboardOpenTasks); err != nil {
+		return Dashboard{}, err
+	}
+	switch t, err := s.store.LatestTurn(ctx, c.Scope, false); {
+	case err == nil:
+		d.LastTurn = &t
+	case !errors.Is(err, models.ErrNotFound):
 		return Dashboard{}, err
 	}
 	return d, nil

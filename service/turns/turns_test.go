@@ -154,6 +154,11 @@ func TestMessageRunsATurnThatCallsToolsAndIsCharged(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, page.Turns, 1)
 	assert.Equal(t, st.TurnID, page.Turns[0].ID)
+
+	dash, err := w.e.Svc.Dashboard(w.owner, w.company)
+	require.NoError(t, err)
+	require.NotNil(t, dash.LastTurn)
+	assert.Equal(t, st.TurnID, dash.LastTurn.ID)
 }
 
 func TestQuestionWaitsAndTheAnswerContinuesTheSession(t *testing.T) {
@@ -361,8 +366,6 @@ func sendErr(w *world, text string) error {
 	}
 	return err
 }
-
-
 
 var tasksAll = tasks.ListInput{}
 
