@@ -83,6 +83,11 @@ func (t *Turns) StartTurn(ctx context.Context, ref TurnRef) (StartTurnResult, er
 	if err != nil {
 		return StartTurnResult{}, err
 	}
+	if turn.Status == models.TurnRunning {
+		if err := t.moveTask(ctx, scope, turn, models.TaskDispatched, models.TaskRunning, ""); err != nil {
+			return StartTurnResult{}, err
+		}
+	}
 	return StartTurnResult{Active: turn.Status == models.TurnRunning}, nil
 }
 
@@ -437,6 +442,21 @@ func (t *Turns) FinishTurn(ctx context.Context, in FinishInput) (models.TurnStat
 	if err != nil {
 		return "", err
 	}
+	switch ended.Status {
+	case models.TurnCompleted:
+		err = t.moveTask(ctx, scope, ended, models.TaskRunning, models.TaskDone, "")
+	case models.TurnWaiting:
+		err = t.moveTask(ctx, scope, ended, models.TaskRunning, models.TaskFailed, "The agent asked a question: "+cut(ended.Question, 900))
+	default:
+		reason := "The run was " + string(ended.Status)
+		if ended.ErrorDetail != "" {
+			reason += ": " + cut(ended.ErrorDetail, 900)
+		}
+		err = t.moveTask(ctx, scope, ended, models.TaskRunning, models.TaskFailed, reason)
+	}
+	if err != nil {
+		return "", err
+	}
 	return ended.Status, nil
 }
 
@@ -570,3 +590,21 @@ func join(a, b string) string {
 // tried before the model is told it failed.
 const toolAttempts = 3
 
+
+// moveTask moves a task run's task from one status to another (the first
+// move wins; a task an operator changed meanwhile is left as it is).
+func (t *Turns) moveTask(ctx context.Context, scope store.CompanyScope, turn models.Turn, from, to models.TaskStatus, reason string) error {
+	if turn.TaskID == nil {
+		return nil
+	}
+	ch := models.TaskChanges{Status: &to}
+	if to == models.TaskFailed {
+		ch.FailureReason = &reason
+	}
+	_, err := t.Store.UpdateTask(ctx, scope, *turn.TaskID, from, ch, models.ActivityInput{Kind: models.ActivityTaskUpdated, Actor: models.ActorAgent,
+		Summary: "Task " + string(to), Data: map[string]any{"run_id": turn.ID}})
+	if errors.Is(err, store.ErrTaskStatusChanged) || errors.Is(err, models.ErrNotFound) {
+		return nil
+	}
+	return err
+}

@@ -80,6 +80,30 @@ func registerTurnRoutes(api huma.API, h *turnHandlers) {
 		Tags: tags, Summary: "Interrupt a turn", Security: bearerSecurity,
 		Description: "Cancels the model or tool call in flight and ends the turn `interrupted`; answers the turn once it ended. " +
 			"Interrupting a turn that already ended changes nothing and answers it as it is (200, not an error)."}, h.interrupt)
+	huma.Register(api, huma.Operation{OperationID: "admin-run-task", Method: http.MethodPost, Path: "/admin/tasks/{task_id}/run",
+		Tags: []string{"admin"}, Summary: "Run a task now", Security: bearerSecurity, Metadata: map[string]any{adminOnly: true}, DefaultStatus: http.StatusCreated,
+		Description: "Starts a turn of the company's agent that works on the task, with the credit checks skipped (its calls are still charged). " +
+			"A pending, failed or dispatched task is dispatched to the run, which moves it to running and then done or failed. " +
+			"409 when a turn runs for the company, the task is running, done or cancelled, or the company is archived; 409 business_not_active before provisioning is ready."}, h.runTask)
+}
+
+// TriggerRunResponse is the run an operator started for a task.
+type TriggerRunResponse struct {
+	RunID     string `json:"run_id" format:"uuid" doc:"The run's id: the turn id (GET /turns/{turn_id}), the credit ledger's run_id and the trace's (GET /admin/runs/{run_id}/trace)."`
+	TaskID    string `json:"task_id" format:"uuid"`
+	CompanyID string `json:"company_id" format:"uuid"`
+	SessionID string `json:"session_id" format:"uuid"`
+	Status    string `json:"status" enum:"queued,running,waiting,completed,failed,interrupted"`
+}
+
+type runTaskOutput struct{ Body TriggerRunResponse }
+
+func (h *turnHandlers) runTask(ctx context.Context, in *taskIDInput) (*runTaskOutput, error) {
+	r, err := h.svc.RunTask(ctx, in.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	return &runTaskOutput{Body: TriggerRunResponse{RunID: r.RunID, TaskID: r.TaskID, CompanyID: r.CompanyID, SessionID: r.SessionID, Status: string(r.Status)}}, nil
 }
 
 func toTurnResponse(v turns.View) TurnResponse {

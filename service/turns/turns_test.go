@@ -422,3 +422,42 @@ func (m *switchable) Complete(ctx context.Context, req models.ModelRequest, onTe
 	}
 	return m.fast.Complete(ctx, req, onText)
 }
+
+func TestOperatorRunsATaskWithoutTheCreditCheck(t *testing.T) {
+	w := newWorld(t, scripted.New(0), 1) // under the minimum of a message
+	task, err := w.e.Svc.Tasks.Create(w.owner, w.company, tasks.CreateInput{Title: "Write the menu", Description: "Three breads"})
+	require.NoError(t, err)
+	raw, err := w.e.Svc.CreateAdminToken(context.Background(), "ops")
+	require.NoError(t, err)
+	admin := w.e.As(t, raw)
+
+	_, err = w.e.Svc.Turns.RunTask(w.owner, task.ID)
+	assert.Equal(t, models.CodeForbidden, domainErr(t, err).Code, "operators only")
+	run, err := w.e.Svc.Turns.RunTask(admin, task.ID)
+	require.NoError(t, err)
+	assert.Equal(t, task.ID, run.TaskID)
+	v := w.wait(t, run.RunID, ended)
+	assert.Equal(t, models.TriggerTask, v.Trigger)
+	got, err := w.e.Svc.Tasks.Get(w.owner, task.ID)
+	require.NoError(t, err)
+	assert.Equal(t, run.RunID, *got.LastRunID)
+	// One credit pays the first call; the next finds none.
+	assert.Equal(t, models.TurnFailed, v.Status)
+	assert.Equal(t, string(models.CodeInsufficientCredits), v.ErrorCode)
+	assert.Equal(t, models.TaskFailed, got.Status)
+	assert.Contains(t, got.FailureReason, "credits")
+
+	_, err = w.e.Svc.GrantCredits(context.Background(), w.e.Store.SystemConglomerateScope(w.cong), models.EntryAdminAdjustment, 50, "more")
+	require.NoError(t, err)
+	run2, err := w.e.Svc.Turns.RunTask(admin, task.ID)
+	require.NoError(t, err, "a failed task runs again")
+	v2 := w.wait(t, run2.RunID, ended)
+	require.Equal(t, models.TurnCompleted, v2.Status, "%s: %s", v2.ErrorCode, v2.ErrorDetail)
+	got, err = w.e.Svc.Tasks.Get(w.owner, task.ID)
+	require.NoError(t, err)
+	assert.Equal(t, models.TaskDone, got.Status)
+	_, err = w.e.Svc.Turns.RunTask(admin, task.ID)
+	assert.Equal(t, models.CodeConflict, domainErr(t, err).Code, "a done task does not run again")
+	_, err = w.e.Svc.Turns.RunTask(admin, "0190b7e2-0000-7000-8000-000000000000")
+	assert.Equal(t, models.CodeNotFound, domainErr(t, err).Code)
+}
