@@ -200,8 +200,8 @@ func (t *Turns) callModel(ctx context.Context, scope store.CompanyScope, turn mo
 }
 
 // keepAlive heartbeats (so an interrupt reaches the call and a dead worker
-// is noticed) and writes the streamed text to the row at most every
-// TextEvery, until the returned function is called.
+// is noticed) and, with a stream, writes the streamed text to the row at
+// most every TextEvery, until the returned function is called.
 func (t *Turns) keepAlive(ctx context.Context, scope store.CompanyScope, turnID string, s *textStream) (stop func()) {
 	beat, write := t.HeartbeatEvery, t.TextEvery
 	if beat <= 0 {
@@ -228,6 +228,9 @@ func (t *Turns) keepAlive(ctx context.Context, scope store.CompanyScope, turnID 
 			case <-hb.C:
 				activity.RecordHeartbeat(ctx)
 			case <-wr.C:
+				if s == nil {
+					continue
+				}
 				if text, changed := s.take(); changed {
 					if err := t.Store.SetTurnText(ctx, scope, turnID, text); err != nil && ctx.Err() == nil {
 						t.Logger.WarnContext(ctx, "turn text", "turn", turnID, "error", err)
@@ -293,7 +296,9 @@ func (t *Turns) ToolStep(ctx context.Context, in ToolStepInput) (ToolStepResult,
 	stored, err := t.Store.GetTurnMessage(ctx, scope, in.TurnID, in.Step, index+1)
 	switch {
 	case errors.Is(err, models.ErrNotFound):
+		stop := t.keepAlive(ctx, scope, in.TurnID, nil)
 		stored, err = t.callTool(ctx, scope, in, *call, out.Question)
+		stop()
 		if err != nil {
 			return ToolStepResult{}, err
 		}

@@ -35,6 +35,7 @@ var modelActivity = workflow.ActivityOptions{
 // a few times when the service side fails.
 var toolActivity = workflow.ActivityOptions{
 	StartToCloseTimeout: 2 * time.Minute,
+	HeartbeatTimeout:    10 * time.Second,
 	WaitForCancellation: true,
 	RetryPolicy: &temporal.RetryPolicy{
 		InitialInterval:    time.Second,
@@ -65,7 +66,14 @@ type turnWorkflow struct {
 	// cancel cancels the call in flight (nil between calls).
 	cancel workflow.CancelFunc
 	ended  bool
+	// calls counts the activities this run made: the history grows by
+	// about eventsPerCall with each.
+	calls int
 }
+
+// eventsPerCall is the history a call adds: scheduled, started, completed
+// and the workflow task around it.
+const eventsPerCall = 6
 
 // Turn runs an agent turn: model call, its tool calls, again, until the
 // model answers without tools (completed), asks the user (waiting), an
@@ -132,7 +140,8 @@ func (w *turnWorkflow) run(ctx workflow.Context) (contract.TurnState, error) {
 			return w.finish(ctx, models.TurnFailed, "", temporal.NewNonRetryableApplicationError(
 				fmt.Sprintf("The turn reached its limit of %d steps; send a message to go on.", contract.MaxTurnSteps), string(models.CodeRateLimited), nil))
 		}
-		if step > w.in.Step+1 && (workflow.GetInfo(ctx).GetCurrentHistoryLength() >= limit || workflow.GetInfo(ctx).GetContinueAsNewSuggested()) {
+		if step > w.in.Step+1 && (max(workflow.GetInfo(ctx).GetCurrentHistoryLength(), w.calls*eventsPerCall) >= limit ||
+			workflow.GetInfo(ctx).GetContinueAsNewSuggested()) {
 			// Updates in flight are answered by the next run (the client
 			// retries them there); none is lost.
 			next := w.in
@@ -173,6 +182,7 @@ func (w *turnWorkflow) run(ctx workflow.Context) (contract.TurnState, error) {
 func (w *turnWorkflow) call(ctx workflow.Context, opts workflow.ActivityOptions, fn, in, out any) error {
 	callCtx, cancel := workflow.WithCancel(workflow.WithActivityOptions(ctx, opts))
 	w.cancel = cancel
+	w.calls++
 	defer func() { w.cancel = nil; cancel() }()
 	return workflow.ExecuteActivity(callCtx, fn, in).Get(callCtx, out)
 }

@@ -1,0 +1,296 @@
+package workflows_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"holdco/activities"
+	"holdco/models"
+	"holdco/testenv"
+	"holdco/workflows"
+	"holdco/workflows/contract"
+)
+
+var turnOptions = workflow.RegisterOptions{Name: contract.TurnWorkflowName}
+
+// fakeTurn is the turn's activities in memory: model answers by step,
+// tool results by call, and what FinishTurn was told.
+type fakeTurn struct {
+	mu       sync.Mutex
+	model    func(ctx context.Context, step int) (activities.ModelStepResult, error)
+	tool     func(ctx context.Context, in activities.ToolStepInput) (activities.ToolStepResult, error)
+	finished []activities.FinishInput
+}
+
+func (f *fakeTurn) register(r worker.Registry) {
+	r.RegisterActivityWithOptions(func(context.Context, activities.TurnRef) (activities.StartTurnResult, error) {
+		return activities.StartTurnResult{Active: true}, nil
+	}, activity.RegisterOptions{Name: "StartTurn"})
+	r.RegisterActivityWithOptions(func(ctx context.Context, in activities.StepInput) (activities.ModelStepResult, error) {
+		return f.model(ctx, in.Step)
+	}, activity.RegisterOptions{Name: "ModelStep"})
+	r.RegisterActivityWithOptions(func(ctx context.Context, in activities.ToolStepInput) (activities.ToolStepResult, error) {
+		if f.tool == nil {
+			return activities.ToolStepResult{}, nil
+		}
+		return f.tool(ctx, in)
+	}, activity.RegisterOptions{Name: "ToolStep"})
+	r.RegisterActivityWithOptions(func(_ context.Context, in activities.FinishInput) (models.TurnStatus, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.finished = append(f.finished, in)
+		return in.Status, nil
+	}, activity.RegisterOptions{Name: "FinishTurn"})
+}
+
+func (f *fakeTurn) end(t *testing.T) activities.FinishInput {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	require.Len(t, f.finished, 1, "the turn ends once")
+	return f.finished[0]
+}
+
+func toolCall(name string) activities.ModelStepResult {
+	return activities.ModelStepResult{Calls: []activities.ToolCallRef{{Index: 0, ID: "call_1", Name: name}}}
+}
+
+func turnEnv(f *fakeTurn) *testsuite.TestWorkflowEnvironment {
+	env := newTestEnv()
+	env.RegisterWorkflowWithOptions(workflows.Turn, turnOptions)
+	f.register(env)
+	return env
+}
+
+var turnIn = contract.TurnInput{TurnID: "turn-1", CompanyID: "co-1", ConglomerateID: "cong-1"}
+
+func TestTurnCompletesWhenTheModelAnswersWithoutTools(t *testing.T) {
+	f := &fakeTurn{model: func(_ context.Context, step int) (activities.ModelStepResult, error) {
+		if step < 3 {
+			return toolCall("write_document"), nil
+		}
+		return activities.ModelStepResult{}, nil
+	}}
+	env := turnEnv(f)
+	env.ExecuteWorkflow(workflows.Turn, turnIn)
+	require.True(t, env.IsWorkflowCompleted())
+	require.NoError(t, env.GetWorkflowError())
+	assert.Equal(t, models.TurnCompleted, f.end(t).Status)
+}
+
+func TestTurnWaitsForTheAnswerToItsQuestion(t *testing.T) {
+	f := &fakeTurn{
+		model: func(context.Context, int) (activities.ModelStepResult, error) { return toolCall("ask_question"), nil },
+		tool: func(context.Context, activities.ToolStepInput) (activities.ToolStepResult, error) {
+			return activities.ToolStepResult{Question: "Which city?"}, nil
+		},
+	}
+	env := turnEnv(f)
+	env.ExecuteWorkflow(workflows.Turn, turnIn)
+	require.NoError(t, env.GetWorkflowError())
+	end := f.end(t)
+	assert.Equal(t, models.TurnWaiting, end.Status)
+	assert.Equal(t, "Which city?", end.Question)
+}
+
+func TestInterruptCancelsTheToolCallInFlight(t *testing.T) {
+	var canceled atomic.Bool
+	f := &fakeTurn{
+		model: func(context.Context, int) (activities.ModelStepResult, error) { return toolCall("query_database"), nil },
+		tool: func(ctx context.Context, _ activities.ToolStepInput) (activities.ToolStepResult, error) {
+			select { // a long call; the real server cancels its context (service/turns tests that)
+			case <-ctx.Done():
+			case <-time.After(3 * time.Second):
+			}
+			return activities.ToolStepResult{}, ctx.Err()
+		},
+	}
+	env := turnEnv(f)
+	env.SetOnActivityCanceledListener(func(info *activity.Info) {
+		if info.ActivityType.Name == "ToolStep" {
+			canceled.Store(true)
+		}
+	})
+	var answered contract.TurnState
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(contract.UpdateInterrupt, "interrupt-1", &testsuite.TestUpdateCallback{
+			OnReject: func(err error) { t.Errorf("interrupt rejected: %v", err) },
+			OnAccept: func() {},
+			OnComplete: func(v any, err error) {
+				require.NoError(t, err)
+				answered = v.(contract.TurnState)
+			},
+		}, turnIn.TurnID)
+	}, time.Second)
+	env.ExecuteWorkflow(workflows.Turn, turnIn)
+	require.NoError(t, env.GetWorkflowError())
+	assert.True(t, canceled.Load(), "the workflow cancelled the tool call")
+	assert.Equal(t, models.TurnInterrupted, f.end(t).Status)
+	assert.Equal(t, models.TurnInterrupted, answered.Status, "the update answers once the turn ended")
+}
+
+func TestInterruptOfAnotherTurnIsRejected(t *testing.T) {
+	f := &fakeTurn{model: func(context.Context, int) (activities.ModelStepResult, error) { return activities.ModelStepResult{}, nil }}
+	env := turnEnv(f)
+	rejected := false
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(contract.UpdateInterrupt, "interrupt-1", &testsuite.TestUpdateCallback{
+			OnReject: func(error) { rejected = true }, OnAccept: func() {}, OnComplete: func(any, error) {},
+		}, "another-turn")
+	}, 0)
+	env.ExecuteWorkflow(workflows.Turn, turnIn)
+	require.NoError(t, env.GetWorkflowError())
+	assert.True(t, rejected)
+	assert.Equal(t, models.TurnCompleted, f.end(t).Status)
+}
+
+func TestTurnThatRunsOutOfCreditsEndsFailed(t *testing.T) {
+	f := &fakeTurn{model: func(_ context.Context, step int) (activities.ModelStepResult, error) {
+		if step == 2 {
+			return activities.ModelStepResult{}, temporal.NewNonRetryableApplicationError("The account ran out of credits.", activities.ErrTurnInsufficientCredits, nil)
+		}
+		return toolCall("create_task"), nil
+	}}
+	env := turnEnv(f)
+	env.ExecuteWorkflow(workflows.Turn, turnIn)
+	require.NoError(t, env.GetWorkflowError())
+	end := f.end(t)
+	assert.Equal(t, models.TurnFailed, end.Status)
+	assert.Equal(t, string(models.CodeInsufficientCredits), end.ErrorCode)
+	assert.Equal(t, "The account ran out of credits.", end.ErrorDetail)
+}
+
+func TestModelRateLimitIsRetriedByThePolicy(t *testing.T) {
+	calls := 0
+	f := &fakeTurn{model: func(context.Context, int) (activities.ModelStepResult, error) {
+		calls++
+		if calls == 1 {
+			return activities.ModelStepResult{}, temporal.NewApplicationErrorWithOptions("rate limited", activities.ErrTurnUpstream,
+				temporal.ApplicationErrorOptions{NextRetryDelay: 2 * time.Second})
+		}
+		return activities.ModelStepResult{}, nil
+	}}
+	env := turnEnv(f)
+	env.ExecuteWorkflow(workflows.Turn, turnIn)
+	require.NoError(t, env.GetWorkflowError())
+	assert.Equal(t, 2, calls)
+	assert.Equal(t, models.TurnCompleted, f.end(t).Status)
+}
+
+func TestLongTurnContinuesAsNew(t *testing.T) {
+	f := &fakeTurn{model: func(context.Context, int) (activities.ModelStepResult, error) { return toolCall("list_documents"), nil }}
+	env := turnEnv(f)
+	in := turnIn
+	in.MaxHistoryEvents = 40
+	env.ExecuteWorkflow(workflows.Turn, in)
+	err := env.GetWorkflowError()
+	var can *workflow.ContinueAsNewError
+	require.ErrorAs(t, err, &can)
+	var next contract.TurnInput
+	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &next))
+	assert.Equal(t, in.TurnID, next.TurnID)
+	assert.Greater(t, next.Step, 1, "the next run resumes after the steps done")
+	assert.Less(t, next.Step, 20)
+	f.mu.Lock()
+	assert.Empty(t, f.finished, "the turn has not ended")
+	f.mu.Unlock()
+
+	// The next run does not start the turn again and goes on from there.
+	f2 := &fakeTurn{model: func(_ context.Context, step int) (activities.ModelStepResult, error) {
+		assert.Greater(t, step, next.Step)
+		return activities.ModelStepResult{}, nil
+	}}
+	env2 := turnEnv(f2)
+	env2.ExecuteWorkflow(workflows.Turn, next)
+	require.NoError(t, env2.GetWorkflowError())
+	assert.Equal(t, models.TurnCompleted, f2.end(t).Status)
+}
+
+// turnHistories are recorded runs of the turn workflow. Regenerate after
+// an intended change: UPDATE_TURN_HISTORIES=1 go test -run TestReplayTurn ./workflows/
+var turnHistories = []string{"turn_tools_question.json", "turn_interrupted.json"}
+
+func TestReplayTurnHistories(t *testing.T) {
+	if os.Getenv("UPDATE_TURN_HISTORIES") != "" {
+		recordTurnHistories(t)
+	}
+	for _, name := range turnHistories {
+		r := worker.NewWorkflowReplayer()
+		r.RegisterWorkflowWithOptions(workflows.Turn, turnOptions)
+		require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(nil, filepath.Join("testdata", name)), name)
+	}
+}
+
+func recordTurnHistories(t *testing.T) {
+	f := &fakeTurn{
+		model: func(ctx context.Context, step int) (activities.ModelStepResult, error) {
+			if activity.GetInfo(ctx).WorkflowExecution.ID == "turn:interrupted" {
+				<-ctx.Done()
+				return activities.ModelStepResult{}, ctx.Err()
+			}
+			if step == 1 {
+				return activities.ModelStepResult{Calls: []activities.ToolCallRef{{Index: 0, ID: "call_1", Name: "write_document"}, {Index: 1, ID: "call_2", Name: "create_task"}}}, nil
+			}
+			return toolCall("ask_question"), nil
+		},
+		tool: func(_ context.Context, in activities.ToolStepInput) (activities.ToolStepResult, error) {
+			if in.Step == 2 {
+				return activities.ToolStepResult{Question: "Which city?"}, nil
+			}
+			return activities.ToolStepResult{}, nil
+		},
+	}
+	env := testenv.NewTemporal(t, func(r worker.Registry) {
+		r.RegisterWorkflowWithOptions(workflows.Turn, turnOptions)
+		f.register(r)
+	})
+	ctx := context.Background()
+	record := func(id, file string, during func()) {
+		run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: contract.TaskQueue}, contract.TurnWorkflowName,
+			contract.TurnInput{TurnID: id, CompanyID: "co", ConglomerateID: "cong"})
+		require.NoError(t, err)
+		if during != nil {
+			during()
+		}
+		require.NoError(t, run.Get(ctx, nil))
+		iter := env.Client.GetWorkflowHistory(ctx, id, run.GetRunID(), false, 0)
+		h := &historypb.History{}
+		for iter.HasNext() {
+			e, err := iter.Next()
+			require.NoError(t, err)
+			h.Events = append(h.Events, e)
+		}
+		b, err := protojson.MarshalOptions{Indent: "  "}.Marshal(h)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join("testdata", file), b, 0o644))
+	}
+	record("turn:tools", "turn_tools_question.json", nil)
+	record("turn:interrupted", "turn_interrupted.json", func() {
+		time.Sleep(time.Second)
+		h, err := env.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: "turn:interrupted", UpdateName: contract.UpdateInterrupt,
+			Args: []any{"turn:interrupted"}, WaitForStage: client.WorkflowUpdateStageCompleted})
+		require.NoError(t, err)
+		var st contract.TurnState
+		require.NoError(t, h.Get(ctx, &st))
+		if st.Status != models.TurnInterrupted {
+			require.NoError(t, errors.New("not interrupted: "+string(st.Status)))
+		}
+	})
+}
