@@ -133,7 +133,7 @@ func (t *Turns) ModelStep(ctx context.Context, in StepInput) (_ ModelStepResult,
 	}
 	if err := t.charge(ctx, scope, billing.Usage{CompanyID: in.CompanyID, RunID: in.TurnID, Type: models.EntryTokenUsagePartial,
 		Credits: billing.ModelCallCredits(models.ModelUsage{InputTokens: msg.InputTokens, OutputTokens: msg.OutputTokens}),
-		Key: fmt.Sprintf("%s/model/%d", in.TurnID, in.Step)}); err != nil {
+		Key:     fmt.Sprintf("%s/model/%d", in.TurnID, in.Step)}); err != nil {
 		return ModelStepResult{}, err
 	}
 	var out ModelStepResult
@@ -594,7 +594,6 @@ func join(a, b string) string {
 // toolAttempts is how often a tool call that failed on the service side is
 // tried before the model is told it failed.
 const toolAttempts = 3
-
 
 // moveTask moves a task run's task from one status to another (the first
 // move wins; a task an operator changed meanwhile is left as it is).

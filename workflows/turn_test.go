@@ -147,7 +147,9 @@ func TestInterruptCancelsTheToolCallInFlight(t *testing.T) {
 }
 
 func TestInterruptOfAnotherTurnIsRejected(t *testing.T) {
-	f := &fakeTurn{model: func(context.Context, int) (activities.ModelStepResult, error) { return activities.ModelStepResult{}, nil }}
+	f := &fakeTurn{model: func(context.Context, int) (activities.ModelStepResult, error) {
+		return activities.ModelStepResult{}, nil
+	}}
 	env := turnEnv(f)
 	rejected := false
 	env.RegisterDelayedCallback(func() {
