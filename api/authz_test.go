@@ -17,6 +17,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -25,6 +26,7 @@ import (
 	"holdco/providers/email"
 	"holdco/service"
 	"holdco/service/mail"
+	"holdco/service/traces"
 	"holdco/service/usecases"
 	"holdco/store"
 	"holdco/testenv"
@@ -220,6 +222,8 @@ func newMatrixWorld(t testing.TB) *matrixWorld {
 	adaTask := task["id"].(string)
 	w.call(http.MethodPost, "/companies/"+w.bobCo+"/tasks", userB, `{"title":"bob's task"}`, http.StatusCreated, &task)
 	bobTask := task["id"].(string)
+	adaRun := uuid.NewString()
+	require.NoError(t, w.svc.TraceWriter.Append(context.Background(), adaRun, "000000-start", traces.Event{Type: traces.EventTurnStarted}))
 	return &matrixWorld{world: w, fixtures: map[string]map[string]string{
 		"email_id":        {"ada": adaEmail, "bob": bobEmail, "missing": missingID},
 		"conglomerate_id": {"ada": w.adaCong, "bob": w.bobCong, "missing": missingID},
@@ -227,6 +231,7 @@ func newMatrixWorld(t testing.TB) *matrixWorld {
 		"token_id":        {"ada": adaTok, "bob": bobTok, "missing": missingID},
 		"file_id":         {"ada": adaFile, "bob": bobFile, "missing": missingID},
 		"task_id":         {"ada": adaTask, "bob": bobTask, "missing": missingID},
+		"run_id":          {"ada": adaRun, "missing": missingID, "bad": "not-a-uuid"},
 	}}
 }
 

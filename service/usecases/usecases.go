@@ -21,6 +21,7 @@ import (
 	"holdco/service/mail"
 	"holdco/service/sales"
 	"holdco/service/tasks"
+	"holdco/service/traces"
 	"holdco/store"
 )
 
@@ -35,6 +36,11 @@ type Services struct {
 	Files     *files.Service
 	Sales     *sales.Service
 	Tasks     *tasks.Service
+	// Traces reads the agent runs' traces for the operator.
+	Traces *traces.Service
+	// TraceWriter writes the agent runs' traces (the turn activities);
+	// without a blob store it answers upstream_unavailable.
+	TraceWriter *traces.Writer
 	// Tools is the agents' tool catalog over the domains above (the turn
 	// workflow and the connector call it).
 	Tools *agenttools.Catalog
@@ -90,6 +96,8 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Documents = documents.New(core)
 	s.Files = files.New(core, opts.Blobs, opts.FileLimits)
 	s.Tasks = tasks.New(core, tasks.Options{Gate: opts.DispatchGate})
+	s.Traces = traces.New(opts.Blobs)
+	s.TraceWriter = traces.NewWriter(opts.Blobs)
 	s.Tools = agenttools.New(agenttools.Services{Documents: s.Documents, Tasks: s.Tasks, Files: s.Files, Mail: s.Mail,
 		Sales: s.Sales, Companies: s.Companies})
 	return s, nil
