@@ -208,7 +208,8 @@ func (s *Store) Exists(ctx context.Context, key string) (bool, error) {
 
 // List returns the objects whose keys start with prefix (a folder such as
 // "runs/<id>/", checked by blob.CheckPrefix), at any depth, sorted by key
-// (the order S3 lists in), following every page.
+// (the order S3 lists in), following every page. Keys holdco would never
+// make are left out, as the local store leaves stray files out.
 func (s *Store) List(ctx context.Context, prefix string) ([]models.BlobInfo, error) {
 	if err := blob.CheckPrefix(prefix); err != nil {
 		return nil, err
@@ -225,6 +226,9 @@ func (s *Store) List(ctx context.Context, prefix string) ([]models.BlobInfo, err
 			return nil, fmt.Errorf("s3blob: list: %w", err)
 		}
 		for _, o := range page.Contents {
+			if blob.CheckKey(aws.ToString(o.Key)) != nil {
+				continue // not an object holdco stored (put there by hand)
+			}
 			info := models.BlobInfo{Key: aws.ToString(o.Key), Size: aws.ToInt64(o.Size)}
 			if o.LastModified != nil {
 				info.ModTime = *o.LastModified

@@ -60,3 +60,17 @@ func TestListFollowsPages(t *testing.T) {
 	}
 	require.Equal(t, want, keys)
 }
+
+// TestListLeavesOutForeignKeys: an object holdco would never have stored
+// is not listed (it could not be opened either).
+func TestListLeavesOutForeignKeys(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newServer(t)
+	run := "runs/" + uuid.NewString() + "/"
+	require.NoError(t, s.RawPut(ctx, run+"Notes.TXT", "by hand"))
+	require.NoError(t, s.RawPut(ctx, run+"trace.jsonl", "ok\n"))
+	got, err := s.List(ctx, run)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Equal(t, run+"trace.jsonl", got[0].Key)
+}
