@@ -28,6 +28,7 @@ import (
 	"holdco/providers/email"
 	"holdco/service"
 	"holdco/service/mail"
+	"holdco/service/traces"
 	"holdco/service/usecases"
 	"holdco/store"
 	"holdco/testenv"
@@ -224,6 +225,8 @@ func newMatrixWorld(t testing.TB) *matrixWorld {
 	w.call(http.MethodPost, "/companies/"+w.bobCo+"/tasks", userB, `{"title":"bob's task"}`, http.StatusCreated, &task)
 	bobTask := task["id"].(string)
 	adaTurn, bobTurn := w.endedTurn(w.adaCo), w.endedTurn(w.bobCo)
+	adaRun := uuid.NewString()
+	require.NoError(t, w.svc.TraceWriter.Append(context.Background(), adaRun, "000000-start", traces.Event{Type: traces.EventTurnStarted}))
 	return &matrixWorld{world: w, fixtures: map[string]map[string]string{
 		"turn_id":         {"ada": adaTurn, "bob": bobTurn, "missing": missingID},
 		"email_id":        {"ada": adaEmail, "bob": bobEmail, "missing": missingID},
@@ -232,6 +235,7 @@ func newMatrixWorld(t testing.TB) *matrixWorld {
 		"token_id":        {"ada": adaTok, "bob": bobTok, "missing": missingID},
 		"file_id":         {"ada": adaFile, "bob": bobFile, "missing": missingID},
 		"task_id":         {"ada": adaTask, "bob": bobTask, "missing": missingID},
+		"run_id":          {"ada": adaRun, "missing": missingID, "bad": "not-a-uuid"},
 	}}
 }
 

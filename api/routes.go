@@ -39,5 +39,6 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerBillingRoutes(api, &billingHandlers{svc: d.Service.Billing})
 	registerFileRoutes(api, engine, &fileHandlers{svc: d.Service.Files, auth: d.Service.Identity, logger: d.Logger})
 	registerSalesRoutes(api, &salesHandlers{svc: d.Service.Sales})
+	registerTraceRoutes(api, &traceHandlers{svc: d.Service.Traces})
 	registerPages(engine, &pages{svc: d.Service.Identity, logger: d.Logger})
 }

@@ -48,3 +48,11 @@ type BlobDeletion struct {
 	Attempts  int       `gorm:"not null"`
 	CreatedAt time.Time `gorm:"not null"`
 }
+
+// BlobInfo describes one stored blob, as a blob store lists it (the value
+// type the adapters under providers/blob return).
+type BlobInfo struct {
+	Key     string
+	Size    int64
+	ModTime time.Time
+}

@@ -14,20 +14,37 @@ import (
 )
 
 // MaxKeyLength bounds a key. Keys are made by holdco from random ids
-// (never from a path a user typed): "<company id>/<blob id>".
+// (never from a path a user typed): "<company id>/<blob id>" for files,
+// "runs/<run id>/<name>.jsonl" for run traces.
 const MaxKeyLength = 128
 
-var keyPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*(/[a-z0-9][a-z0-9-]*)*$`)
+// A segment is lower-case letters, digits and dashes, starting with a
+// letter or digit; the last one may end in one extension (".jsonl").
+var keyPattern = regexp.MustCompile(`^([a-z0-9][a-z0-9-]*/)*[a-z0-9][a-z0-9-]*(\.[a-z0-9]+)?$`)
 
 // ErrBadKey: a key that holdco would never make.
 var ErrBadKey = errors.New("blob: invalid key")
 
 // CheckKey refuses a key that is not lower-case letters, digits and dashes
-// in slash-separated segments (so it can never name a file outside the
-// local adapter's directory).
+// in slash-separated segments, the last with an optional extension (so it
+// can never name a file outside the local adapter's directory: no segment
+// is "." or "..").
 func CheckKey(key string) error {
 	if len(key) > MaxKeyLength || !keyPattern.MatchString(key) {
 		return fmt.Errorf("%w: %q", ErrBadKey, key)
+	}
+	return nil
+}
+
+// ErrBadPrefix: a listing prefix that is not a folder of holdco's keys.
+var ErrBadPrefix = errors.New("blob: invalid prefix")
+
+// CheckPrefix refuses a listing prefix that is not a folder: segments of
+// the key rule (without extensions), each followed by a slash ("runs/<id>/").
+func CheckPrefix(prefix string) error {
+	folder, ok := strings.CutSuffix(prefix, "/")
+	if !ok || len(prefix) > MaxKeyLength || strings.Contains(folder, ".") || CheckKey(folder) != nil {
+		return fmt.Errorf("%w: %q", ErrBadPrefix, prefix)
 	}
 	return nil
 }

@@ -37,6 +37,10 @@ type BlobStore interface {
 	// DownloadURL is a URL that serves the blob as an attachment named
 	// filename, valid for ttl. It is a credential: never logged.
 	DownloadURL(ctx context.Context, key, filename, contentType string, ttl time.Duration) (string, error)
+	// List returns the blobs under prefix, a folder ending in "/"
+	// ("runs/<id>/"), at any depth, sorted by key; an empty folder is an
+	// empty list.
+	List(ctx context.Context, prefix string) ([]models.BlobInfo, error)
 }
 
 // Limits are the file settings (config section Blob).

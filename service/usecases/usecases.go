@@ -22,6 +22,7 @@ import (
 	"holdco/service/sales"
 	"holdco/service/tasks"
 	"holdco/service/turns"
+	"holdco/service/traces"
 	"holdco/store"
 )
 
@@ -38,6 +39,11 @@ type Services struct {
 	Tasks     *tasks.Service
 	// Turns are the agent turns (messages, runs).
 	Turns *turns.Service
+	// Traces reads the agent runs' traces for the operator.
+	Traces *traces.Service
+	// TraceWriter writes the agent runs' traces (the turn activities);
+	// without a blob store it answers upstream_unavailable.
+	TraceWriter *traces.Writer
 	// Tools is the agents' tool catalog over the domains above (the turn
 	// workflow and the connector call it).
 	Tools *agenttools.Catalog
@@ -94,6 +100,8 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Files = files.New(core, opts.Blobs, opts.FileLimits)
 	s.Tasks = tasks.New(core, tasks.Options{Gate: opts.DispatchGate})
 	s.Turns = turns.New(core, s.Billing, s.Files, opts.Temporal)
+	s.Traces = traces.New(opts.Blobs)
+	s.TraceWriter = traces.NewWriter(opts.Blobs)
 	s.Tools = agenttools.New(agenttools.Services{Documents: s.Documents, Tasks: s.Tasks, Files: s.Files, Mail: s.Mail,
 		Sales: s.Sales, Companies: s.Companies})
 	return s, nil

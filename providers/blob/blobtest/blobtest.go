@@ -17,6 +17,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"holdco/models"
 )
 
 // Store is what an adapter offers (service/files.BlobStore, plus Exists
@@ -27,6 +29,7 @@ type Store interface {
 	Exists(ctx context.Context, key string) (bool, error)
 	Open(ctx context.Context, key string) (io.ReadCloser, error)
 	DownloadURL(ctx context.Context, key, filename, contentType string, ttl time.Duration) (string, error)
+	List(ctx context.Context, prefix string) ([]models.BlobInfo, error)
 }
 
 // Key is a fresh key of holdco's shape.
@@ -116,12 +119,58 @@ func Run(t *testing.T, s Store, client *http.Client) {
 	})
 
 	t.Run("keys holdco never makes are refused", func(t *testing.T) {
-		for _, key := range []string{"../etc/passwd", "/abs", "a//b", "A/B", "a/../b", "", "a/b/", strings.Repeat("a", 200)} {
+		for _, key := range []string{"../etc/passwd", "/abs", "a//b", "A/B", "a/../b", "", "a/b/", strings.Repeat("a", 200),
+			"a/..", "a/.jsonl", "a/b..jsonl", "a/b.JSONL", "a/b.c.d", "a.b/c", "a/b.", "a/b.jsonl/c"} {
 			_, err := s.Put(ctx, key, strings.NewReader("x"), 1, "")
 			assert.Error(t, err, key)
 			_, err = s.DownloadURL(ctx, key, "x", "", time.Minute)
 			assert.Error(t, err, key)
 			assert.Error(t, s.Delete(ctx, key), key)
+		}
+	})
+	t.Run("list a folder: every key under it, sorted, with size and time", func(t *testing.T) {
+		before := time.Now().Add(-time.Minute)
+		run := "runs/" + uuid.NewString() + "/"
+		other := "runs/" + uuid.NewString() + "/"
+		put := func(key, body string) {
+			t.Helper()
+			_, err := s.Put(ctx, key, strings.NewReader(body), int64(len(body)), "application/x-ndjson")
+			require.NoError(t, err)
+		}
+		put(run+"trace.jsonl", "{\"a\":1}\n{\"b\":2}\n")
+		put(run+"000002-tool-01.jsonl", "two\n")
+		put(run+"000001-model.jsonl", "one\n")
+		put(run+"deeper/x.jsonl", "x")
+		put(other+"trace.jsonl", "not this run")
+		put(strings.TrimSuffix(run, "/")+"0/trace.jsonl", "a sibling whose name extends the folder's")
+
+		got, err := s.List(ctx, run)
+		require.NoError(t, err)
+		var keys []string
+		for _, b := range got {
+			keys = append(keys, b.Key)
+			assert.WithinRange(t, b.ModTime, before, time.Now().Add(time.Minute), b.Key)
+		}
+		assert.Equal(t, []string{run + "000001-model.jsonl", run + "000002-tool-01.jsonl", run + "deeper/x.jsonl", run + "trace.jsonl"}, keys)
+		require.Len(t, got, 4)
+		assert.Equal(t, int64(4), got[0].Size)
+		assert.Equal(t, int64(16), got[3].Size)
+
+		require.NoError(t, s.Delete(ctx, run+"000001-model.jsonl"))
+		got, err = s.List(ctx, run)
+		require.NoError(t, err)
+		assert.Len(t, got, 3, "a deleted blob is not listed")
+
+		got, err = s.List(ctx, "runs/"+uuid.NewString()+"/")
+		require.NoError(t, err)
+		assert.Empty(t, got, "a folder with nothing in it is an empty list")
+		got, err = s.List(ctx, run+"trace.jsonl/")
+		assert.Error(t, err, "a key is not a folder")
+		assert.Empty(t, got)
+
+		for _, prefix := range []string{"", "runs", "/runs/", "../", "runs/../", "runs//", "RUNS/", "runs/x.y/"} {
+			_, err := s.List(ctx, prefix)
+			assert.Error(t, err, "prefix %q", prefix)
 		}
 	})
 }

@@ -13,15 +13,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"mime"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"holdco/models"
 	"holdco/providers/blob"
 )
 
@@ -161,6 +164,54 @@ func (s *Store) Exists(_ context.Context, key string) (bool, error) {
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// List returns the blobs whose keys start with prefix (a folder such as
+// "runs/<id>/", checked by blob.CheckPrefix), at any depth, sorted by key.
+// A folder that holds nothing is an empty list.
+func (s *Store) List(ctx context.Context, prefix string) ([]models.BlobInfo, error) {
+	if err := blob.CheckPrefix(prefix); err != nil {
+		return nil, err
+	}
+	objects := filepath.Join(s.dir, "objects")
+	root := filepath.Join(objects, filepath.FromSlash(strings.TrimSuffix(prefix, "/")))
+	var out []models.BlobInfo
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if d.IsDir() || p == root { // root itself is a folder, never a blob under it
+			return nil
+		}
+		rel, err := filepath.Rel(objects, p)
+		if err != nil {
+			return err
+		}
+		key := filepath.ToSlash(rel)
+		if blob.CheckKey(key) != nil {
+			return nil // not a blob holdco stored (a stray file)
+		}
+		info, err := d.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // deleted while listing
+		}
+		if err != nil {
+			return err
+		}
+		out = append(out, models.BlobInfo{Key: key, Size: info.Size(), ModTime: info.ModTime()})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("blob/local: list: %w", err)
+	}
+	slices.SortFunc(out, func(a, b models.BlobInfo) int { return strings.Compare(a.Key, b.Key) })
+	return out, nil
 }
 
 // DownloadURL is a URL on the sites origin that serves the blob as an

@@ -6,10 +6,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -94,4 +97,20 @@ func TestSignedURLs(t *testing.T) {
 func TestShortSigningKeyRefused(t *testing.T) {
 	_, err := local.New(t.TempDir(), []byte("short"), "http://sites.test")
 	require.Error(t, err)
+}
+
+// TestListLeavesOutStrayFiles: a file holdco would never have stored is
+// not listed.
+func TestListLeavesOutStrayFiles(t *testing.T) {
+	dir := t.TempDir()
+	s, err := local.New(dir, testKey, "http://sites.test")
+	require.NoError(t, err)
+	run := "runs/" + uuid.NewString() + "/"
+	_, err = s.Put(context.Background(), run+"trace.jsonl", strings.NewReader("ok\n"), 3, "")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "objects", filepath.FromSlash(run), "Notes.TXT"), []byte("by hand"), 0o600))
+	got, err := s.List(context.Background(), run)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, run+"trace.jsonl", got[0].Key)
 }

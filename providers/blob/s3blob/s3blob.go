@@ -11,6 +11,8 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -20,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
 
+	"holdco/models"
 	"holdco/providers/blob"
 )
 
@@ -45,6 +48,9 @@ type Store struct {
 	bucket  string
 	client  *s3.Client
 	presign *s3.PresignClient
+	// listPageSize is the keys asked per list page (0: the store's
+	// default, 1000); tests make it small to walk many pages.
+	listPageSize int32
 }
 
 // New builds the client; it does not call the store.
@@ -198,6 +204,40 @@ func (s *Store) Exists(ctx context.Context, key string) (bool, error) {
 		return false, fmt.Errorf("s3blob: head: %w", err)
 	}
 	return true, nil
+}
+
+// List returns the objects whose keys start with prefix (a folder such as
+// "runs/<id>/", checked by blob.CheckPrefix), at any depth, sorted by key
+// (the order S3 lists in), following every page. Keys holdco would never
+// make are left out, as the local store leaves stray files out.
+func (s *Store) List(ctx context.Context, prefix string) ([]models.BlobInfo, error) {
+	if err := blob.CheckPrefix(prefix); err != nil {
+		return nil, err
+	}
+	in := &s3.ListObjectsV2Input{Bucket: &s.bucket, Prefix: &prefix}
+	if s.listPageSize > 0 {
+		in.MaxKeys = aws.Int32(s.listPageSize)
+	}
+	var out []models.BlobInfo
+	pages := s3.NewListObjectsV2Paginator(s.client, in)
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("s3blob: list: %w", err)
+		}
+		for _, o := range page.Contents {
+			if blob.CheckKey(aws.ToString(o.Key)) != nil {
+				continue // not an object holdco stored (put there by hand)
+			}
+			info := models.BlobInfo{Key: aws.ToString(o.Key), Size: aws.ToInt64(o.Size)}
+			if o.LastModified != nil {
+				info.ModTime = *o.LastModified
+			}
+			out = append(out, info)
+		}
+	}
+	slices.SortFunc(out, func(a, b models.BlobInfo) int { return strings.Compare(a.Key, b.Key) })
+	return out, nil
 }
 
 // DownloadURL presigns a GET that answers the object as an attachment

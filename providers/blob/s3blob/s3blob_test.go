@@ -2,9 +2,12 @@ package s3blob_test
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"github.com/stretchr/testify/require"
@@ -34,4 +37,40 @@ func newServer(t testing.TB) (*s3blob.Store, *httptest.Server) {
 func TestContract(t *testing.T) {
 	s, srv := newServer(t)
 	blobtest.Run(t, s, srv.Client())
+}
+
+// TestListFollowsPages lists a folder larger than one page.
+func TestListFollowsPages(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newServer(t)
+	s = s.WithListPageSize(2)
+	run := "runs/" + uuid.NewString() + "/"
+	var want []string
+	for i := range 5 {
+		key := fmt.Sprintf("%s%06d-model.jsonl", run, i)
+		_, err := s.Put(ctx, key, strings.NewReader("x\n"), 2, "")
+		require.NoError(t, err)
+		want = append(want, key)
+	}
+	got, err := s.List(ctx, run)
+	require.NoError(t, err)
+	var keys []string
+	for _, b := range got {
+		keys = append(keys, b.Key)
+	}
+	require.Equal(t, want, keys)
+}
+
+// TestListLeavesOutForeignKeys: an object holdco would never have stored
+// is not listed (it could not be opened either).
+func TestListLeavesOutForeignKeys(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newServer(t)
+	run := "runs/" + uuid.NewString() + "/"
+	require.NoError(t, s.RawPut(ctx, run+"Notes.TXT", "by hand"))
+	require.NoError(t, s.RawPut(ctx, run+"trace.jsonl", "ok\n"))
+	got, err := s.List(ctx, run)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Equal(t, run+"trace.jsonl", got[0].Key)
 }
