@@ -17,6 +17,7 @@ import (
 	"holdco/service"
 	"holdco/service/agenttools"
 	"holdco/service/billing"
+	"holdco/service/traces"
 	"holdco/store"
 )
 
@@ -34,7 +35,9 @@ type Turns struct {
 	Billing *billing.Service
 	Tools   *agenttools.Catalog
 	Model   Model
-	Logger  *slog.Logger
+	// Traces writes each run's JSONL trace; nil writes none.
+	Traces *traces.Writer
+	Logger *slog.Logger
 	// TextEvery is how often the streamed text is written to the turn row
 	// (0: 500 ms).
 	TextEvery time.Duration
@@ -87,6 +90,8 @@ func (t *Turns) StartTurn(ctx context.Context, ref TurnRef) (StartTurnResult, er
 		if err := t.moveTask(ctx, scope, turn, models.TaskDispatched, models.TaskRunning, ""); err != nil {
 			return StartTurnResult{}, err
 		}
+		t.trace(ctx, turn.ID, "000000-start", traces.Event{Type: traces.EventTurnStarted,
+			Data: map[string]any{"trigger": string(turn.Trigger), "session_id": turn.SessionID, "message_chars": len(turn.Message)}})
 	}
 	return StartTurnResult{Active: turn.Status == models.TurnRunning}, nil
 }
@@ -177,11 +182,26 @@ func (t *Turns) callModel(ctx context.Context, scope store.CompanyScope, turn mo
 
 	stream := newTextStream(strings.Join(earlier, "\n\n"))
 	stop := t.keepAlive(ctx, scope, turn.ID, stream)
+	began := time.Now()
 	resp, err := t.Model.Complete(ctx, req, stream.add)
 	stop()
+	part := fmt.Sprintf("%06d-model", step)
+	request := traces.Event{Type: traces.EventModelRequest, Step: step,
+		Data: map[string]any{"messages": len(req.Messages), "tools": len(req.Tools), "system_chars": len(req.System)}}
 	if err != nil {
+		t.trace(ctx, turn.ID, part, request, traces.Event{Type: traces.EventError, Step: step, Error: err.Error()})
 		return models.TurnMessage{}, modelError(ctx, err)
 	}
+	var calls []map[string]any
+	for _, c := range resp.ToolCalls() {
+		calls = append(calls, map[string]any{"id": c.ToolUseID, "name": c.ToolName, "input": string(c.Input)})
+	}
+	usage := models.ModelUsage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}
+	t.trace(ctx, turn.ID, part, request,
+		traces.Event{Type: traces.EventModelResponse, Step: step, Model: resp.Model,
+			Data: map[string]any{"stop_reason": string(resp.StopReason), "text": resp.Text(), "tool_calls": calls, "ms": time.Since(began).Milliseconds()}},
+		traces.Event{Type: traces.EventUsage, Step: step, Model: resp.Model,
+			Usage: &traces.Usage{InputTokens: usage.InputTokens, OutputTokens: usage.OutputTokens, Credits: billing.ModelCallCredits(usage)}})
 	content := resp.Content
 	if len(content) == 0 {
 		content = []models.ContentBlock{{Type: models.ContentText, Text: ""}}
@@ -299,6 +319,13 @@ func (t *Turns) ToolStep(ctx context.Context, in ToolStepInput) (ToolStepResult,
 		stop := t.keepAlive(ctx, scope, in.TurnID, nil)
 		stored, err = t.callTool(ctx, scope, in, *call, out.Question)
 		stop()
+		if err == nil && len(stored.Content) > 0 {
+			res := stored.Content[0]
+			t.trace(ctx, in.TurnID, fmt.Sprintf("%06d-tool-%02d", in.Step, index),
+				traces.Event{Type: traces.EventToolCall, Step: in.Step, Tool: call.ToolName, CallID: call.ToolUseID, Data: string(call.Input)},
+				traces.Event{Type: traces.EventToolResult, Step: in.Step, Tool: call.ToolName, CallID: call.ToolUseID,
+					Data: map[string]any{"is_error": res.IsError, "result": res.Text}})
+		}
 		if err != nil {
 			return ToolStepResult{}, err
 		}
@@ -446,6 +473,13 @@ func (t *Turns) FinishTurn(ctx context.Context, in FinishInput) (models.TurnStat
 		Data: map[string]any{"credits": cost, "trigger": string(turn.Trigger)}})
 	if err != nil {
 		return "", err
+	}
+	t.trace(ctx, turn.ID, "999999-end", traces.Event{Type: traces.EventTurnEnded,
+		Data: map[string]any{"status": string(ended.Status), "error": ended.ErrorCode, "credits": cost}})
+	if t.Traces != nil {
+		if err := t.Traces.Finish(ctx, turn.ID); err != nil {
+			t.Logger.WarnContext(ctx, "turn trace: finish", "turn", turn.ID, "error", err)
+		}
 	}
 	switch ended.Status {
 	case models.TurnCompleted:
@@ -611,4 +645,19 @@ func (t *Turns) moveTask(ctx context.Context, scope store.CompanyScope, turn mod
 		return nil
 	}
 	return err
+}
+
+// trace stores events as one part of the run's trace; a failure is logged
+// and never fails the turn.
+func (t *Turns) trace(ctx context.Context, runID, part string, events ...traces.Event) {
+	if t.Traces == nil {
+		return
+	}
+	now := time.Now().UTC()
+	for i := range events {
+		events[i].Time = now
+	}
+	if err := t.Traces.Append(ctx, runID, part, events...); err != nil {
+		t.Logger.WarnContext(ctx, "turn trace", "turn", runID, "part", part, "error", err)
+	}
 }

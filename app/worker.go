@@ -63,6 +63,6 @@ func (a *App) buildTurns(ctx context.Context, publicURL, sitesURL string) (*acti
 	if err != nil {
 		return nil, fmt.Errorf("HOLDCO_LLM_PROVIDER: %w", err)
 	}
-	return &activities.Turns{Store: a.Store, Billing: svc.Billing, Tools: svc.Tools, Model: model,
+	return &activities.Turns{Store: a.Store, Billing: svc.Billing, Tools: svc.Tools, Model: model, Traces: svc.TraceWriter,
 		Logger: a.logger.With("component", "turns")}, nil
 }

@@ -27,6 +27,7 @@ import (
 	"holdco/service/mail"
 	"holdco/service/sales"
 	"holdco/service/tasks"
+	"holdco/service/traces"
 	"holdco/service/turns"
 	"holdco/service/usecases"
 	"holdco/store"
@@ -65,6 +66,9 @@ type Services struct {
 	*SalesUseCases
 	Tasks *tasks.Service
 	Turns *turns.Service
+	// Traces reads runs' traces; TraceWriter writes them.
+	Traces      *traces.Service
+	TraceWriter *traces.Writer
 	// Tools is the agents' tool catalog.
 	Tools *agenttools.Catalog
 }
@@ -136,7 +140,7 @@ func (e *Env) NewServices(t testing.TB, opts usecases.Options) Services {
 	s, err := usecases.New(context.Background(), Config, e.Store, e.IdP, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
 	return Services{IdentityUseCases: s.Identity, BillingUseCases: s.Billing, CompaniesUseCases: s.Companies,
-		Documents: s.Documents, Files: s.Files, Mail: s.Mail, SalesUseCases: s.Sales, Tasks: s.Tasks, Turns: s.Turns, Tools: s.Tools}
+		Documents: s.Documents, Files: s.Files, Mail: s.Mail, SalesUseCases: s.Sales, Tasks: s.Tasks, Turns: s.Turns, Tools: s.Tools, Traces: s.Traces, TraceWriter: s.TraceWriter}
 }
 
 // Replica is a second set of use cases on the same database (another

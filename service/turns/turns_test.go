@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -53,7 +54,7 @@ func newWorld(t *testing.T, model activities.Model, credits int64) *world {
 		_, err = e.Svc.GrantCredits(context.Background(), e.Store.SystemConglomerateScope(w.cong), models.EntryAdminAdjustment, credits, "test credits")
 		require.NoError(t, err)
 	}
-	w.acts = &activities.Turns{Store: e.Store, Billing: e.Svc.BillingUseCases, Tools: e.Svc.Tools, Model: model,
+	w.acts = &activities.Turns{Store: e.Store, Billing: e.Svc.BillingUseCases, Tools: e.Svc.Tools, Model: model, Traces: e.Svc.TraceWriter,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), TextEvery: 20 * time.Millisecond, HeartbeatEvery: 100 * time.Millisecond}
 	w.startWorker(t)
 	return w
@@ -159,6 +160,21 @@ func TestMessageRunsATurnThatCallsToolsAndIsCharged(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, dash.LastTurn)
 	assert.Equal(t, st.TurnID, dash.LastTurn.ID)
+
+	// The run's trace: one JSONL line per event, start to end.
+	raw, err := w.e.Svc.CreateAdminToken(context.Background(), "ops")
+	require.NoError(t, err)
+	tr, err := w.e.Svc.Traces.OpenTrace(w.e.As(t, raw), st.TurnID)
+	require.NoError(t, err)
+	body, err := io.ReadAll(tr.Body)
+	require.NoError(t, tr.Body.Close())
+	require.NoError(t, err)
+	assert.Equal(t, "trace.jsonl", tr.Name)
+	lines := strings.Split(strings.TrimSpace(string(body)), "\n")
+	assert.Contains(t, lines[0], `"type":"turn_started"`)
+	assert.Contains(t, lines[len(lines)-1], `"type":"turn_ended"`)
+	assert.Contains(t, string(body), `"type":"tool_result"`)
+	assert.Equal(t, 3, strings.Count(string(body), `"type":"usage"`))
 }
 
 func TestQuestionWaitsAndTheAnswerContinuesTheSession(t *testing.T) {
