@@ -21,8 +21,8 @@ import (
 	"holdco/service/mail"
 	"holdco/service/sales"
 	"holdco/service/tasks"
-	"holdco/service/turns"
 	"holdco/service/traces"
+	"holdco/service/turns"
 	"holdco/store"
 )
 
