@@ -37,12 +37,39 @@ type Hosting interface {
 	Check(ctx context.Context, companyID, handle string) error
 }
 
+// Schedules keeps companies' schedules of agent runs (service/turns).
+type Schedules interface {
+	Ensure(ctx context.Context, companyID, conglomerateID string, paused bool) error
+}
+
 // Provisioning is the activity set of the provisioning workflow.
 type Provisioning struct {
 	Store        *store.Store
 	Repositories Repositories
 	Databases    Databases
 	Hosting      Hosting
+	// Schedules nil: no scheduled runs.
+	Schedules Schedules
+}
+
+// EnsureSchedule gives a provisioned company its schedule of agent runs
+// (paused when the company is paused; none when it is archived).
+func (p *Provisioning) EnsureSchedule(ctx context.Context, companyID string) error {
+	if p.Schedules == nil {
+		return nil
+	}
+	scope, err := p.Store.SystemCompanyScope(ctx, companyID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	c, err := p.Store.GetCompany(ctx, scope)
+	if err != nil || c.Status == models.CompanyArchived {
+		return err
+	}
+	return p.Schedules.Ensure(ctx, c.ID, c.ConglomerateID, c.Status == models.CompanyPaused)
 }
 
 // ResourceInput names one resource of one company.

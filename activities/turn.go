@@ -19,6 +19,7 @@ import (
 	"holdco/service/billing"
 	"holdco/service/traces"
 	"holdco/store"
+	"holdco/workflows/contract"
 )
 
 // Model is the language model a turn calls (providers/llm/...).
@@ -35,6 +36,8 @@ type Turns struct {
 	Billing *billing.Service
 	Tools   *agenttools.Catalog
 	Model   Model
+	// Scheduled starts scheduled runs (nil: they skip).
+	Scheduled ScheduledRuns
 	// Traces writes each run's JSONL trace; nil writes none.
 	Traces *traces.Writer
 	Logger *slog.Logger
@@ -660,4 +663,25 @@ func (t *Turns) trace(ctx context.Context, runID, part string, events ...traces.
 	if err := t.Traces.Append(ctx, runID, part, events...); err != nil {
 		t.Logger.WarnContext(ctx, "turn trace", "turn", runID, "part", part, "error", err)
 	}
+}
+
+// ScheduledRuns starts a company's scheduled turn (service/turns).
+type ScheduledRuns interface {
+	StartScheduledRun(ctx context.Context, scope store.CompanyScope) (contract.ScheduledRunResult, error)
+}
+
+// StartScheduledRun is the scheduled run's one activity: it starts the
+// company's turn or says why it skipped.
+func (t *Turns) StartScheduledRun(ctx context.Context, in contract.ScheduledRunInput) (contract.ScheduledRunResult, error) {
+	if t.Scheduled == nil {
+		return contract.ScheduledRunResult{Skipped: "scheduled runs are not configured"}, nil
+	}
+	scope, err := t.Store.SystemCompanyScope(ctx, in.CompanyID)
+	if errors.Is(err, models.ErrNotFound) {
+		return contract.ScheduledRunResult{Skipped: "the company no longer exists"}, nil
+	}
+	if err != nil {
+		return contract.ScheduledRunResult{}, err
+	}
+	return t.Scheduled.StartScheduledRun(ctx, scope)
 }

@@ -64,7 +64,7 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*us
 		mounts[p.Prefix()] = p.Handler()
 	}
 	idp := oidcrp.New(oidcrp.Options{Issuer: issuer, ClientID: clientID, ClientSecret: secret, RedirectURIs: callbacks})
-	opts := usecases.Options{Temporal: a.Temporal}
+	opts := usecases.Options{Temporal: a.Temporal, AgentRunEvery: cfg.LLM.RunEvery}
 	if pc := cfg.Payments; pc.Enabled() {
 		pay, err := stripepay.New(stripepay.Config{SecretKey: pc.StripeSecretKey, ConnectSecretKey: pc.StripeConnectSecretKey,
 			WebhookSecret: pc.StripeWebhookSecret, ConnectWebhookSecret: pc.StripeConnectWebhookSecret, APIBase: pc.StripeAPIBase,

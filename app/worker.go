@@ -31,6 +31,7 @@ func (a *App) startWorker(ctx context.Context, publicURL, sitesURL string) error
 		return err
 	}
 	workflows.RegisterTurns(a.worker, turns)
+	prov.Schedules = a.Service.Schedules
 	siteConfig, err := a.buildSiteConfig(ctx, publicURL, host)
 	if err != nil {
 		return err
@@ -63,6 +64,6 @@ func (a *App) buildTurns(ctx context.Context, publicURL, sitesURL string) (*acti
 	if err != nil {
 		return nil, fmt.Errorf("HOLDCO_LLM_PROVIDER: %w", err)
 	}
-	return &activities.Turns{Store: a.Store, Billing: svc.Billing, Tools: svc.Tools, Model: model, Traces: svc.TraceWriter,
+	return &activities.Turns{Store: a.Store, Billing: svc.Billing, Tools: svc.Tools, Model: model, Traces: svc.TraceWriter, Scheduled: svc.Turns,
 		Logger: a.logger.With("component", "turns")}, nil
 }

@@ -191,6 +191,9 @@ type LLM struct {
 	Timeout time.Duration
 	// ScriptedStepDelay is how long each call of the scripted model takes.
 	ScriptedStepDelay time.Duration
+	// RunEvery is the period of each active company's scheduled agent run
+	// (0: no scheduled runs).
+	RunEvery time.Duration
 }
 
 // LLM providers.
@@ -456,6 +459,12 @@ func loadLLM(e environment) (LLM, error) {
 	}
 	if l.ScriptedStepDelay, err = e.duration("HOLDCO_LLM_SCRIPTED_STEP_DELAY", true); err != nil {
 		return l, err
+	}
+	if l.RunEvery, err = e.duration("HOLDCO_AGENT_RUN_EVERY", true); err != nil {
+		return l, err
+	}
+	if l.RunEvery > 0 && l.RunEvery < time.Minute {
+		return l, &Error{"HOLDCO_AGENT_RUN_EVERY", "must be 0 (no scheduled runs) or at least 1m"}
 	}
 	if l.Provider == LLMScripted {
 		return l, nil

@@ -40,7 +40,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, int64(100), c.Payments.FounderMonthlyCredits)
 	assert.Equal(t, Blob{Backend: BlobLocal, Dir: filepath.Join("data", "blobs"), URLTTL: 5 * time.Minute, MaxFileBytes: 25 << 20, QuotaBytes: 1 << 30}, c.Blob)
 	assert.Equal(t, Mail{Domain: "mail.localhost", Backend: MailLocal, SMTPPort: 587, SMTPTLS: "starttls", DailySendLimit: 50}, c.Mail)
-	assert.Equal(t, LLM{Provider: LLMScripted, MaxTokens: 4096, Timeout: 120 * time.Second, ScriptedStepDelay: 200 * time.Millisecond}, c.LLM)
+	assert.Equal(t, LLM{Provider: LLMScripted, MaxTokens: 4096, Timeout: 120 * time.Second, ScriptedStepDelay: 200 * time.Millisecond, RunEvery: 24 * time.Hour}, c.LLM)
 }
 
 func TestBlobS3Settings(t *testing.T) {
@@ -58,7 +58,7 @@ func TestLLMProviders(t *testing.T) {
 	c, err := Load(env(map[string]string{"HOLDCO_LLM_PROVIDER": "anthropic", "HOLDCO_LLM_MODEL": "claude-x", "HOLDCO_LLM_API_KEY": "sk-ant-1",
 		"HOLDCO_LLM_MAX_TOKENS": "8000", "HOLDCO_LLM_TIMEOUT": "45s"}))
 	require.NoError(t, err)
-	assert.Equal(t, LLM{Provider: LLMAnthropic, Model: "claude-x", APIKey: "sk-ant-1", MaxTokens: 8000, Timeout: 45 * time.Second, ScriptedStepDelay: 200 * time.Millisecond}, c.LLM)
+	assert.Equal(t, LLM{Provider: LLMAnthropic, Model: "claude-x", APIKey: "sk-ant-1", MaxTokens: 8000, Timeout: 45 * time.Second, ScriptedStepDelay: 200 * time.Millisecond, RunEvery: 24 * time.Hour}, c.LLM)
 
 	// Ollama: a local OpenAI-compatible server needs no key.
 	c, err = Load(env(map[string]string{"HOLDCO_LLM_PROVIDER": "openai", "HOLDCO_LLM_MODEL": "llama3.2", "HOLDCO_LLM_BASE_URL": "http://localhost:11434/v1/"}))

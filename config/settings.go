@@ -89,6 +89,7 @@ var Settings = []Setting{
 	{"LLM", "HOLDCO_LLM_MAX_TOKENS", "4096", "cap on the tokens of one model answer"},
 	{"LLM", "HOLDCO_LLM_TIMEOUT", "120s", "bound on one model call, stream included; a call past it fails as `timeout` and is retried by the turn's retry policy"},
 	{"LLM", "HOLDCO_LLM_SCRIPTED_STEP_DELAY", "200ms", "time each call of the `scripted` model takes (its text streams over it); `0s` in tests"},
+	{"LLM", "HOLDCO_AGENT_RUN_EVERY", "24h", "period of each active company's scheduled agent run (a Temporal Schedule per company); `0s` turns scheduled runs off"},
 }
 
 // defaultOf is the value Load uses when name is unset; descriptive

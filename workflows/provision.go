@@ -78,6 +78,12 @@ func Provision(ctx workflow.Context, in contract.ProvisionInput) (contract.Provi
 		}
 		if len(failed) == 0 {
 			setState(ctx, contract.ProvisioningStateReady)
+			// Histories recorded before schedules existed replay without it.
+			if workflow.GetVersion(ctx, "agent-schedule", workflow.DefaultVersion, 1) == 1 {
+				if err := workflow.ExecuteActivity(ctx, a.EnsureSchedule, in.CompanyID).Get(ctx, nil); err != nil {
+					workflow.GetLogger(ctx).Warn("agent schedule not made; scheduled runs wait for a heal", "error", err)
+				}
+			}
 			// Heals asked for while this run worked are answered by it.
 			for heal.ReceiveAsync(nil) {
 			}

@@ -19,5 +19,6 @@ func Register(r worker.Registry, provisioning *activities.Provisioning) {
 // RegisterTurns adds the agent turn workflow and its activities.
 func RegisterTurns(r worker.Registry, turns *activities.Turns) {
 	r.RegisterWorkflowWithOptions(Turn, workflow.RegisterOptions{Name: contract.TurnWorkflowName})
+	r.RegisterWorkflowWithOptions(ScheduledRun, workflow.RegisterOptions{Name: contract.ScheduledRunWorkflowName})
 	r.RegisterActivity(turns)
 }

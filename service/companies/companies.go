@@ -34,6 +34,7 @@ type Service struct {
 	products    CompanyProducts
 	temporal    client.Client
 	outbox      *ProvisioningOutbox
+	schedules   AgentSchedules
 }
 
 // PaymentObjects deactivates a company's live-mode payment objects before
@@ -54,6 +55,18 @@ type Options struct {
 	// Products stops a company's sales before it is archived; nil when
 	// there are none to stop.
 	Products CompanyProducts
+	// Schedules pauses, resumes and deletes the company's scheduled agent
+	// runs with its status; nil when there are none.
+	Schedules AgentSchedules
+}
+
+// AgentSchedules are the companies' schedules of agent runs
+// (service/turns). A failed change is logged: a scheduled run checks the
+// company's status itself before it starts anything.
+type AgentSchedules interface {
+	Pause(ctx context.Context, companyID string) error
+	Resume(ctx context.Context, companyID string) error
+	Delete(ctx context.Context, companyID string) error
 }
 
 // CompanyProducts deactivates the products a company sells on its
@@ -65,7 +78,8 @@ type CompanyProducts interface {
 // New builds the companies use cases on core; plans are decided by bill.
 func New(core *service.Core, bill *billing.Service, opts Options) *Service {
 	s := &Service{core: core, store: core.Store(), logger: core.Logger(), now: core.Clock(), seal: core.Sealer(),
-		companyKeys: core.CompanyKeys(), billing: bill, payments: opts.Payments, temporal: opts.Temporal, products: opts.Products}
+		companyKeys: core.CompanyKeys(), billing: bill, payments: opts.Payments, temporal: opts.Temporal, products: opts.Products,
+		schedules: opts.Schedules}
 	s.outbox = &ProvisioningOutbox{Store: s.store, Temporal: opts.Temporal, Logger: s.logger}
 	return s
 }
@@ -340,6 +354,15 @@ func (s *Service) UpdateCompany(ctx context.Context, id string, u CompanyUpdate)
 	if err := s.store.UpdateCompanyFields(ctx, ac.Scope, c); err != nil {
 		return c, err
 	}
+	if u.Status != nil && *u.Status != ac.Status && s.schedules != nil {
+		change := s.schedules.Resume
+		if *u.Status == models.CompanyPaused {
+			change = s.schedules.Pause
+		}
+		if err := change(context.WithoutCancel(ctx), c.ID); err != nil {
+			s.logger.WarnContext(ctx, "company schedule not changed; its runs check the status", "company", c.ID, "error", err)
+		}
+	}
 	return s.store.GetCompany(ctx, ac.Scope)
 }
 
@@ -372,5 +395,10 @@ func (s *Service) ArchiveCompany(ctx context.Context, id string) error {
 	}
 	_, err = s.store.ArchiveCompany(ctx, c.Scope, s.now())
 	s.companyKeys.DeleteWhere(func(p service.Principal) bool { return p.CompanyID == c.ID })
+	if err == nil && s.schedules != nil {
+		if derr := s.schedules.Delete(context.WithoutCancel(ctx), c.ID); derr != nil {
+			s.logger.WarnContext(ctx, "archive: company schedule not deleted; its runs skip archived companies", "company", c.ID, "error", derr)
+		}
+	}
 	return err
 }

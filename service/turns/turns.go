@@ -441,3 +441,5 @@ func (s *Service) ListTurns(ctx context.Context, companyID string, limit int, be
 	}
 	return p, nil
 }
+
+func newSession() string { return uuid.NewString() }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
 	"holdco/activities"
@@ -43,7 +45,7 @@ type world struct {
 func newWorld(t *testing.T, model activities.Model, credits int64) *world {
 	t.Helper()
 	tmp := testenv.NewTemporal(t, nil)
-	e := servicetest.NewWith(t, usecases.Options{Temporal: tmp.Client})
+	e := servicetest.NewWith(t, usecases.Options{Temporal: tmp.Client, AgentRunEvery: time.Hour})
 	w := &world{e: e, tmp: tmp}
 	w.owner, w.cong = e.User(t, "ada@example.com")
 	co, err := e.Svc.CreateCompany(w.owner, w.cong, companies.CompanyInput{Name: "Ada Bakery", Idea: "Bread by subscription"})
@@ -54,7 +56,7 @@ func newWorld(t *testing.T, model activities.Model, credits int64) *world {
 		_, err = e.Svc.GrantCredits(context.Background(), e.Store.SystemConglomerateScope(w.cong), models.EntryAdminAdjustment, credits, "test credits")
 		require.NoError(t, err)
 	}
-	w.acts = &activities.Turns{Store: e.Store, Billing: e.Svc.BillingUseCases, Tools: e.Svc.Tools, Model: model, Traces: e.Svc.TraceWriter,
+	w.acts = &activities.Turns{Store: e.Store, Billing: e.Svc.BillingUseCases, Tools: e.Svc.Tools, Model: model, Traces: e.Svc.TraceWriter, Scheduled: e.Svc.Turns,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), TextEvery: 20 * time.Millisecond, HeartbeatEvery: 100 * time.Millisecond}
 	w.startWorker(t)
 	return w
@@ -476,4 +478,60 @@ func TestOperatorRunsATaskWithoutTheCreditCheck(t *testing.T) {
 	assert.Equal(t, models.CodeConflict, domainErr(t, err).Code, "a done task does not run again")
 	_, err = w.e.Svc.Turns.RunTask(admin, "0190b7e2-0000-7000-8000-000000000000")
 	assert.Equal(t, models.CodeNotFound, domainErr(t, err).Code)
+}
+
+func TestScheduledRunsFollowTheCompanysStatus(t *testing.T) {
+	w := newWorld(t, scripted.New(0), 100)
+	ctx := context.Background()
+	schedules := &turns.Schedules{Temporal: w.tmp.Client, Every: time.Hour}
+	require.NoError(t, schedules.Ensure(ctx, w.company, w.cong, false))
+	require.NoError(t, schedules.Ensure(ctx, w.company, w.cong, false), "ensuring twice is fine")
+	h := w.tmp.Client.ScheduleClient().GetHandle(ctx, contract.AgentScheduleID(w.company))
+	paused := func() bool {
+		d, err := h.Describe(ctx)
+		require.NoError(t, err)
+		return d.Schedule.State.Paused
+	}
+	assert.False(t, paused())
+
+	// The schedule's run starts a turn of the schedule.
+	require.NoError(t, h.Trigger(ctx, client.ScheduleTriggerOptions{}))
+	var turn turns.View
+	require.Eventually(t, func() bool {
+		p, err := w.e.Svc.Turns.ListTurns(w.owner, w.company, 10, "")
+		require.NoError(t, err)
+		if len(p.Turns) == 0 || !ended(p.Turns[0]) {
+			return false
+		}
+		turn = p.Turns[0]
+		return true
+	}, 60*time.Second, 50*time.Millisecond)
+	assert.Equal(t, models.TriggerSchedule, turn.Trigger)
+	assert.Equal(t, models.TurnCompleted, turn.Status)
+
+	// Pausing the company pauses its schedule; a run that fires anyway skips.
+	st := models.CompanyPaused
+	_, err := w.e.Svc.UpdateCompany(w.owner, w.company, companies.CompanyUpdate{Status: &st})
+	require.NoError(t, err)
+	assert.True(t, paused())
+	scope, err := w.e.Store.SystemCompanyScope(ctx, w.company)
+	require.NoError(t, err)
+	res, err := w.e.Svc.Turns.StartScheduledRun(ctx, scope)
+	require.NoError(t, err)
+	assert.Equal(t, "the company is paused", res.Skipped)
+	assert.Empty(t, res.TurnID)
+	// Messages still work while paused.
+	msg := w.send(t, "Still there?")
+	w.wait(t, msg.TurnID, ended)
+
+	st = models.CompanyActive
+	_, err = w.e.Svc.UpdateCompany(w.owner, w.company, companies.CompanyUpdate{Status: &st})
+	require.NoError(t, err)
+	assert.False(t, paused())
+
+	// Archiving deletes it.
+	require.NoError(t, w.e.Svc.ArchiveCompany(w.owner, w.company))
+	_, err = h.Describe(ctx)
+	var nf *serviceerror.NotFound
+	assert.ErrorAs(t, err, &nf)
 }

@@ -37,8 +37,10 @@ type Services struct {
 	Files     *files.Service
 	Sales     *sales.Service
 	Tasks     *tasks.Service
-	// Turns are the agent turns (messages, runs).
-	Turns *turns.Service
+	// Turns are the agent turns (messages, runs); Schedules the companies'
+	// scheduled runs.
+	Turns     *turns.Service
+	Schedules *turns.Schedules
 	// Traces reads the agent runs' traces for the operator.
 	Traces *traces.Service
 	// TraceWriter writes the agent runs' traces (the turn activities);
@@ -73,6 +75,9 @@ type Options struct {
 	Mail       mail.Config
 	MailSender mail.Sender
 	MailBodies mail.BodyFetcher
+	// AgentRunEvery is the period of companies' scheduled agent runs (0:
+	// none).
+	AgentRunEvery time.Duration
 	// DispatchGate checks that a task may be dispatched (the credit check
 	// of the coming dispatcher); nil checks nothing.
 	DispatchGate tasks.DispatchGate
@@ -94,7 +99,8 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Billing = billing.New(core, opts.Payments)
 	s.Identity = identity.New(core, idp, s.Billing)
 	s.Sales = sales.New(core, s.Billing, opts.Sales)
-	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal, Products: s.Sales})
+	s.Schedules = &turns.Schedules{Temporal: opts.Temporal, Every: opts.AgentRunEvery}
+	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal, Products: s.Sales, Schedules: s.Schedules})
 	s.Mail = mail.New(core, opts.Mail, opts.MailSender, opts.MailBodies)
 	s.Documents = documents.New(core)
 	s.Files = files.New(core, opts.Blobs, opts.FileLimits)

@@ -1,0 +1,131 @@
+package turns
+
+import (
+	"context"
+	"errors"
+	"hash/fnv"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"holdco/models"
+	"holdco/service"
+	"holdco/store"
+	"holdco/workflows/contract"
+)
+
+// Schedules keeps each active company's Temporal Schedule of agent runs:
+// made when provisioning is ready, paused with the company, deleted when
+// it is archived. Every 0 turns scheduled runs off (every call is a no-op).
+// A scheduled run checks the company again before it starts a turn, so a
+// schedule left behind by a crash only starts a run that skips.
+type Schedules struct {
+	Temporal client.Client
+	Every    time.Duration
+}
+
+func (s *Schedules) off() bool { return s == nil || s.Temporal == nil || s.Every <= 0 }
+
+// Ensure creates the company's schedule unless it exists; paused creates
+// it paused.
+func (s *Schedules) Ensure(ctx context.Context, companyID, conglomerateID string, paused bool) error {
+	if s.off() {
+		return nil
+	}
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(companyID))
+	offset := time.Duration(h.Sum64() % uint64(s.Every)) // spread companies over the period
+	_, err := s.Temporal.ScheduleClient().Create(ctx, client.ScheduleOptions{
+		ID:      contract.AgentScheduleID(companyID),
+		Spec:    client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: s.Every, Offset: offset}}},
+		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
+		Paused:  paused,
+		Action: &client.ScheduleWorkflowAction{
+			ID: "scheduled-run:" + companyID, Workflow: contract.ScheduledRunWorkflowName, TaskQueue: contract.TaskQueue,
+			Args: []any{contract.ScheduledRunInput{CompanyID: companyID}},
+			TypedSearchAttributes: temporal.NewSearchAttributes(contract.CompanyIDKey.ValueSet(companyID),
+				contract.ConglomerateIDKey.ValueSet(conglomerateID)),
+		},
+	})
+	if errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
+		return nil
+	}
+	return err
+}
+
+// Pause stops the company's scheduled runs (messages still work).
+func (s *Schedules) Pause(ctx context.Context, companyID string) error {
+	if s.off() {
+		return nil
+	}
+	return ignoreMissing(s.Temporal.ScheduleClient().GetHandle(ctx, contract.AgentScheduleID(companyID)).
+		Pause(ctx, client.SchedulePauseOptions{Note: "company paused"}))
+}
+
+// Resume starts the company's scheduled runs again.
+func (s *Schedules) Resume(ctx context.Context, companyID string) error {
+	if s.off() {
+		return nil
+	}
+	return ignoreMissing(s.Temporal.ScheduleClient().GetHandle(ctx, contract.AgentScheduleID(companyID)).
+		Unpause(ctx, client.ScheduleUnpauseOptions{Note: "company activated"}))
+}
+
+// Delete removes the company's schedule (archive).
+func (s *Schedules) Delete(ctx context.Context, companyID string) error {
+	if s.off() {
+		return nil
+	}
+	return ignoreMissing(s.Temporal.ScheduleClient().GetHandle(ctx, contract.AgentScheduleID(companyID)).Delete(ctx))
+}
+
+func ignoreMissing(err error) error {
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return nil
+	}
+	return err
+}
+
+// StartScheduledRun starts the company's scheduled turn, unless the company
+// is paused or archived, not ready, its plan or balance does not allow
+// agent work, or a turn runs: then it says why it skipped. It is a rule for
+// the worker, which passes the company's scope.
+func (s *Service) StartScheduledRun(ctx context.Context, scope store.CompanyScope) (contract.ScheduledRunResult, error) {
+	c, err := s.store.GetCompany(ctx, scope)
+	if errors.Is(err, models.ErrNotFound) {
+		return contract.ScheduledRunResult{Skipped: "the company no longer exists"}, nil
+	}
+	if err != nil {
+		return contract.ScheduledRunResult{}, err
+	}
+	if c.Status != models.CompanyActive {
+		return contract.ScheduledRunResult{Skipped: "the company is " + string(c.Status)}, nil
+	}
+	ac := service.AuthorizedCompany{Company: c, Scope: scope}
+	if err := s.canWork(ctx, ac, false); err != nil {
+		return contract.ScheduledRunResult{Skipped: skipReason(err)}, nil
+	}
+	msg := "Scheduled run: review the company's open tasks, documents and inbox, and make progress on what matters most."
+	t, err := s.start(ctx, ac, models.Turn{SessionID: newSession(), Trigger: models.TriggerSchedule, Message: msg}, msg)
+	if err != nil {
+		if models.IsCode(err, models.CodeConflict) {
+			return contract.ScheduledRunResult{Skipped: "a turn is running"}, nil
+		}
+		return contract.ScheduledRunResult{}, err
+	}
+	return contract.ScheduledRunResult{TurnID: t.ID}, nil
+}
+
+// skipReason is the refusal's code (never its detail, which may name the
+// company): the reason lands in the workflow's result and the worker log.
+func skipReason(err error) string {
+	var de *models.Error
+	if errors.As(err, &de) {
+		return string(de.Code)
+	}
+	return "error"
+}
