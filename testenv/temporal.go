@@ -2,10 +2,12 @@ package testenv
 
 import (
 	"context"
+	"log/slog"
 	"testing"
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/server/temporaltest"
 
@@ -27,9 +29,15 @@ type Temporal struct {
 // contract.TaskQueue registered by register. With register nil no worker
 // runs (tests that start and stop their own, e.g. Server.NewWorker).
 // Everything stops when the test ends.
-func NewTemporal(t *testing.T, register func(worker.Registry)) *Temporal {
+func NewTemporal(t testing.TB, register func(worker.Registry)) *Temporal {
 	t.Helper()
-	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	var ts *temporaltest.TestServer
+	if tt, ok := t.(*testing.T); ok {
+		ts = temporaltest.NewServer(temporaltest.WithT(tt))
+	} else { // a benchmark: quiet, stopped at its end
+		ts = temporaltest.NewServer(temporaltest.WithBaseClientOptions(client.Options{Logger: log.NewStructuredLogger(slog.New(slog.DiscardHandler))}))
+		t.Cleanup(ts.Stop)
+	}
 	c := ts.GetDefaultClient()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

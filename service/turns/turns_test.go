@@ -42,7 +42,14 @@ type world struct {
 	company string
 }
 
-func newWorld(t *testing.T, model activities.Model, credits int64) *world {
+// agentCtx is the company's agent (its key).
+func (w *world) agentCtx(t testing.TB) context.Context {
+	key, err := w.e.Svc.CompanyAPIKey(w.owner, w.company)
+	require.NoError(t, err)
+	return w.e.As(t, key.Key)
+}
+
+func newWorld(t testing.TB, model activities.Model, credits int64) *world {
 	t.Helper()
 	tmp := testenv.NewTemporal(t, nil)
 	e := servicetest.NewWith(t, usecases.Options{Temporal: tmp.Client, AgentRunEvery: time.Hour})
@@ -62,11 +69,11 @@ func newWorld(t *testing.T, model activities.Model, credits int64) *world {
 	return w
 }
 
-func (w *world) startWorker(t *testing.T) {
+func (w *world) startWorker(t testing.TB) {
 	w.worker = w.tmp.Server.NewWorker(contract.TaskQueue, func(r worker.Registry) { workflows.RegisterTurns(r, w.acts) })
 }
 
-func (w *world) setReady(t *testing.T) {
+func (w *world) setReady(t testing.TB) {
 	ctx := context.Background()
 	scope, err := w.e.Store.SystemCompanyScope(ctx, w.company)
 	require.NoError(t, err)

@@ -1,0 +1,103 @@
+package turns_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"holdco/models"
+	"holdco/providers/llm/scripted"
+	"holdco/service/companies"
+	"holdco/service/turns"
+)
+
+// BenchmarkSendMessage measures SendMessage (row, workflow start, answer
+// with turn_id) on the embedded test server: each iteration messages
+// another ready company, so no turn conflicts. Reports p50/p99.
+func BenchmarkSendMessage(b *testing.B) {
+	t := b
+	w := newWorld(t, scripted.New(0), 100_000)
+	ids := make([]string, b.N)
+	for i := range ids {
+		co, err := w.e.Svc.CreateCompany(w.owner, w.cong, companies.CompanyInput{Name: fmt.Sprintf("Bench %d", i)})
+		require.NoError(b, err)
+		w.company = co.ID
+		w.setReady(t)
+		ids[i] = co.ID
+	}
+	lat := make([]time.Duration, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		start := time.Now()
+		_, err := w.e.Svc.Turns.SendMessage(w.owner, ids[i], turns.Message{Text: "Plan the week"})
+		lat[i] = time.Since(start)
+		require.NoError(b, err)
+	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+}
+
+// BenchmarkTurnThroughput runs whole turns (three model calls, two tool
+// calls, scripted model at zero think time) one after another on one
+// company and reports turns per minute; it also runs the same model calls
+// and tools directly and reports the workflow's overhead as a ratio.
+func BenchmarkTurnThroughput(b *testing.B) {
+	t := b
+	w := newWorld(t, scripted.New(0), 1_000_000)
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		st, err := w.e.Svc.Turns.SendMessage(w.owner, w.company, turns.Message{Text: "Plan the launch"})
+		require.NoError(b, err)
+		for {
+			v, err := w.e.Svc.Turns.GetTurn(w.owner, st.TurnID)
+			require.NoError(b, err)
+			if !v.Status.Active() {
+				require.Equal(b, models.TurnCompleted, v.Status)
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		// The ended turn's workflow closes before the next start.
+		require.NoError(b, w.tmp.Client.GetWorkflow(context.Background(), "turn:"+w.company, "").Get(context.Background(), nil))
+	}
+	perTurn := time.Since(start) / time.Duration(b.N)
+	b.StopTimer()
+
+	// The same work without the workflow: three model calls and the two
+	// tool calls they ask for, straight through the catalog.
+	m := scripted.New(0)
+	agent := w.agentCtx(t)
+	directStart := time.Now()
+	for range b.N {
+		req := models.ModelRequest{Tools: w.e.Svc.Tools.Specs(), Messages: []models.ModelMessage{{Role: models.RoleUser,
+			Content: []models.ContentBlock{{Type: models.ContentText, Text: "Plan the launch"}}}}}
+		for {
+			resp, err := m.Complete(context.Background(), req, func(string) {})
+			require.NoError(b, err)
+			req.Messages = append(req.Messages, models.ModelMessage{Role: models.RoleAssistant, Content: resp.Content})
+			calls := resp.ToolCalls()
+			if len(calls) == 0 {
+				break
+			}
+			var results []models.ContentBlock
+			for _, c := range calls {
+				out, err := w.e.Svc.Tools.Call(agent, w.company, c.ToolName, c.Input)
+				require.NoError(b, err)
+				results = append(results, models.ContentBlock{Type: models.ContentToolResult, ToolUseID: c.ToolUseID, Text: string(out)})
+			}
+			req.Messages = append(req.Messages, models.ModelMessage{Role: models.RoleUser, Content: results})
+		}
+	}
+	direct := time.Since(directStart) / time.Duration(b.N)
+	b.ReportMetric(float64(time.Minute)/float64(perTurn), "turns/min")
+	b.ReportMetric(float64(perTurn.Microseconds()), "µs/turn")
+	b.ReportMetric(float64(direct.Microseconds()), "µs/direct")
+	b.ReportMetric(float64(perTurn)/float64(direct), "overhead-x")
+}
