@@ -471,31 +471,35 @@ func (t *Turns) FinishTurn(ctx context.Context, in FinishInput) (models.TurnStat
 		models.TurnFailed:      "A turn of the agent failed",
 		models.TurnInterrupted: "A turn of the agent was interrupted",
 	}[in.Status]
-	ended, _, err := t.Store.FinishTurn(ctx, scope, turn.ID, strings.Join(texts, "\n\n"), r, models.ActivityInput{
-		Kind: models.ActivityTurnEnded, Actor: models.ActorAgent, Summary: summary,
-		Data: map[string]any{"credits": cost, "trigger": string(turn.Trigger)}})
-	if err != nil {
-		return "", err
+	// The task of a task run first, so whoever sees the turn ended sees its
+	// task moved (a retry finds the task moved already and goes on).
+	var move error
+	switch in.Status {
+	case models.TurnCompleted:
+		move = t.moveTask(ctx, scope, turn, models.TaskRunning, models.TaskDone, "")
+	case models.TurnWaiting:
+		move = t.moveTask(ctx, scope, turn, models.TaskRunning, models.TaskFailed, "The agent asked a question: "+cut(in.Question, 900))
+	default:
+		reason := "The run was " + string(in.Status)
+		if in.ErrorDetail != "" {
+			reason += ": " + cut(in.ErrorDetail, 900)
+		}
+		move = t.moveTask(ctx, scope, turn, models.TaskRunning, models.TaskFailed, reason)
 	}
+	if move != nil {
+		return "", move
+	}
+	// The trace is complete before the turn reads as ended.
 	t.trace(ctx, turn.ID, "999999-end", traces.Event{Type: traces.EventTurnEnded,
-		Data: map[string]any{"status": string(ended.Status), "error": ended.ErrorCode, "credits": cost}})
+		Data: map[string]any{"status": string(in.Status), "error": in.ErrorCode, "credits": cost}})
 	if t.Traces != nil {
 		if err := t.Traces.Finish(ctx, turn.ID); err != nil {
 			t.Logger.WarnContext(ctx, "turn trace: finish", "turn", turn.ID, "error", err)
 		}
 	}
-	switch ended.Status {
-	case models.TurnCompleted:
-		err = t.moveTask(ctx, scope, ended, models.TaskRunning, models.TaskDone, "")
-	case models.TurnWaiting:
-		err = t.moveTask(ctx, scope, ended, models.TaskRunning, models.TaskFailed, "The agent asked a question: "+cut(ended.Question, 900))
-	default:
-		reason := "The run was " + string(ended.Status)
-		if ended.ErrorDetail != "" {
-			reason += ": " + cut(ended.ErrorDetail, 900)
-		}
-		err = t.moveTask(ctx, scope, ended, models.TaskRunning, models.TaskFailed, reason)
-	}
+	ended, _, err := t.Store.FinishTurn(ctx, scope, turn.ID, strings.Join(texts, "\n\n"), r, models.ActivityInput{
+		Kind: models.ActivityTurnEnded, Actor: models.ActorAgent, Summary: summary,
+		Data: map[string]any{"credits": cost, "trigger": string(turn.Trigger)}})
 	if err != nil {
 		return "", err
 	}
