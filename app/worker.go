@@ -32,6 +32,7 @@ func (a *App) startWorker(ctx context.Context, publicURL, sitesURL string) error
 	}
 	workflows.RegisterTurns(a.worker, turns)
 	prov.Schedules = a.Service.Schedules
+	workflows.RegisterAutoTopUp(a.worker, &activities.AutoTopUps{Store: a.Store, Billing: a.Service.Billing})
 	siteConfig, err := a.buildSiteConfig(ctx, publicURL, host)
 	if err != nil {
 		return err

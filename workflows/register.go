@@ -22,3 +22,9 @@ func RegisterTurns(r worker.Registry, turns *activities.Turns) {
 	r.RegisterWorkflowWithOptions(ScheduledRun, workflow.RegisterOptions{Name: contract.ScheduledRunWorkflowName})
 	r.RegisterActivity(turns)
 }
+
+// RegisterAutoTopUp adds the auto top-up workflow and its activity.
+func RegisterAutoTopUp(r worker.Registry, a *activities.AutoTopUps) {
+	r.RegisterWorkflowWithOptions(AutoTopUp, workflow.RegisterOptions{Name: contract.AutoTopUpWorkflowName})
+	r.RegisterActivity(a)
+}

@@ -24,6 +24,8 @@ type Service struct {
 	now      func() time.Time
 	sign     service.Signer
 	payments Payments
+	// autoTopUp is nudged after a spend under the threshold (nil: none).
+	autoTopUp AutoTopUpTrigger
 }
 
 // New builds the billing use cases on core. payments nil: payments are not

@@ -97,6 +97,7 @@ func (s *Service) spend(ctx context.Context, scope store.ConglomerateScope, u Us
 	case err != nil:
 		return st, false, err
 	}
+	s.afterSpend(ctx, cong, st)
 	return st, true, nil
 }
 

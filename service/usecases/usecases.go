@@ -97,6 +97,9 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 		objects = opts.Payments
 	}
 	s.Billing = billing.New(core, opts.Payments)
+	if opts.Temporal != nil {
+		s.Billing.SetAutoTopUpTrigger(&autoTopUpStarter{temporal: opts.Temporal, logger: logger})
+	}
 	s.Identity = identity.New(core, idp, s.Billing)
 	s.Sales = sales.New(core, s.Billing, opts.Sales)
 	s.Schedules = &turns.Schedules{Temporal: opts.Temporal, Every: opts.AgentRunEvery}
