@@ -13,6 +13,7 @@ import (
 
 	"holdco/app"
 	"holdco/models"
+	"holdco/usercli"
 	"holdco/workflows/contract"
 )
 
@@ -81,6 +82,25 @@ func TestAgentTurnEndToEnd(t *testing.T) {
 	assert.Contains(t, string(body), `"type":"turn_ended"`)
 	assert.NotContains(t, string(body), key, "no credential in a trace")
 	assert.Equal(t, 3, strings.Count(string(body), `"type":"usage"`))
+
+	// The CLI: holdco send <handle> "message" streams the turn to its end.
+	cliDir := t.TempDir()
+	env, out := cliEnv(t, base, cliDir)
+	env.OpenBrowser = loopbackBrowser(t, "ada@example.com")
+	require.NoError(t, usercli.Login(ctx, env, []string{"--env", "test"}))
+	out.Reset()
+	require.NoError(t, usercli.Send(ctx, env, []string{co["handle"].(string), "Plan the second map"}))
+	assert.Contains(t, out.String(), "I'll write down notes first.")
+	assert.Contains(t, out.String(), "I created the task")
+	err = usercli.Send(ctx, env, []string{"no-such-business", "hi"})
+	assert.ErrorContains(t, err, `no business "no-such-business"`)
+	// Ctrl-C: the turn is interrupted and the command exits 130.
+	cctx, stop := context.WithCancel(ctx)
+	env.Sleep = func(ctx context.Context, d time.Duration) error { stop(); <-ctx.Done(); return ctx.Err() }
+	err = usercli.Send(cctx, env, []string{id, "Plan a third map"})
+	var exit *usercli.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, 130, exit.Code)
 
 	// The interrupt of an ended turn is a no-op; another account's is 403.
 	same := authedJSON(t, "POST", base+"/turns/"+turnID+"/interrupt", key, "", 200)

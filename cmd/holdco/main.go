@@ -34,6 +34,9 @@ Usage:
   holdco logout                       revoke the stored session key and remove it
   holdco whoami [--json]              show who the stored credential is
   holdco tokens list|create|revoke    personal access tokens (create --name N [--expires-in-days D])
+  holdco send <business> "message"    message a company's agent (id or handle) and stream its turn until it
+                                      ends; --file <file-id> (repeatable) attaches, --session <id> continues
+                                      a conversation; Ctrl-C interrupts the turn (exit 130), failed exits 1
   holdco help                         show this text
 
 Configuration is read from the environment; see README.md for every variable.
@@ -43,6 +46,10 @@ func main() {
 	if err := run(context.Background(), os.Args[1:], os.Getenv, os.Stderr); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "holdco:", err)
+		}
+		var exit *usercli.ExitError
+		if errors.As(err, &exit) {
+			os.Exit(exit.Code)
 		}
 		os.Exit(1)
 	}
@@ -71,6 +78,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return map[string]func(context.Context, usercli.Env, []string) error{
 			"login": usercli.Login, "logout": usercli.Logout, "whoami": usercli.Whoami, "tokens": usercli.Tokens,
 		}[cmd](ctx, e, args)
+	case "send":
+		// The first Ctrl-C interrupts the turn; after it the default
+		// handler is back, so a second one ends the command at once.
+		ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		go func() { <-ctx.Done(); stop() }()
+		e := usercli.DefaultEnv()
+		e.Getenv, e.Stderr = getenv, stderr
+		return usercli.Send(ctx, e, args)
 	case "help", "-h", "--help":
 		fmt.Fprint(stderr, usage)
 		return nil
