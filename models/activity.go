@@ -31,6 +31,8 @@ const (
 	ActivityTaskUpdated        ActivityKind = "task_updated"
 	ActivityTaskDeleted        ActivityKind = "task_deleted"
 	ActivityTurnEnded          ActivityKind = "turn_ended"
+	ActivityProspectAdded      ActivityKind = "prospect_added"
+	ActivityProspectUpdated    ActivityKind = "prospect_updated"
 )
 
 // ActivityActor says who caused an event.

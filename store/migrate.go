@@ -32,6 +32,7 @@ func migrations() []*gormigrate.Migration {
 		migration0014CompanySales(),
 		migration0015Tasks(),
 		migration0016Turns(),
+		migration0017Prospects(),
 	}
 }
 

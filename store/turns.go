@@ -81,11 +81,11 @@ func (s *Store) ListTurns(ctx context.Context, c CompanyScope, before *TurnCurso
 		return nil, err
 	}
 	q := s.db.WithContext(ctx).Where("company_id = ?", c.id)
-	if before != nil {
-		q = q.Where("created_at < ? OR (created_at = ? AND id < ?)", before.CreatedAt, before.CreatedAt, before.ID)
+	if before != nil { // ids are time-ordered (version 7)
+		q = q.Where("id < ?", before.ID)
 	}
 	turns := []models.Turn{}
-	err := q.Order("created_at DESC, id DESC").Limit(limit).Find(&turns).Error
+	err := q.Order("id DESC").Limit(limit).Find(&turns).Error
 	return turns, wrap("list turns", err)
 }
 

@@ -25,8 +25,7 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata/*.json with the generated schemas")
 
 func catalogOf(e *servicetest.Env) *agenttools.Catalog {
-	return agenttools.New(agenttools.Services{Documents: e.Svc.Documents, Tasks: e.Svc.Tasks, Files: e.Svc.Files,
-		Mail: e.Svc.Mail, Sales: e.Svc.SalesUseCases, Companies: e.Svc.CompaniesUseCases})
+	return e.Svc.Tools
 }
 
 // world is an owner with a company and the company's agent (its key).
@@ -90,9 +89,10 @@ func TestSchemasMatchGoldenFiles(t *testing.T) {
 		assert.Equal(t, string(want), string(got), "schema of %s changed (run with -update if meant)", s.Name)
 	}
 	assert.IsIncreasing(t, names, "Specs are sorted by name")
-	assert.Equal(t, []string{"ask_question", "create_payment_link", "create_product", "create_task", "delete_document", "get_revenue",
-		"list_activity", "list_documents", "list_emails", "list_files", "list_payments", "list_products", "list_subscriptions",
-		"list_tasks", "read_document", "read_email", "read_file", "send_email", "update_task", "write_document", "write_file"}, names)
+	assert.Equal(t, []string{"add_prospect", "ask_question", "create_payment_link", "create_product", "create_task", "delete_document",
+		"generate_image", "get_revenue", "list_activity", "list_documents", "list_emails", "list_files", "list_payments", "list_products",
+		"list_prospects", "list_subscriptions", "list_tasks", "read_document", "read_email", "read_file", "send_email", "update_prospect",
+		"update_task", "web_research", "write_document", "write_file"}, names)
 	// Every input refuses unknown properties.
 	for _, s := range specs {
 		var sch struct {

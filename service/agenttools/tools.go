@@ -12,6 +12,7 @@ import (
 	"holdco/service/documents"
 	"holdco/service/files"
 	"holdco/service/mail"
+	"holdco/service/prospects"
 	"holdco/service/sales"
 	"holdco/service/tasks"
 )
@@ -42,6 +43,10 @@ type Services struct {
 	Mail      *mail.Service
 	Sales     *sales.Service
 	Companies *companies.Service
+	Prospects *prospects.Service
+	// Research and Images are providers; nil answers not_configured.
+	Research Research
+	Images   Images
 }
 
 // New builds the catalog of the agents' tools over svc.
@@ -55,6 +60,8 @@ func New(svc Services) *Catalog {
 	registerMail(c, svc.Mail)
 	registerSales(c, svc.Sales)
 	registerActivity(c, svc.Companies)
+	registerProspects(c, svc.Prospects)
+	registerResearch(c, svc.Research, svc.Images, svc.Files)
 	return c
 }
 

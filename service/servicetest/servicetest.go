@@ -25,6 +25,7 @@ import (
 	"holdco/service/files"
 	"holdco/service/identity"
 	"holdco/service/mail"
+	"holdco/service/prospects"
 	"holdco/service/sales"
 	"holdco/service/tasks"
 	"holdco/service/traces"
@@ -66,6 +67,8 @@ type Services struct {
 	*SalesUseCases
 	Tasks *tasks.Service
 	Turns *turns.Service
+	// Prospects are the companies' leads.
+	Prospects *prospects.Service
 	// Traces reads runs' traces; TraceWriter writes them.
 	Traces      *traces.Service
 	TraceWriter *traces.Writer
@@ -140,7 +143,7 @@ func (e *Env) NewServices(t testing.TB, opts usecases.Options) Services {
 	s, err := usecases.New(context.Background(), Config, e.Store, e.IdP, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
 	return Services{IdentityUseCases: s.Identity, BillingUseCases: s.Billing, CompaniesUseCases: s.Companies,
-		Documents: s.Documents, Files: s.Files, Mail: s.Mail, SalesUseCases: s.Sales, Tasks: s.Tasks, Turns: s.Turns, Tools: s.Tools, Traces: s.Traces, TraceWriter: s.TraceWriter}
+		Documents: s.Documents, Files: s.Files, Mail: s.Mail, SalesUseCases: s.Sales, Tasks: s.Tasks, Turns: s.Turns, Prospects: s.Prospects, Tools: s.Tools, Traces: s.Traces, TraceWriter: s.TraceWriter}
 }
 
 // Replica is a second set of use cases on the same database (another

@@ -19,6 +19,7 @@ import (
 	"holdco/service/files"
 	"holdco/service/identity"
 	"holdco/service/mail"
+	"holdco/service/prospects"
 	"holdco/service/sales"
 	"holdco/service/tasks"
 	"holdco/service/traces"
@@ -46,6 +47,8 @@ type Services struct {
 	// TraceWriter writes the agent runs' traces (the turn activities);
 	// without a blob store it answers upstream_unavailable.
 	TraceWriter *traces.Writer
+	// Prospects are the companies' leads.
+	Prospects *prospects.Service
 	// Tools is the agents' tool catalog over the domains above (the turn
 	// workflow and the connector call it).
 	Tools *agenttools.Catalog
@@ -111,7 +114,8 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Turns = turns.New(core, s.Billing, s.Files, opts.Temporal)
 	s.Traces = traces.New(opts.Blobs)
 	s.TraceWriter = traces.NewWriter(opts.Blobs)
+	s.Prospects = prospects.New(core)
 	s.Tools = agenttools.New(agenttools.Services{Documents: s.Documents, Tasks: s.Tasks, Files: s.Files, Mail: s.Mail,
-		Sales: s.Sales, Companies: s.Companies})
+		Sales: s.Sales, Companies: s.Companies, Prospects: s.Prospects})
 	return s, nil
 }
