@@ -225,10 +225,14 @@ func newMatrixWorld(t testing.TB) *matrixWorld {
 	w.call(http.MethodPost, "/companies/"+w.bobCo+"/tasks", userB, `{"title":"bob's task"}`, http.StatusCreated, &task)
 	bobTask := task["id"].(string)
 	adaTurn, bobTurn := w.endedTurn(w.adaCo), w.endedTurn(w.bobCo)
+	var lead map[string]any
+	w.call(http.MethodPost, "/companies/"+w.adaCo+"/prospects", userA, `{"name":"ada's lead"}`, http.StatusCreated, &lead)
+	adaLead := lead["id"].(string)
 	adaRun := uuid.NewString()
 	require.NoError(t, w.svc.TraceWriter.Append(context.Background(), adaRun, "000000-start", traces.Event{Type: traces.EventTurnStarted}))
 	return &matrixWorld{world: w, fixtures: map[string]map[string]string{
 		"turn_id":         {"ada": adaTurn, "bob": bobTurn, "missing": missingID},
+		"prospect_id":     {"ada": adaLead, "missing": missingID},
 		"email_id":        {"ada": adaEmail, "bob": bobEmail, "missing": missingID},
 		"conglomerate_id": {"ada": w.adaCong, "bob": w.bobCong, "missing": missingID},
 		"company_id":      {"ada": w.adaCo, "bob": w.bobCo, "missing": missingID},

@@ -33,6 +33,7 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerEmailRoutes(api, &emailHandlers{svc: d.Service.Mail})
 	registerTaskRoutes(api, &taskHandlers{svc: d.Service.Tasks})
 	registerTurnRoutes(api, &turnHandlers{svc: d.Service.Turns})
+	registerProspectRoutes(api, &prospectHandlers{svc: d.Service.Prospects})
 	registerProvisioningRoutes(api, &provisioningHandlers{svc: d.Service.Companies})
 	registerUserAuthRoutes(api, &userAuthHandlers{svc: d.Service.Companies})
 	registerCreditRoutes(api, &creditHandlers{svc: d.Service.Billing})
