@@ -24,6 +24,7 @@ import (
 	"holdco/api"
 	"holdco/config"
 	"holdco/devserver"
+	"holdco/providers/gitrepo"
 	"holdco/service/usecases"
 	"holdco/store"
 	"holdco/workflows"
@@ -40,6 +41,7 @@ type App struct {
 	Temporal client.Client      // nil when no role of the process needs it
 	Service  *usecases.Services // api and worker roles
 	mounts   map[string]http.Handler
+	repos    *gitrepo.Store // the worker's repositories, for the agents' tools
 	dev      *devserver.Server
 
 	listeners map[Role]*listener

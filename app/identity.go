@@ -65,6 +65,9 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*us
 	}
 	idp := oidcrp.New(oidcrp.Options{Issuer: issuer, ClientID: clientID, ClientSecret: secret, RedirectURIs: callbacks})
 	opts := usecases.Options{Temporal: a.Temporal, AgentRunEvery: cfg.LLM.RunEvery}
+	if a.repos != nil {
+		opts.Repository = repoTools{repos: a.repos}
+	}
 	if pc := cfg.Payments; pc.Enabled() {
 		pay, err := stripepay.New(stripepay.Config{SecretKey: pc.StripeSecretKey, ConnectSecretKey: pc.StripeConnectSecretKey,
 			WebhookSecret: pc.StripeWebhookSecret, ConnectWebhookSecret: pc.StripeConnectWebhookSecret, APIBase: pc.StripeAPIBase,

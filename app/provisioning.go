@@ -26,6 +26,7 @@ func (a *App) buildProvisioning(ctx context.Context, sitesURL string) (*activiti
 	if err != nil {
 		return nil, nil, fmt.Errorf("HOLDCO_DATA_DIR: %w", err)
 	}
+	a.repos = repos // the agents' repository tools on this worker
 	host, err := statichost.New(filepath.Join(cfg.DataDir, "sites"), sitesURL, repos)
 	if err != nil {
 		return nil, nil, fmt.Errorf("HOLDCO_DATA_DIR: %w", err)

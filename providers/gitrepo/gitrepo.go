@@ -30,6 +30,13 @@ const Branch = "main"
 type Store struct {
 	root string
 	mu   sync.Mutex // serializes Ensure: two first provisionings race here
+	// commits serializes the commits of each repository.
+	commits sync.Map // company id → *sync.Mutex
+}
+
+func (s *Store) lockOf(companyID string) *sync.Mutex {
+	l, _ := s.commits.LoadOrStore(companyID, &sync.Mutex{})
+	return l.(*sync.Mutex)
 }
 
 // New returns a store under root (created if needed).

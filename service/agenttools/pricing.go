@@ -7,7 +7,6 @@ var toolCredits = map[string]int64{
 	"send_email":     1,
 	"web_research":   1,
 	"generate_image": 3,
-	"publish_site":   1,
 }
 
 // Credits is the price of one successful call of the tool (0: free).

@@ -47,6 +47,9 @@ type Services struct {
 	// Research and Images are providers; nil answers not_configured.
 	Research Research
 	Images   Images
+	// Repository is the companies' code repositories (worker role); nil
+	// answers not_configured.
+	Repository Repository
 }
 
 // New builds the catalog of the agents' tools over svc.
@@ -62,6 +65,10 @@ func New(svc Services) *Catalog {
 	registerActivity(c, svc.Companies)
 	registerProspects(c, svc.Prospects)
 	registerResearch(c, svc.Research, svc.Images, svc.Files)
+	registerRepository(c, svc.Repository, func(ctx context.Context, companyID string) error {
+		_, err := svc.Companies.GetCompany(ctx, companyID)
+		return err
+	})
 	return c
 }
 

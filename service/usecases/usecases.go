@@ -78,6 +78,9 @@ type Options struct {
 	Mail       mail.Config
 	MailSender mail.Sender
 	MailBodies mail.BodyFetcher
+	// Repository is the companies' code repositories for the agents' tools
+	// (the worker role has them); nil answers not_configured.
+	Repository agenttools.Repository
 	// AgentRunEvery is the period of companies' scheduled agent runs (0:
 	// none).
 	AgentRunEvery time.Duration
@@ -116,6 +119,6 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.TraceWriter = traces.NewWriter(opts.Blobs)
 	s.Prospects = prospects.New(core)
 	s.Tools = agenttools.New(agenttools.Services{Documents: s.Documents, Tasks: s.Tasks, Files: s.Files, Mail: s.Mail,
-		Sales: s.Sales, Companies: s.Companies, Prospects: s.Prospects})
+		Sales: s.Sales, Companies: s.Companies, Prospects: s.Prospects, Repository: opts.Repository})
 	return s, nil
 }
