@@ -42,6 +42,7 @@ type App struct {
 	Service  *usecases.Services // api and worker roles
 	mounts   map[string]http.Handler
 	repos    *gitrepo.Store // the worker's repositories, for the agents' tools
+	dbs      companyQueries // the worker's company databases, for the agents' tools
 	dev      *devserver.Server
 
 	listeners map[Role]*listener

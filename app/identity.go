@@ -68,6 +68,9 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*us
 	if a.repos != nil {
 		opts.Repository = repoTools{repos: a.repos}
 	}
+	if a.dbs != nil {
+		opts.Database = dbTools{dbs: a.dbs}
+	}
 	if pc := cfg.Payments; pc.Enabled() {
 		pay, err := stripepay.New(stripepay.Config{SecretKey: pc.StripeSecretKey, ConnectSecretKey: pc.StripeConnectSecretKey,
 			WebhookSecret: pc.StripeWebhookSecret, ConnectWebhookSecret: pc.StripeConnectWebhookSecret, APIBase: pc.StripeAPIBase,

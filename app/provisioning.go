@@ -50,6 +50,9 @@ func (a *App) buildProvisioning(ctx context.Context, sitesURL string) (*activiti
 	} else if dbs, err = companydb.NewSQLite(filepath.Join(cfg.DataDir, "company-dbs")); err != nil {
 		return nil, nil, fmt.Errorf("HOLDCO_DATA_DIR: %w", err)
 	}
+	if q, ok := dbs.(companyQueries); ok {
+		a.dbs = q // the agents' query_database on this worker
+	}
 	prov := &activities.Provisioning{Store: a.Store, Repositories: repos, Databases: dbs, Hosting: host}
 	return prov, host, nil
 }

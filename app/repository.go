@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"holdco/models"
+	"holdco/providers/companydb"
 	"holdco/providers/gitrepo"
 	"holdco/service/agenttools"
 )
@@ -34,4 +36,26 @@ func (r repoTools) Commit(ctx context.Context, companyID string, changes []agent
 		cs[i] = gitrepo.Change{Path: c.Path, Content: c.Content, Delete: c.Delete}
 	}
 	return r.repos.Commit(ctx, companyID, cs, message, "holdco agent")
+}
+
+// companyQueries is what both company-database adapters run.
+type companyQueries interface {
+	Query(ctx context.Context, companyID, stmt string, readOnly bool) (companydb.QueryResult, error)
+}
+
+// dbTools adapts the company databases to the agents' query_database.
+type dbTools struct{ dbs companyQueries }
+
+func (d dbTools) Query(ctx context.Context, companyID, stmt string, readOnly bool) (agenttools.QueryResult, error) {
+	r, err := d.dbs.Query(ctx, companyID, stmt, readOnly)
+	var se *companydb.ErrStatement
+	switch {
+	case errors.As(err, &se):
+		return agenttools.QueryResult{}, &agenttools.SQLError{Msg: se.Msg}
+	case errors.Is(err, companydb.ErrNoDatabase):
+		return agenttools.QueryResult{}, models.Errorf(models.CodeBusinessNotActive, "The company's database is not provisioned yet.")
+	case err != nil:
+		return agenttools.QueryResult{}, err
+	}
+	return agenttools.QueryResult{Columns: r.Columns, Rows: r.Rows, Truncated: r.Truncated}, nil
 }

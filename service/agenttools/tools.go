@@ -50,6 +50,9 @@ type Services struct {
 	// Repository is the companies' code repositories (worker role); nil
 	// answers not_configured.
 	Repository Repository
+	// Database is the companies' own databases (worker role); nil answers
+	// not_configured.
+	Database Database
 }
 
 // New builds the catalog of the agents' tools over svc.
@@ -65,10 +68,12 @@ func New(svc Services) *Catalog {
 	registerActivity(c, svc.Companies)
 	registerProspects(c, svc.Prospects)
 	registerResearch(c, svc.Research, svc.Images, svc.Files)
-	registerRepository(c, svc.Repository, func(ctx context.Context, companyID string) error {
+	authorize := func(ctx context.Context, companyID string) error {
 		_, err := svc.Companies.GetCompany(ctx, companyID)
 		return err
-	})
+	}
+	registerRepository(c, svc.Repository, authorize)
+	registerDatabase(c, svc.Database, authorize)
 	return c
 }
 

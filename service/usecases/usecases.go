@@ -81,6 +81,8 @@ type Options struct {
 	// Repository is the companies' code repositories for the agents' tools
 	// (the worker role has them); nil answers not_configured.
 	Repository agenttools.Repository
+	// Database is the companies' own databases for the agents' tools.
+	Database agenttools.Database
 	// AgentRunEvery is the period of companies' scheduled agent runs (0:
 	// none).
 	AgentRunEvery time.Duration
@@ -119,6 +121,7 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.TraceWriter = traces.NewWriter(opts.Blobs)
 	s.Prospects = prospects.New(core)
 	s.Tools = agenttools.New(agenttools.Services{Documents: s.Documents, Tasks: s.Tasks, Files: s.Files, Mail: s.Mail,
-		Sales: s.Sales, Companies: s.Companies, Prospects: s.Prospects, Repository: opts.Repository})
+		Sales: s.Sales, Companies: s.Companies, Prospects: s.Prospects, Repository: opts.Repository,
+		Database: opts.Database})
 	return s, nil
 }

@@ -1,0 +1,165 @@
+package companydb
+
+import (
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Query limits.
+const (
+	QueryRows    = 500
+	QueryTimeout = 5 * time.Second
+)
+
+// QueryResult is what a statement answered: columns and rows (at most
+// QueryRows; Truncated says there were more), or the rows a write changed.
+type QueryResult struct {
+	Columns      []string
+	Rows         [][]any
+	Truncated    bool
+	RowsAffected int64
+}
+
+// ErrStatement is the company's SQL being wrong (a syntax error, a write
+// in read-only mode, a timeout); its text is the database's message.
+type ErrStatement struct{ Msg string }
+
+func (e *ErrStatement) Error() string { return e.Msg }
+
+// ErrNoDatabase: the company's database does not exist (not provisioned).
+var ErrNoDatabase = errors.New("companydb: the company has no database")
+
+// Query runs one statement on the company's own SQLite database: read-only
+// on a read-only connection (query_only), bounded by QueryTimeout and
+// QueryRows.
+func (s *SQLite) Query(ctx context.Context, companyID, stmt string, readOnly bool) (QueryResult, error) {
+	if err := validID(companyID); err != nil {
+		return QueryResult{}, err
+	}
+	if _, err := os.Stat(s.file(companyID)); err != nil {
+		return QueryResult{}, ErrNoDatabase
+	}
+	dsn := s.DSN(companyID)
+	if readOnly {
+		dsn = "file:" + s.file(companyID) + "?mode=ro&_pragma=query_only(1)&_pragma=busy_timeout(5000)"
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return QueryResult{}, err
+	}
+	defer db.Close()
+	return run(ctx, db, stmt, readOnly, nil)
+}
+
+// Query runs one statement on the company's own Postgres database as its
+// own role (which reaches no other database): read-only in a READ ONLY
+// transaction, with statement_timeout, bounded by QueryRows.
+func (p *Postgres) Query(ctx context.Context, companyID, stmt string, readOnly bool) (QueryResult, error) {
+	if err := validID(companyID); err != nil {
+		return QueryResult{}, err
+	}
+	db, err := sql.Open("pgx", p.DSN(companyID))
+	if err != nil {
+		return QueryResult{}, err
+	}
+	defer db.Close()
+	if err := db.PingContext(ctx); err != nil {
+		if isCode(err, "28000") || isCode(err, "28P01") || isCode(err, "3D000") { // no role, no password, no database
+			return QueryResult{}, ErrNoDatabase
+		}
+		return QueryResult{}, fmt.Errorf("companydb: connect: %w", err)
+	}
+	return run(ctx, db, stmt, readOnly, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, fmt.Sprintf("SET LOCAL statement_timeout = %d", QueryTimeout.Milliseconds()))
+		return err
+	})
+}
+
+func run(ctx context.Context, db *sql.DB, stmt string, readOnly bool, setup func(context.Context, *sql.Tx) error) (QueryResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, QueryTimeout)
+	defer cancel()
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: readOnly})
+	if err != nil {
+		return QueryResult{}, statementError(ctx, err)
+	}
+	defer tx.Rollback() //nolint:errcheck // a committed tx answers ErrTxDone
+	if setup != nil {
+		if err := setup(ctx, tx); err != nil {
+			return QueryResult{}, err
+		}
+	}
+	rows, err := tx.QueryContext(ctx, stmt)
+	if err != nil {
+		return QueryResult{}, statementError(ctx, err)
+	}
+	cols, err := rows.Columns()
+	if err != nil {
+		rows.Close()
+		return QueryResult{}, statementError(ctx, err)
+	}
+	out := QueryResult{Columns: cols, Rows: [][]any{}}
+	for rows.Next() {
+		if len(out.Rows) == QueryRows {
+			out.Truncated = true
+			break
+		}
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			rows.Close()
+			return QueryResult{}, statementError(ctx, err)
+		}
+		for i, v := range vals {
+			vals[i] = jsonValue(v)
+		}
+		out.Rows = append(out.Rows, vals)
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return QueryResult{}, statementError(ctx, err)
+	}
+	rows.Close()
+	if len(cols) == 0 {
+		out.Columns = []string{}
+	}
+	if !readOnly {
+		if err := tx.Commit(); err != nil {
+			return QueryResult{}, statementError(ctx, err)
+		}
+	}
+	return out, nil
+}
+
+// statementError makes the database's refusal the caller's error (the SQL
+// is the company's), and a timeout a sentence.
+func statementError(ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || strings.Contains(err.Error(), "statement timeout") {
+		return &ErrStatement{Msg: fmt.Sprintf("the statement ran longer than %s and was cancelled", QueryTimeout)}
+	}
+	return &ErrStatement{Msg: err.Error()}
+}
+
+// jsonValue makes a scanned value JSON-friendly: text as strings, binary
+// as base64, times in RFC 3339.
+func jsonValue(v any) any {
+	switch x := v.(type) {
+	case []byte:
+		if utf8.Valid(x) {
+			return string(x)
+		}
+		return base64.StdEncoding.EncodeToString(x)
+	case time.Time:
+		return x.UTC().Format(time.RFC3339Nano)
+	}
+	return v
+}
