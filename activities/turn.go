@@ -530,15 +530,36 @@ func textOf(content []models.ContentBlock) string {
 }
 
 // conversation turns a session's stored messages into the model's
-// messages: consecutive messages of one role are one message.
+// messages: consecutive messages of one role are one message. A tool call
+// without a stored result (a turn interrupted or failed during its tools)
+// is left out, with its result-less id, as providers refuse a tool_use
+// that no tool_result answers.
 func conversation(history []models.TurnMessage) []models.ModelMessage {
+	answered := map[string]bool{}
+	for _, m := range history {
+		for _, b := range m.Content {
+			if b.Type == models.ContentToolResult {
+				answered[b.ToolUseID] = true
+			}
+		}
+	}
 	var out []models.ModelMessage
 	for _, m := range history {
+		var content []models.ContentBlock
+		for _, b := range m.Content {
+			if b.Type == models.ContentToolUse && !answered[b.ToolUseID] {
+				continue
+			}
+			content = append(content, b)
+		}
+		if len(content) == 0 {
+			content = []models.ContentBlock{{Type: models.ContentText, Text: "(interrupted)"}}
+		}
 		if n := len(out); n > 0 && out[n-1].Role == m.Role {
-			out[n-1].Content = append(out[n-1].Content, m.Content...)
+			out[n-1].Content = append(out[n-1].Content, content...)
 			continue
 		}
-		out = append(out, models.ModelMessage{Role: m.Role, Content: append([]models.ContentBlock(nil), m.Content...)})
+		out = append(out, models.ModelMessage{Role: m.Role, Content: content})
 	}
 	return out
 }

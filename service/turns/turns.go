@@ -364,23 +364,32 @@ func (s *Service) InterruptTurn(ctx context.Context, turnID string) (View, error
 	}
 	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), interruptWait)
 	defer cancel()
-	h, err := s.temporal.UpdateWorkflow(uctx, client.UpdateWorkflowOptions{
-		WorkflowID: contract.TurnWorkflowID(ac.ID), UpdateName: contract.UpdateInterrupt,
-		Args: []any{t.ID}, WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
-	if err == nil {
+	// An update that lands as the workflow continues as new is answered
+	// by the old run with the turn still running: it is sent again to the
+	// new run.
+	for attempt := 0; attempt < 3; attempt++ {
+		h, err := s.temporal.UpdateWorkflow(uctx, client.UpdateWorkflowOptions{
+			WorkflowID: contract.TurnWorkflowID(ac.ID), UpdateName: contract.UpdateInterrupt,
+			Args: []any{t.ID}, WaitForStage: client.WorkflowUpdateStageCompleted,
+		})
 		var st contract.TurnState
-		err = h.Get(uctx, &st)
-	}
-	if err != nil {
-		var nf *serviceerror.NotFound
-		if !errors.As(err, &nf) && uctx.Err() == nil {
-			// Refused by the validator (not the running turn) or the
-			// workflow is gone: the row decides below.
-			s.logger.InfoContext(ctx, "turn interrupt: update refused", "turn", t.ID, "error", err)
+		if err == nil {
+			err = h.Get(uctx, &st)
 		}
 		if uctx.Err() != nil {
 			return View{}, models.Errorf(models.CodeUpstreamUnavailable, "The turn did not stop in time; try again.")
+		}
+		if err != nil {
+			var nf *serviceerror.NotFound
+			if !errors.As(err, &nf) {
+				// Refused by the validator (not the running turn): the
+				// row decides below.
+				s.logger.InfoContext(ctx, "turn interrupt: update refused", "turn", t.ID, "error", err)
+			}
+			break
+		}
+		if !st.Status.Active() {
+			break
 		}
 	}
 	cur, err := s.store.GetTurn(ctx, ac.Scope, t.ID)
