@@ -159,7 +159,7 @@ func (s *Service) canWork(ctx context.Context, ac service.AuthorizedCompany, ski
 	if perr := s.billing.PlanDecision(cong, billing.ActionAgentWork); perr != nil {
 		return perr
 	}
-	bal, err := s.store.CreditBalance(ctx, s.store.SystemConglomerateScope(ac.ConglomerateID), s.now().UTC().Truncate(24*time.Hour))
+	bal, err := s.store.CompanyAccountCredits(ctx, ac.Scope, s.now().UTC().Truncate(24*time.Hour))
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,10 @@ func newWorld(t testing.TB, model activities.Model, credits int64) *world {
 }
 
 func (w *world) startWorker(t testing.TB) {
-	w.worker = w.tmp.Server.NewWorker(contract.TaskQueue, func(r worker.Registry) { workflows.RegisterTurns(r, w.acts) })
+	// As the app's worker: heartbeats reach the server at least every
+	// second, so an interrupt reaches a model call at once.
+	w.worker = w.tmp.Server.NewWorkerWithOptions(contract.TaskQueue, func(r worker.Registry) { workflows.RegisterTurns(r, w.acts) },
+		worker.Options{MaxHeartbeatThrottleInterval: time.Second})
 }
 
 func (w *world) setReady(t testing.TB) {
@@ -209,6 +212,7 @@ func TestQuestionWaitsAndTheAnswerContinuesTheSession(t *testing.T) {
 }
 
 func TestConcurrentMessagesStartExactlyOneTurn(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, scripted.New(3*time.Second), 100)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -246,6 +250,7 @@ func TestConcurrentMessagesStartExactlyOneTurn(t *testing.T) {
 }
 
 func TestInterruptCancelsTheCallInFlight(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, scripted.New(time.Minute), 100)
 	st := w.send(t, "Write a long plan")
 	w.wait(t, st.TurnID, func(v turns.View) bool { return v.Status == models.TurnRunning })
@@ -293,6 +298,7 @@ func (m *greedyModel) Complete(ctx context.Context, req models.ModelRequest, onT
 }
 
 func TestRateLimitedModelCallIsRetriedAndChargedOnce(t *testing.T) {
+	t.Parallel()
 	m := &greedyModel{failures: 2, tokens: 10}
 	w := newWorld(t, m, 100)
 	st := w.send(t, "Hello")
@@ -317,6 +323,7 @@ func TestTurnThatRunsOutOfCreditsStopsWithoutOverdrawing(t *testing.T) {
 }
 
 func TestWorkerStoppedMidTurnResumesWithoutChargingTwice(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, scripted.New(1500*time.Millisecond), 100)
 	st := w.send(t, "Plan the launch")
 	// Wait until the second model call runs (the first was charged).
@@ -395,6 +402,7 @@ func sendErr(w *world, text string) error {
 var tasksAll = tasks.ListInput{}
 
 func TestTurnsACrashLeftQueuedAreStartedBySweep(t *testing.T) {
+	t.Parallel()
 	m := &switchable{fast: scripted.New(0), slow: scripted.New(time.Minute)}
 	w := newWorld(t, m, 100)
 	ctx := context.Background()
