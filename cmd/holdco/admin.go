@@ -8,7 +8,11 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/google/uuid"
+
+	"holdco/models"
 	"holdco/service"
+	"holdco/service/billing"
 	"holdco/service/identity"
 	"holdco/store"
 )
@@ -16,6 +20,9 @@ import (
 const adminUsage = `Usage:
   holdco admin create-token --name NAME        mint an admin credential (printed once)
   holdco admin user-auth enable COMPANY_ID     clear the revocation of a company's app sign-in client
+  holdco admin grant-credits --conglomerate ID --credits N [--reason TEXT]
+                                               add (or with a negative N remove) credits: an ADMIN_ADJUSTMENT
+                                               entry, e.g. to try agent turns on a server without payments
 `
 
 // admin runs operator commands against the configured database.
@@ -51,6 +58,41 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 		fmt.Fprintln(stdout, raw)
 		fmt.Fprintln(stderr, "Admin token created. It is shown only this once; store it in a secret manager.")
+		return nil
+	case "grant-credits":
+		fs := flag.NewFlagSet("admin grant-credits", flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		cong := fs.String("conglomerate", "", "the account (conglomerate id)")
+		credits := fs.Int64("credits", 0, "credits to add (negative removes)")
+		reason := fs.String("reason", "operator adjustment", "why (kept on the ledger entry)")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if _, err := uuid.Parse(*cong); err != nil {
+			return errors.New("admin grant-credits: --conglomerate must be a conglomerate id")
+		}
+		cfg, _, err := load(getenv, stderr)
+		if err != nil {
+			return err
+		}
+		s, logger, err := openStore(ctx, getenv, stderr)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		if _, err := s.GetConglomerate(ctx, *cong); err != nil {
+			return fmt.Errorf("admin grant-credits: conglomerate %s: %w", *cong, err)
+		}
+		core, err := service.NewCore(ctx, service.Config{PublicURL: cfg.API.ResolvePublicURL(cfg.API.Addr), FrontendURL: cfg.API.FrontendURL,
+			SecretKey: []byte(cfg.Identity.SecretKey)}, s, logger, nil)
+		if err != nil {
+			return err
+		}
+		st, err := billing.New(core, nil).GrantCredits(ctx, s.SystemConglomerateScope(*cong), models.EntryAdminAdjustment, *credits, *reason)
+		if err != nil {
+			return fmt.Errorf("admin grant-credits: %w", err)
+		}
+		fmt.Fprintf(stdout, "balance %d\n", st.Balance)
 		return nil
 	case "user-auth":
 		if len(args) != 3 || args[1] != "enable" {

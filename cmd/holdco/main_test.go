@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"holdco/models"
 	"holdco/service"
 	"holdco/service/identity"
 	"holdco/store"
@@ -61,4 +62,23 @@ func TestAdminUserAuthEnable(t *testing.T) {
 	assert.ErrorContains(t, err, "not found", "no client to enable")
 	err = admin(context.Background(), []string{"user-auth", "disable"}, getenv, &out, &errOut)
 	assert.ErrorContains(t, err, "usage")
+}
+
+func TestAdminGrantCredits(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"HOLDCO_DATA_DIR": dir}
+	getenv := func(k string) string { return env[k] }
+	var out, errOut bytes.Buffer
+	err := admin(context.Background(), []string{"grant-credits", "--conglomerate", "nope", "--credits", "5"}, getenv, &out, &errOut)
+	assert.ErrorContains(t, err, "conglomerate id")
+	err = admin(context.Background(), []string{"grant-credits", "--conglomerate", "00000000-0000-4000-8000-000000000000", "--credits", "5"}, getenv, &out, &errOut)
+	assert.ErrorContains(t, err, "conglomerate 00000000-0000-4000-8000-000000000000")
+
+	s, err := store.Open(context.Background(), filepath.Join(dir, "holdco.db"), nil)
+	require.NoError(t, err)
+	_, c, err := s.CreateUserWithConglomerate(context.Background(), models.User{Email: "ops@example.com", Name: "ops", Subject: new("ops")}, "Ops")
+	require.NoError(t, err)
+	s.Close()
+	require.NoError(t, admin(context.Background(), []string{"grant-credits", "--conglomerate", c.ID, "--credits", "25"}, getenv, &out, &errOut))
+	assert.Equal(t, "balance 25\n", out.String())
 }
