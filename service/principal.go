@@ -16,6 +16,10 @@ const (
 	CredentialPersonal   CredentialKind = "personal_access_token" // svc_u_v1_ from POST /auth/tokens
 	CredentialCompanyKey CredentialKind = "company_key"           // svc_c_v1_
 	CredentialAdminToken CredentialKind = "admin_token"           // holdco admin create-token
+	// CredentialOAuthAccess is an access token of the authorization server
+	// (oauth/): it acts as its user, on the connector only; REST never
+	// accepts it.
+	CredentialOAuthAccess CredentialKind = "oauth_access_token"
 )
 
 // Scopes reported by GET /auth/me.
@@ -33,12 +37,15 @@ type Principal struct {
 	UserID         string
 	ConglomerateID string
 	CompanyID      string
+	// ClientID is the OAuth client (the assistant) behind an
+	// oauth_access_token; empty for every other credential.
+	ClientID string
 }
 
 // IsUser reports whether a person (not a company or an operator) acts.
 func (p Principal) IsUser() bool {
 	switch p.Credential {
-	case CredentialWebSession, CredentialSessionKey, CredentialPersonal:
+	case CredentialWebSession, CredentialSessionKey, CredentialPersonal, CredentialOAuthAccess:
 		return true
 	}
 	return false
