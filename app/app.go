@@ -162,6 +162,22 @@ func (a *App) sitesURL() string {
 	return a.cfg.Sites.ResolvePublicURL(a.cfg.Sites.Addr)
 }
 
+// mcpURL is where assistants reach the connector, like publicURL.
+func (a *App) mcpURL() string {
+	if l := a.listeners[RoleMCP]; l != nil {
+		return a.cfg.MCP.ResolvePublicURL(l.addr())
+	}
+	return a.cfg.MCP.ResolvePublicURL(a.cfg.MCP.Addr)
+}
+
+// oauthURL is the authorization server's issuer, like publicURL.
+func (a *App) oauthURL() string {
+	if l := a.listeners[RoleOAuth]; l != nil {
+		return a.cfg.OAuth.ResolvePublicURL(l.addr())
+	}
+	return a.cfg.OAuth.ResolvePublicURL(a.cfg.OAuth.Addr)
+}
+
 func (a *App) listenerAddr(r Role) string {
 	if l := a.listeners[r]; l != nil {
 		return l.addr()

@@ -114,10 +114,39 @@ func (s Sites) ResolvePublicURL(boundAddr string) string {
 }
 
 // MCP is the connector's listener (mcp role).
-type MCP struct{ Addr string }
+type MCP struct {
+	Addr string
+	// PublicURL is the connector's address as assistants reach it (the
+	// OAuth resource its tokens are bound to); empty derives
+	// http://localhost:<port> from the bound address.
+	PublicURL string
+}
+
+// ResolvePublicURL returns PublicURL, or http://localhost:<port> of the
+// address the connector listener is bound to.
+func (m MCP) ResolvePublicURL(boundAddr string) string {
+	if m.PublicURL != "" {
+		return m.PublicURL
+	}
+	return localURL(boundAddr)
+}
 
 // OAuth is the authorization server's listener (oauth role).
-type OAuth struct{ Addr string }
+type OAuth struct {
+	Addr string
+	// PublicURL is the authorization server's issuer (its bare origin);
+	// empty derives http://localhost:<port> from the bound address.
+	PublicURL string
+}
+
+// ResolvePublicURL returns PublicURL, or http://localhost:<port> of the
+// address the authorization server listener is bound to.
+func (o OAuth) ResolvePublicURL(boundAddr string) string {
+	if o.PublicURL != "" {
+		return o.PublicURL
+	}
+	return localURL(boundAddr)
+}
 
 // Identity is how users sign in and how holdco signs its tokens.
 type Identity struct {
@@ -232,10 +261,10 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.Sites, err = loadSites(e, c.API); err != nil {
 		return c, err
 	}
-	if c.MCP.Addr, err = e.addr("HOLDCO_MCP_ADDR"); err != nil {
+	if c.MCP, err = loadMCP(e, c.API, c.Sites); err != nil {
 		return c, err
 	}
-	if c.OAuth.Addr, err = e.addr("HOLDCO_OAUTH_ADDR"); err != nil {
+	if c.OAuth, err = loadOAuth(e, c.API, c.Sites, c.MCP); err != nil {
 		return c, err
 	}
 	if c.Identity, err = loadIdentity(e); err != nil {
@@ -329,6 +358,51 @@ func loadSites(e environment, api API) (Sites, error) {
 		}
 	}
 	return s, nil
+}
+
+// loadMCP refuses a connector URL on the origin of the API, the frontend
+// or the tenant sites: each listener is an origin of its own.
+func loadMCP(e environment, api API, sites Sites) (MCP, error) {
+	var m MCP
+	var err error
+	if m.Addr, err = e.addr("HOLDCO_MCP_ADDR"); err != nil {
+		return m, err
+	}
+	if m.PublicURL, err = e.url("HOLDCO_MCP_PUBLIC_URL"); err != nil {
+		return m, err
+	}
+	return m, ownOrigin("HOLDCO_MCP_PUBLIC_URL", m.PublicURL, map[string]string{
+		"HOLDCO_PUBLIC_URL": api.PublicURL, "HOLDCO_FRONTEND_URL": api.FrontendURL, "HOLDCO_SITES_PUBLIC_URL": sites.PublicURL})
+}
+
+// loadOAuth refuses an authorization server URL on another listener's
+// origin: its sign-in cookie and consent page must be its own.
+func loadOAuth(e environment, api API, sites Sites, mcp MCP) (OAuth, error) {
+	var o OAuth
+	var err error
+	if o.Addr, err = e.addr("HOLDCO_OAUTH_ADDR"); err != nil {
+		return o, err
+	}
+	if o.PublicURL, err = e.url("HOLDCO_OAUTH_PUBLIC_URL"); err != nil {
+		return o, err
+	}
+	return o, ownOrigin("HOLDCO_OAUTH_PUBLIC_URL", o.PublicURL, map[string]string{
+		"HOLDCO_PUBLIC_URL": api.PublicURL, "HOLDCO_FRONTEND_URL": api.FrontendURL, "HOLDCO_SITES_PUBLIC_URL": sites.PublicURL,
+		"HOLDCO_MCP_PUBLIC_URL": mcp.PublicURL})
+}
+
+// ownOrigin refuses url (setting name) when it shares an origin with one
+// of others (setting name → URL; empty ones are skipped).
+func ownOrigin(name, url string, others map[string]string) error {
+	if url == "" {
+		return nil
+	}
+	for other, v := range others {
+		if v != "" && SameOrigin(url, v) {
+			return &Error{name, fmt.Sprintf("must not share the origin of %s: each listener is an origin of its own", other)}
+		}
+	}
+	return nil
 }
 
 func loadIdentity(e environment) (Identity, error) {

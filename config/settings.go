@@ -42,8 +42,10 @@ var Settings = []Setting{
 	{"Sites", "HOLDCO_SITES_PUBLIC_URL", "http://localhost:<sites port>", "address browsers use to reach the sites listener; must be an origin of its own (not the public or frontend URL's)"},
 
 	{"MCP", "HOLDCO_MCP_ADDR", ":8081", "listener of the connector for AI assistants (`mcp` role); for now it answers only `GET /health`"},
+	{"MCP", "HOLDCO_MCP_PUBLIC_URL", "http://localhost:<mcp port>", "address assistants use to reach the connector (the OAuth resource its tokens are bound to); an origin of its own"},
 
 	{"OAuth", "HOLDCO_OAUTH_ADDR", ":8082", "listener of the OAuth authorization server (`oauth` role); for now it answers only `GET /health`"},
+	{"OAuth", "HOLDCO_OAUTH_PUBLIC_URL", "http://localhost:<oauth port>", "the authorization server's issuer (its bare origin) as browsers and assistants reach it; an origin of its own"},
 
 	{"Identity", "OIDC_ISSUER", "(empty)", "issuer URL of the identity provider users sign in with; when empty the embedded development provider runs at `<public URL>/dev-idp`"},
 	{"Identity", "OIDC_CLIENT_ID", "(empty)", "client id registered at `OIDC_ISSUER` (redirect URIs `<public URL>/auth/callback` and `<public URL>/auth/cli/callback`)"},
