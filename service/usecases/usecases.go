@@ -19,6 +19,7 @@ import (
 	"holdco/service/files"
 	"holdco/service/identity"
 	"holdco/service/mail"
+	"holdco/service/oauth"
 	"holdco/service/prospects"
 	"holdco/service/sales"
 	"holdco/service/tasks"
@@ -52,6 +53,9 @@ type Services struct {
 	// Tools is the agents' tool catalog over the domains above (the turn
 	// workflow and the connector call it).
 	Tools *agenttools.Catalog
+	// OAuth is the authorization server (oauth/) and the connector's token
+	// introspection.
+	OAuth *oauth.Service
 }
 
 // Options are optional dependencies (tests inject a clock).
@@ -89,6 +93,9 @@ type Options struct {
 	// DispatchGate checks that a task may be dispatched (the credit check
 	// of the coming dispatcher); nil checks nothing.
 	DispatchGate tasks.DispatchGate
+	// OAuth is the authorization server's settings (issuer, connector URL,
+	// pre-registered clients).
+	OAuth oauth.Config
 }
 
 // New builds the core (reading or creating the instance signing key) and
@@ -123,5 +130,8 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Tools = agenttools.New(agenttools.Services{Documents: s.Documents, Tasks: s.Tasks, Files: s.Files, Mail: s.Mail,
 		Sales: s.Sales, Companies: s.Companies, Prospects: s.Prospects, Repository: opts.Repository,
 		Database: opts.Database})
+	if s.OAuth, err = oauth.New(core, s.Identity, opts.OAuth); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
