@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"holdco/api"
+	"holdco/oauth"
 )
 
 // apiHandler is the api role: the REST adapter on the use-case layer. It
@@ -30,8 +31,14 @@ func (a *App) mcpHandler(context.Context, string, string) (http.Handler, error) 
 	return reservedHandler(a.healthChecks(true), a.logger.With("role", string(RoleMCP))), nil
 }
 
-// oauthHandler is the oauth role's listener. The authorization server
-// lands on it in its own issue; until then it answers /health only.
-func (a *App) oauthHandler(context.Context, string, string) (http.Handler, error) {
-	return reservedHandler(a.healthChecks(false), a.logger.With("role", string(RoleOAuth))), nil
+// oauthHandler is the oauth role's listener: the authorization server
+// (oauth/) on its own origin, and /health.
+func (a *App) oauthHandler(ctx context.Context, publicURL, sitesURL string) (http.Handler, error) {
+	svc, _, err := a.services(ctx, publicURL, sitesURL)
+	if err != nil {
+		return nil, err
+	}
+	logger := a.logger.With("role", string(RoleOAuth))
+	return oauth.New(oauth.Deps{Service: svc.OAuth, Logger: logger, Secure: isHTTPS(a.oauthURL()),
+		Health: reservedHandler(a.healthChecks(false), logger)}), nil
 }

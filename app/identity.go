@@ -14,6 +14,7 @@ import (
 	"holdco/providers/stripepay"
 	"holdco/service"
 	"holdco/service/identity"
+	oauthsvc "holdco/service/oauth"
 	"holdco/service/usecases"
 )
 
@@ -44,7 +45,7 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*us
 	if frontend == "" {
 		frontend = publicURL
 	}
-	callbacks := []string{publicURL + identity.WebCallbackPath, publicURL + identity.CLICallbackPath}
+	callbacks := []string{publicURL + identity.WebCallbackPath, publicURL + identity.CLICallbackPath, a.oauthURL() + oauthsvc.CallbackPath}
 	issuer, clientID, secret := cfg.Identity.OIDCIssuer, cfg.Identity.OIDCClientID, cfg.Identity.OIDCClientSecret
 	mounts := map[string]http.Handler{}
 	if issuer == "" {
@@ -64,7 +65,7 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*us
 		mounts[p.Prefix()] = p.Handler()
 	}
 	idp := oidcrp.New(oidcrp.Options{Issuer: issuer, ClientID: clientID, ClientSecret: secret, RedirectURIs: callbacks})
-	opts := usecases.Options{Temporal: a.Temporal, AgentRunEvery: cfg.LLM.RunEvery}
+	opts := usecases.Options{Temporal: a.Temporal, AgentRunEvery: cfg.LLM.RunEvery, OAuth: a.oauthConfig()}
 	if a.repos != nil {
 		opts.Repository = repoTools{repos: a.repos}
 	}

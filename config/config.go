@@ -10,6 +10,7 @@
 package config
 
 import (
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/mail"
@@ -137,6 +138,18 @@ type OAuth struct {
 	// PublicURL is the authorization server's issuer (its bare origin);
 	// empty derives http://localhost:<port> from the bound address.
 	PublicURL string
+	// Clients are the pre-registered assistants (HOLDCO_OAUTH_CLIENTS).
+	Clients []OAuthClient
+}
+
+// OAuthClient is a pre-registered assistant: a fixed client id arranged
+// with support. Its redirect URIs follow the registration rules (checked
+// when the authorization server starts).
+type OAuthClient struct {
+	ID              string   `json:"client_id"`
+	Name            string   `json:"client_name"`
+	RedirectURIs    []string `json:"redirect_uris"`
+	ApplicationType string   `json:"application_type,omitempty"`
 }
 
 // ResolvePublicURL returns PublicURL, or http://localhost:<port> of the
@@ -384,6 +397,9 @@ func loadOAuth(e environment, api API, sites Sites, mcp MCP) (OAuth, error) {
 		return o, err
 	}
 	if o.PublicURL, err = e.url("HOLDCO_OAUTH_PUBLIC_URL"); err != nil {
+		return o, err
+	}
+	if o.Clients, err = oauthClients(e.get("HOLDCO_OAUTH_CLIENTS")); err != nil {
 		return o, err
 	}
 	return o, ownOrigin("HOLDCO_OAUTH_PUBLIC_URL", o.PublicURL, map[string]string{
@@ -645,4 +661,29 @@ func localURL(boundAddr string) string {
 		}
 	}
 	return "http://" + host + ":" + port
+}
+
+// oauthClients reads HOLDCO_OAUTH_CLIENTS: a JSON array of
+// {"client_id", "client_name", "redirect_uris", "application_type"}.
+func oauthClients(raw string) ([]OAuthClient, error) {
+	if strings.TrimSpace(raw) == "" {
+		return nil, nil
+	}
+	var list []OAuthClient
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&list); err != nil {
+		return nil, &Error{"HOLDCO_OAUTH_CLIENTS", "not a JSON array of {client_id, client_name, redirect_uris, application_type}: " + err.Error()}
+	}
+	seen := map[string]bool{}
+	for _, c := range list {
+		if c.ID == "" || c.Name == "" || len(c.RedirectURIs) == 0 {
+			return nil, &Error{"HOLDCO_OAUTH_CLIENTS", "every client needs client_id, client_name and redirect_uris"}
+		}
+		if seen[c.ID] {
+			return nil, &Error{"HOLDCO_OAUTH_CLIENTS", fmt.Sprintf("client_id %q appears twice", c.ID)}
+		}
+		seen[c.ID] = true
+	}
+	return list, nil
 }

@@ -44,11 +44,12 @@ var Settings = []Setting{
 	{"MCP", "HOLDCO_MCP_ADDR", ":8081", "listener of the connector for AI assistants (`mcp` role); for now it answers only `GET /health`"},
 	{"MCP", "HOLDCO_MCP_PUBLIC_URL", "http://localhost:<mcp port>", "address assistants use to reach the connector (the OAuth resource its tokens are bound to); an origin of its own"},
 
-	{"OAuth", "HOLDCO_OAUTH_ADDR", ":8082", "listener of the OAuth authorization server (`oauth` role); for now it answers only `GET /health`"},
+	{"OAuth", "HOLDCO_OAUTH_ADDR", ":8082", "listener of the OAuth authorization server (`oauth` role; see docs/oauth.md)"},
 	{"OAuth", "HOLDCO_OAUTH_PUBLIC_URL", "http://localhost:<oauth port>", "the authorization server's issuer (its bare origin) as browsers and assistants reach it; an origin of its own"},
+	{"OAuth", "HOLDCO_OAUTH_CLIENTS", "(empty)", "pre-registered assistants, a JSON array of `{\"client_id\", \"client_name\", \"redirect_uris\": [...], \"application_type\"}` (`web` or `native`, default `web`); shown as registered with holdco on the consent page"},
 
 	{"Identity", "OIDC_ISSUER", "(empty)", "issuer URL of the identity provider users sign in with; when empty the embedded development provider runs at `<public URL>/dev-idp`"},
-	{"Identity", "OIDC_CLIENT_ID", "(empty)", "client id registered at `OIDC_ISSUER` (redirect URIs `<public URL>/auth/callback` and `<public URL>/auth/cli/callback`)"},
+	{"Identity", "OIDC_CLIENT_ID", "(empty)", "client id registered at `OIDC_ISSUER` (redirect URIs `<public URL>/auth/callback`, `<public URL>/auth/cli/callback` and the authorization server's `<oauth URL>/oidc/callback`)"},
 	{"Identity", "OIDC_CLIENT_SECRET", "(empty)", "client secret registered at `OIDC_ISSUER`"},
 	{"Identity", "HOLDCO_SECRET_KEY", "(empty)", "at least 32 characters; signs web session tokens and login state; when empty a random key is created in the database and shared by all replicas"},
 
