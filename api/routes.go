@@ -25,6 +25,7 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerAuthRoutes(api, &authHandlers{svc: d.Service.Identity, secure: d.SecureCookies})
 	registerCLIRoutes(api, &cliHandlers{svc: d.Service.Identity})
 	registerTokenRoutes(api, &tokenHandlers{svc: d.Service.Identity})
+	registerConnectionRoutes(api, &connectionHandlers{svc: d.Service.OAuth})
 	registerConglomerateRoutes(api, &conglomerateHandlers{svc: d.Service.Companies})
 	registerCompanyRoutes(api, &companyHandlers{svc: d.Service.Companies})
 	registerActivityRoutes(api, &activityHandlers{svc: d.Service.Companies})
