@@ -13,7 +13,7 @@ TEST_PG_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 # -race needs cgo.
 export CGO_ENABLED := 1
 
-.PHONY: run build test test-sqlite test-postgres lint bench clean
+.PHONY: run build test test-sqlite test-postgres lint bench clean chromium
 
 run:
 	$(GO) run ./cmd/holdco serve
@@ -29,11 +29,24 @@ export STRIPE_MOCK_BIN := $(TOOLS)/stripe-mock
 $(TOOLS)/stripe-mock:
 	GOBIN=$(TOOLS) $(GO) install github.com/stripe/stripe-mock@$(STRIPE_MOCK_VERSION)
 
-test-sqlite: $(TOOLS)/stripe-mock
+# The consent page test (app/oauth_e2e_test.go) drives Debian's chromium
+# with playwright-core; installed here when missing, where it can be (the
+# test skips with a message otherwise). Its Node packages come from the
+# committed lock file (npm ci, run by the test).
+chromium:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then SUDO=""; \
+		elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO="sudo -n"; \
+		else echo "chromium is missing and cannot be installed here: the consent page test will skip"; exit 0; fi; \
+		$$SUDO apt-get install -y chromium >/dev/null 2>&1 || { $$SUDO apt-get update >/dev/null 2>&1 && $$SUDO apt-get install -y chromium >/dev/null 2>&1; } \
+			|| echo "chromium could not be installed: the consent page test will skip"; \
+	fi
+
+test-sqlite: $(TOOLS)/stripe-mock chromium
 	$(GO) test -race -count=1 ./...
 
 # Runs only when Postgres answers on 127.0.0.1:5432 (database `test`).
-test-postgres: $(TOOLS)/stripe-mock
+test-postgres: $(TOOLS)/stripe-mock chromium
 	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then \
 		echo "Postgres answers on 127.0.0.1:5432: running the tests again on it"; \
 		TEST_DATABASE_URL='$(TEST_PG_URL)' $(GO) test -race -count=1 ./...; \

@@ -96,3 +96,33 @@ func TestOAuthFlowWithOAuth4WebAPI(t *testing.T) {
 		assert.True(t, models.IsCode(err, models.CodeUnauthenticated))
 	}
 }
+
+// chromium finds the system's Chromium (the Makefile installs Debian's
+// package when missing), or skips.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser"} {
+		if p == "" {
+			continue
+		}
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Skip("Chromium is not installed (apt-get install -y chromium; `make test` installs it where it can): skipping the consent page test")
+	return ""
+}
+
+// The consent page in headless Chromium: Allow, Deny and Switch account.
+func TestConsentPageInChromium(t *testing.T) {
+	nodeScripts(t)
+	bin := chromium(t)
+	a := startOAuth(t)
+	svc := a.Service.OAuth
+	out := runNode(t, "consent.mjs", "ISSUER="+svc.Issuer(), "RESOURCE="+svc.Resource(), "CHROMIUM="+bin)
+	var res map[string]any
+	require.NoError(t, json.Unmarshal(out, &res), "%s", out)
+	for _, c := range []string{"allow", "deny", "switch"} {
+		assert.Equal(t, true, res[c], c)
+	}
+}

@@ -92,7 +92,7 @@ func New(_ context.Context, o Options) (*Provider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("devoidc: %w", err)
 	}
-	l := &login{storage: st, users: o.Users, callback: op.AuthCallbackURL(provider), logger: o.Logger}
+	l := &login{storage: st, users: o.Users, callback: op.AuthCallbackURL(provider), logger: o.Logger, formAction: formAction(o.Clients)}
 	mux := http.NewServeMux()
 	mux.Handle(prefix+loginPath, op.NewIssuerInterceptor(provider.IssuerFromRequest).Handler(l))
 	mux.Handle(prefix+"/", http.StripPrefix(prefix, provider))
@@ -109,4 +109,24 @@ func newToken(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return fmt.Sprintf("%x", b)
+}
+
+// formAction is the login form's CSP form-action: the provider itself and
+// the origins of the clients' callbacks, which the form's submission ends
+// at through redirects (browsers check those too; the authorization
+// server's callback is on an origin of its own).
+func formAction(clients []Client) string {
+	out := "'self'"
+	seen := map[string]bool{}
+	for _, c := range clients {
+		for _, r := range c.RedirectURIs {
+			u, err := url.Parse(r)
+			if err != nil || u.Host == "" || seen[u.Scheme+"://"+u.Host] {
+				continue
+			}
+			seen[u.Scheme+"://"+u.Host] = true
+			out += " " + u.Scheme + "://" + u.Host
+		}
+	}
+	return out
 }

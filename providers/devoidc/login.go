@@ -30,6 +30,8 @@ type login struct {
 	users    Users
 	callback func(context.Context, string) string
 	logger   *slog.Logger
+	// formAction is the CSP form-action (see formAction).
+	formAction string
 }
 
 var loginPage = template.Must(template.New("login").Parse(`<!doctype html>
@@ -53,7 +55,7 @@ type loginData struct{ ID, Email, Name, Error string }
 
 func (l *login) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action "+l.formAction+"; frame-ancestors 'none'")
 	switch r.Method {
 	case http.MethodGet:
 		id := r.URL.Query().Get("authRequestID")
