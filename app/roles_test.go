@@ -108,7 +108,12 @@ func TestReservedListenersAnswerHealth(t *testing.T) {
 	assert.Equal(t, http.StatusOK, status)
 	assert.Equal(t, "ok", health["database"])
 
-	for _, u := range []string{"http://" + a.MCPAddr() + "/mcp", "http://" + a.OAuthAddr() + "/.well-known/oauth-authorization-server"} {
+	// The authorization server serves its metadata on its own listener.
+	status, meta := getJSON(t, "http://"+a.OAuthAddr()+"/.well-known/oauth-authorization-server")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "http://"+a.OAuthAddr(), meta["issuer"])
+
+	for _, u := range []string{"http://" + a.MCPAddr() + "/mcp", "http://" + a.OAuthAddr() + "/nowhere"} {
 		status, body := getJSON(t, u)
 		assert.Equal(t, http.StatusNotFound, status, u)
 		assert.Equal(t, "not_found", body["error"], u)
