@@ -36,7 +36,7 @@ var consentPage = template.Must(template.New("consent").Parse(`<!doctype html>
 
 type consentData struct {
 	Name, ClientHost, ReceiverOrigin, RedirectURI, LoopbackPort, Email, Request, CSRF string
-	Verified                                                                         bool
+	Verified                                                                          bool
 }
 
 var messagePage = template.Must(template.New("message").Parse(`<!doctype html>

@@ -175,7 +175,11 @@ func TestAuthorizationRequestRules(t *testing.T) {
 		{"unregistered redirect", authParams(preClient.ID, "https://partner.example/other")},
 		{"redirect with extra query", authParams(preClient.ID, "https://partner.example/cb?x=1")},
 		{"redirect missing", func() url.Values { q := authParams(preClient.ID, ""); q.Del("redirect_uri"); return q }()},
-		{"duplicate parameter", func() url.Values { q := authParams(preClient.ID, preClient.RedirectURIs[0]); q.Add("state", "2"); return q }()},
+		{"duplicate parameter", func() url.Values {
+			q := authParams(preClient.ID, preClient.RedirectURIs[0])
+			q.Add("state", "2")
+			return q
+		}()},
 		{"web client other port", authParams(self, "https://self.example:444/cb")},
 		{"native loopback other path", authParams(self, "http://127.0.0.1:4000/other")},
 		{"native loopback other host", authParams(self, "http://localhost:4000/cb")},
