@@ -110,22 +110,32 @@ func (s *server) renderConsent(w http.ResponseWriter, r *http.Request, sess auth
 	_ = consentPage.Execute(w, d)
 }
 
-// consent takes the consent page's Allow or Deny.
-func (s *server) consent(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := ctxTimeout(r)
-	defer cancel()
+// sessionForm reads a form of the consent page and the session that must
+// have posted it; a failure is answered on a page.
+func (s *server) sessionForm(w http.ResponseWriter, r *http.Request) (url.Values, authz.Session, bool) {
 	form, ferr := readForm(w, r)
 	if ferr != nil {
 		renderMessage(w, http.StatusBadRequest, messageData{Title: "Something went wrong", Message: ferr.Description, Code: ferr.Code})
-		return
+		return nil, authz.Session{}, false
 	}
 	sess, signedIn, err := s.session(r)
 	if err != nil {
 		s.authorizeFailed(w, r, err)
-		return
+		return nil, authz.Session{}, false
 	}
 	if !signedIn {
 		renderMessage(w, http.StatusBadRequest, messageData{Title: "Signed out", Message: "You are no longer signed in; start again from the assistant.", Code: authz.ErrInvalidRequest})
+		return nil, authz.Session{}, false
+	}
+	return form, sess, true
+}
+
+// consent takes the consent page's Allow or Deny.
+func (s *server) consent(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := ctxTimeout(r)
+	defer cancel()
+	form, sess, ok := s.sessionForm(w, r)
+	if !ok {
 		return
 	}
 	req, err := s.svc.OpenConsent(ctx, sess, form.Get("request"), form.Get("csrf"))
@@ -156,14 +166,8 @@ func (s *server) consent(w http.ResponseWriter, r *http.Request) {
 func (s *server) switchAccount(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	form, ferr := readForm(w, r)
-	if ferr != nil {
-		renderMessage(w, http.StatusBadRequest, messageData{Title: "Something went wrong", Message: ferr.Description, Code: ferr.Code})
-		return
-	}
-	sess, signedIn, err := s.session(r)
-	if err != nil || !signedIn {
-		renderMessage(w, http.StatusBadRequest, messageData{Title: "Signed out", Message: "You are no longer signed in; start again from the assistant.", Code: authz.ErrInvalidRequest})
+	form, sess, ok := s.sessionForm(w, r)
+	if !ok {
 		return
 	}
 	returnTo, err := s.svc.OpenSwitch(sess, form.Get("request"), form.Get("csrf"))

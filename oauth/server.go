@@ -183,23 +183,34 @@ func hasBasic(r *http.Request) bool {
 	return strings.HasPrefix(strings.ToLower(r.Header.Get("Authorization")), "basic ")
 }
 
-func (s *server) token(w http.ResponseWriter, r *http.Request) {
+// clientForm is the shared start of the token and revocation endpoints:
+// no caching, the per-address limit, the form, and whether it carried a
+// client_secret. A failure is answered.
+func (s *server) clientForm(w http.ResponseWriter, r *http.Request) (form url.Values, secret, ok bool) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Pragma", "no-cache")
 	if !s.tokenAddr.allow(clientAddr(r)) {
 		tooMany(w)
-		return
+		return nil, false, false
 	}
 	form, ferr := readForm(w, r)
 	if ferr != nil {
 		s.oauthFailed(w, r, ferr)
+		return nil, false, false
+	}
+	_, secret = form["client_secret"]
+	return form, secret, true
+}
+
+func (s *server) token(w http.ResponseWriter, r *http.Request) {
+	form, secret, ok := s.clientForm(w, r)
+	if !ok {
 		return
 	}
 	if id := form.Get("client_id"); id != "" && !s.tokenClient.allow(id) {
 		tooMany(w)
 		return
 	}
-	_, secret := form["client_secret"]
 	resp, err := s.svc.Exchange(r.Context(), authz.TokenRequest{GrantType: form.Get("grant_type"), Code: form.Get("code"),
 		RedirectURI: form.Get("redirect_uri"), ClientID: form.Get("client_id"), CodeVerifier: form.Get("code_verifier"),
 		Resource: form.Get("resource"), BasicAuth: hasBasic(r), ClientSecret: secret})
@@ -211,17 +222,10 @@ func (s *server) token(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) revoke(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
-	if !s.tokenAddr.allow(clientAddr(r)) {
-		tooMany(w)
+	form, secret, ok := s.clientForm(w, r)
+	if !ok {
 		return
 	}
-	form, ferr := readForm(w, r)
-	if ferr != nil {
-		s.oauthFailed(w, r, ferr)
-		return
-	}
-	_, secret := form["client_secret"]
 	if err := s.svc.Revoke(r.Context(), form.Get("token"), form.Get("client_id"), hasBasic(r), secret); err != nil {
 		s.oauthFailed(w, r, err)
 		return
