@@ -19,7 +19,8 @@ func TestConnections(t *testing.T) {
 	self := w.registerClient("https://self.example/cb")
 	c := w.browser()
 	q := authParams(self, "https://self.example/cb")
-	_, m := w.token(tokenForm(self, "https://self.example/cb", w.approveFlow(c, q, "fay@example.com")), false)
+	status, m := w.token(tokenForm(self, "https://self.example/cb", w.approveFlow(c, q, "fay@example.com")), false)
+	require.Equal(t, http.StatusOK, status, m)
 	access := m["access_token"].(string)
 
 	fay, _ := w.env.User(t, "fay@example.com")

@@ -8,6 +8,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -45,7 +46,7 @@ func newWorld(t *testing.T, fetcher *authz.Fetcher, limits *oauth.Limits) *world
 	w.env = servicetest.NewWith(t, usecases.Options{OAuth: authz.Config{Issuer: w.srv.URL, Resource: resource,
 		Clients: []authz.PreregisteredClient{preClient}, Fetcher: fetcher}})
 	w.svc = w.env.Svc.OAuth
-	h = oauth.New(oauth.Deps{Service: w.svc, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Limits: limits, Now: w.env.Clock.Now})
+	h = oauth.New(oauth.Deps{Service: w.svc, Logger: testLogger(), Limits: limits, Now: w.env.Clock.Now})
 	return w
 }
 
@@ -180,4 +181,12 @@ func (w *world) token(form url.Values, basic bool) (int, map[string]any) {
 
 func tokenForm(clientID, redirect, code string) url.Values {
 	return url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirect}, "client_id": {clientID}, "code_verifier": {verifier}}
+}
+
+// testLogger discards, unless OAUTH_TEST_LOG is set.
+func testLogger() *slog.Logger {
+	if os.Getenv("OAUTH_TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }

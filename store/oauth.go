@@ -176,7 +176,7 @@ func (s *Store) RedeemOAuthCode(ctx context.Context, codeHash string, at time.Ti
 			return nil // the code stays spent
 		}
 		if s.dialect == DialectPostgres {
-			if err := tx.Exec("SELECT pg_advisory_xact_lock(hashtext(?))", "holdco.oauth-tokens."+out.Code.UserID+"\x00"+out.Code.ClientID).Error; err != nil {
+			if err := tx.Exec("SELECT pg_advisory_xact_lock(hashtext(?))", "holdco.oauth-tokens."+out.Code.UserID+" "+out.Code.ClientID).Error; err != nil {
 				return err
 			}
 		}
