@@ -381,6 +381,7 @@ func TestCodeRules(t *testing.T) {
 			// A code is single-use: whatever the first attempt's outcome.
 			if tc.code == "invalid_grant" || tc.code == "invalid_target" {
 				status, m = w.token(tokenForm(self, redirect, code), false)
+				assert.Equal(t, 400, status)
 				assert.Equal(t, "invalid_grant", m["error"])
 			}
 		})

@@ -117,9 +117,11 @@ func (s *Service) ParseAuthorization(ctx context.Context, rawQuery string) (Auth
 		}
 	}
 	req.Scope = Scope
-	if req.Resource, err = s.checkResource(q.Get("resource")); err != nil {
-		return refuse(ErrInvalidTarget, err.Error())
+	res, ok := s.checkResource(q.Get("resource"))
+	if !ok {
+		return refuse(ErrInvalidTarget, res)
 	}
+	req.Resource = res
 	if _, ok := q["max_age"]; ok {
 		return refuse(ErrInvalidRequest, "max_age is not supported.")
 	}
@@ -133,12 +135,13 @@ func (s *Service) ParseAuthorization(ctx context.Context, rawQuery string) (Auth
 }
 
 // checkResource applies rule 4: the connector, with or without a trailing
-// slash; absent or empty binds to the connector.
-func (s *Service) checkResource(r string) (string, error) {
+// slash; absent or empty binds to the connector. ok false: the
+// description of the refusal.
+func (s *Service) checkResource(r string) (string, bool) {
 	if r == "" || r == s.cfg.Resource || r == s.cfg.Resource+"/" {
-		return s.cfg.Resource, nil
+		return s.cfg.Resource, true
 	}
-	return "", fmt.Errorf("resource must be the connector, %s.", s.cfg.Resource)
+	return "resource must be the connector, " + s.cfg.Resource + ".", false
 }
 
 // mayRedirect says whether an error may be sent to the redirect URI:

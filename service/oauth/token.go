@@ -56,8 +56,8 @@ func (s *Service) Exchange(ctx context.Context, r TokenRequest) (TokenResponse, 
 	}
 	var targetErr error
 	if r.Resource != "" {
-		if _, err := s.checkResource(r.Resource); err != nil {
-			targetErr = oauthError(ErrInvalidTarget, err.Error())
+		if msg, ok := s.checkResource(r.Resource); !ok {
+			targetErr = oauthError(ErrInvalidTarget, msg)
 		}
 	}
 	raw, hash := service.NewCredential(TokenPrefix)
