@@ -3,6 +3,7 @@ package oauth_test
 import (
 	"context"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -460,4 +461,65 @@ func TestRateLimits(t *testing.T) {
 	w.env.Clock.Advance(time.Minute)
 	s4, _ := w.register(body)
 	assert.Equal(t, 201, s4)
+}
+
+// Rule 1 (the part the authorization server owns): only its access
+// tokens introspect; API keys, CLI session keys, company keys, web
+// session tokens and admin tokens are refused.
+func TestIntrospectRefusesOtherCredentials(t *testing.T) {
+	w := newWorld(t, nil, nil)
+	web := w.env.WebLogin(t, "ivy@example.com", "ivy")
+	ctx := w.env.As(t, web)
+	pat, err := w.env.Svc.CreatePersonalToken(ctx, "x", nil)
+	require.NoError(t, err)
+	for name, raw := range map[string]string{"web session": web, "personal token": pat.Raw, "company key": "svc_c_v1_abc",
+		"admin": "svc_a_v1_abc", "empty": "", "bearer prefix": "Bearer " + pat.Raw} {
+		_, err := w.svc.Introspect(context.Background(), raw)
+		assert.True(t, models.IsCode(err, models.CodeUnauthenticated), name)
+	}
+}
+
+// Rule 10: consent is asked again for a new registration, a changed
+// consent page version, and (metadata documents) a changed redirect list.
+func TestConsentAskedAgain(t *testing.T) {
+	w := newWorld(t, nil, nil)
+	c := w.browser()
+	first := w.registerClient("https://self.example/cb")
+	w.approveFlow(c, authParams(first, "https://self.example/cb"), "jo@example.com")
+	codeFrom(t, w.authorize(c, authParams(first, "https://self.example/cb")), w.srv.URL, "https://self.example/cb")
+
+	again := w.registerClient("https://self.example/cb")
+	assert.Equal(t, http.StatusOK, w.authorize(c, authParams(again, "https://self.example/cb")).StatusCode, "a new registration asks again")
+
+	_, err := w.env.SQL.Exec("UPDATE oauth_consents SET version = 0")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, w.authorize(c, authParams(first, "https://self.example/cb")).StatusCode, "an updated consent page asks again")
+}
+
+func TestConsentAskedAgainWhenRedirectListChanges(t *testing.T) {
+	ms := newMetadataServer(t)
+	fetcher := &authz.Fetcher{Resolver: fixedResolver{"example.com": addrs("127.0.0.1")}, RootCAs: ms.pool(),
+		AllowAddr: func(a netip.Addr) bool { return a.IsLoopback() }}
+	w := newWorld(t, fetcher, nil)
+	id := ms.url("/client.json")
+	ms.serve(200, "application/json", "no-store", doc(id, ""))
+	c := w.browser()
+	q := authParams(id, "https://doc.example/cb")
+	w.approveFlow(c, q, "kim@example.com")
+	codeFrom(t, w.authorize(c, q), w.srv.URL, "https://doc.example/cb")
+	ms.serve(200, "application/json", "no-store", `{"client_id":"`+id+`","client_name":"Doc Assistant","redirect_uris":["https://doc.example/cb","https://doc.example/new"]}`)
+	assert.Equal(t, http.StatusOK, w.authorize(c, q).StatusCode, "a changed redirect list asks again")
+}
+
+// Registrations nobody used expire after a day; used ones stay.
+func TestUnusedRegistrationsExpire(t *testing.T) {
+	w := newWorld(t, nil, nil)
+	unused := w.registerClient("https://self.example/cb")
+	used := w.registerClient("https://self.example/cb")
+	c := w.browser()
+	w.token(tokenForm(used, "https://self.example/cb", w.approveFlow(c, authParams(used, "https://self.example/cb"), "lu@example.com")), false)
+	w.env.Clock.Advance(authz.UnusedClientTTL + time.Minute)
+	w.registerClient("https://self.example/cb") // registering sweeps
+	assert.Equal(t, http.StatusBadRequest, w.authorize(w.browser(), authParams(unused, "https://self.example/cb")).StatusCode)
+	assert.Equal(t, http.StatusFound, w.authorize(c, authParams(used, "https://self.example/cb")).StatusCode, "the used client is still known (sign-in again: the session lasted 12 h)")
 }
