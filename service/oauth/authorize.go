@@ -42,6 +42,10 @@ func (r AuthorizationRequest) Loopback() (port string, ok bool) {
 	return port, true
 }
 
+// maxAuthorizeQuery bounds an authorization request (it travels in the
+// sign-in state and the consent form).
+const maxAuthorizeQuery = 16 << 10
+
 // params the authorization endpoint reads; each may appear once.
 var authorizeParams = []string{"client_id", "redirect_uri", "response_type", "response_mode", "state", "code_challenge",
 	"code_challenge_method", "scope", "resource", "prompt", "max_age", "nonce"}
@@ -51,6 +55,9 @@ var authorizeParams = []string{"client_id", "redirect_uri", "response_type", "re
 // ones are, unless the client registered itself and no user has approved
 // the redirect URI yet (rule 8).
 func (s *Service) ParseAuthorization(ctx context.Context, rawQuery string) (AuthorizationRequest, error) {
+	if len(rawQuery) > maxAuthorizeQuery {
+		return AuthorizationRequest{}, pageError(ErrInvalidRequest, "The authorization request is too long.")
+	}
 	q, err := url.ParseQuery(rawQuery)
 	if err != nil {
 		return AuthorizationRequest{}, pageError(ErrInvalidRequest, "The authorization request's query is malformed.")
