@@ -182,7 +182,11 @@ func TestAuthorizationRequestRules(t *testing.T) {
 			return q
 		}()},
 		{"web client other port", authParams(self, "https://self.example:444/cb")},
-		{"request over 16 KB", func() url.Values { q := authParams(preClient.ID, preClient.RedirectURIs[0]); q.Set("nonce", strings.Repeat("n", 17<<10)); return q }()},
+		{"request over 16 KB", func() url.Values {
+			q := authParams(preClient.ID, preClient.RedirectURIs[0])
+			q.Set("nonce", strings.Repeat("n", 17<<10))
+			return q
+		}()},
 		{"native loopback other path", authParams(self, "http://127.0.0.1:4000/other")},
 		{"native loopback other host", authParams(self, "http://localhost:4000/cb")},
 	}
