@@ -19,7 +19,12 @@ require (
 	modernc.org/sqlite v1.51.0
 )
 
-require github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
+require (
+	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+)
 
 require (
 	cel.dev/expr v0.25.2 // indirect

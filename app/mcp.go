@@ -1,0 +1,35 @@
+package app
+
+import (
+	"context"
+	"net/http"
+
+	"holdco/api"
+	"holdco/mcp"
+	"holdco/service/connector"
+)
+
+// mcpHandler is the mcp role's listener: the connector for AI assistants
+// at the root path of its own origin, with GET /health and the protected
+// resource metadata beside it.
+//
+// Until the authorization server and founding are wired here (their
+// issues), the connector has no token introspector, so every bearer token
+// is refused with 401, and create_business/start_first_pass answer
+// upstream_unavailable.
+func (a *App) mcpHandler(ctx context.Context, publicURL, sitesURL string) (http.Handler, error) {
+	svc, _, err := a.services(ctx, publicURL, sitesURL)
+	if err != nil {
+		return nil, err
+	}
+	conn := connector.New(connector.Deps{Core: svc.Core, Companies: svc.Companies, Billing: svc.Billing, Turns: svc.Turns,
+		Files: svc.Files, Sales: svc.Sales, Tools: svc.Tools})
+	return mcp.New(mcp.Deps{
+		Connector:           conn,
+		PublicURL:           a.mcpURL(),
+		AuthorizationServer: a.oauthURL(),
+		Health:              reservedHandler(a.healthChecks(true), a.logger.With("role", string(RoleMCP))),
+		Logger:              a.logger.With("role", string(RoleMCP)),
+		Version:             api.Version,
+	}), nil
+}
