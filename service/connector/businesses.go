@@ -38,7 +38,11 @@ func (s *Service) ListBusinesses(ctx context.Context) (BusinessList, error) {
 		return BusinessList{}, err
 	}
 	out := BusinessList{Businesses: []BusinessItem{}}
-	for _, v := range views {
+	for _, mine := range views {
+		v, err := s.Core.AuthorizeConglomerate(ctx, mine.ID)
+		if err != nil {
+			return BusinessList{}, err
+		}
 		cs, err := s.store.ListCompanies(ctx, v.Scope, false)
 		if err != nil {
 			return BusinessList{}, err
