@@ -258,3 +258,8 @@ func rpcResult(t *testing.T, body map[string]any) map[string]any {
 	require.True(t, ok, "no result in %v", body)
 	return r
 }
+
+type (
+	foundingInput  = founding.CreateBusinessInput
+	foundingResult = founding.CreateBusinessResult
+)
