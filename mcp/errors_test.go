@@ -181,7 +181,9 @@ func TestGetBillingLinksIsLimitedPerAccountAcrossReplicas(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	cs := w.connect(t, w.token)
-	other := w.connect(t, w.issue(t, w.owner, "oat_ada_2")) // another client of the same account
+	// Another client of the same account, on another replica (its own
+	// use cases, the same database).
+	other := connectTo(t, w.serve(t, w.e.Replica(t)), w.issue(t, w.owner, "oat_ada_2"))
 	for i := range 30 {
 		s := cs
 		if i%2 == 1 {

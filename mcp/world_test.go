@@ -131,14 +131,20 @@ func newWorld(t *testing.T) *world {
 		return founding.CreateBusinessResult{Business: w.company, WelcomeCreditsGranted: true,
 			FirstPass: founding.FirstPass{Status: founding.FirstPassProvisioning, Detail: "Being set up."}}, nil
 	}
-	conn := connector.New(connector.Deps{Core: e.Svc.Files.Core(), Companies: e.Svc.CompaniesUseCases, Billing: e.Svc.BillingUseCases,
-		Turns: e.Svc.Turns, Files: e.Svc.Files, Sales: e.Svc.SalesUseCases, Tools: e.Svc.Tools, Founding: w.founding})
+	w.url = w.serve(t, e.Svc)
+	return w
+}
+
+// serve starts the connector on svc (the environment's use cases, or a
+// replica's) and returns its address.
+func (w *world) serve(t *testing.T, svc servicetest.Services) string {
+	conn := connector.New(connector.Deps{Core: svc.Files.Core(), Companies: svc.CompaniesUseCases, Billing: svc.BillingUseCases,
+		Turns: svc.Turns, Files: svc.Files, Sales: svc.SalesUseCases, Tools: svc.Tools, Founding: w.founding})
 	srv := httptest.NewServer(nil)
 	t.Cleanup(srv.Close)
 	srv.Config.Handler = mcp.New(mcp.Deps{Connector: conn, Tokens: w.tokens, PublicURL: srv.URL, AuthorizationServer: "http://auth.test",
 		Logger: quiet(), Version: "test", Health: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, `{"status":"ok"}`) })})
-	w.url = srv.URL
-	return w
+	return srv.URL
 }
 
 // issue makes an access token of the authorization server for the user
@@ -172,8 +178,13 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // connect opens a session of the go-sdk client (2026-07-28) with token.
 func (w *world) connect(t *testing.T, token string) *sdk.ClientSession {
 	t.Helper()
+	return connectTo(t, w.url, token)
+}
+
+func connectTo(t *testing.T, url, token string) *sdk.ClientSession {
+	t.Helper()
 	c := sdk.NewClient(&sdk.Implementation{Name: "holdco-test", Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: w.url, HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
+	cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs
