@@ -13,7 +13,7 @@ TEST_PG_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 # -race needs cgo.
 export CGO_ENABLED := 1
 
-.PHONY: run build test test-sqlite test-postgres lint bench clean
+.PHONY: run build test test-sqlite test-postgres lint bench clean e2e-deps
 
 run:
 	$(GO) run ./cmd/holdco serve
@@ -29,11 +29,21 @@ export STRIPE_MOCK_BIN := $(TOOLS)/stripe-mock
 $(TOOLS)/stripe-mock:
 	GOBIN=$(TOOLS) $(GO) install github.com/stripe/stripe-mock@$(STRIPE_MOCK_VERSION)
 
-test-sqlite: $(TOOLS)/stripe-mock
+# The connector's end-to-end scripts run the official TypeScript MCP
+# clients at pinned versions (package-lock.json); mcp's tests drive them and
+# skip, saying so, when Node is missing.
+E2E_CONNECTOR := scripts/e2e/connector
+e2e-deps: $(E2E_CONNECTOR)/node_modules/.package-lock.json
+
+$(E2E_CONNECTOR)/node_modules/.package-lock.json: $(E2E_CONNECTOR)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then cd $(E2E_CONNECTOR) && npm ci --no-audit --no-fund; \
+	else echo "npm is not installed: the connector's Node end-to-end tests will be skipped"; fi
+
+test-sqlite: $(TOOLS)/stripe-mock e2e-deps
 	$(GO) test -race -count=1 ./...
 
 # Runs only when Postgres answers on 127.0.0.1:5432 (database `test`).
-test-postgres: $(TOOLS)/stripe-mock
+test-postgres: $(TOOLS)/stripe-mock e2e-deps
 	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then \
 		echo "Postgres answers on 127.0.0.1:5432: running the tests again on it"; \
 		TEST_DATABASE_URL='$(TEST_PG_URL)' $(GO) test -race -count=1 ./...; \
@@ -58,4 +68,4 @@ bench: build
 	scripts/bench.sh $(BIN)
 
 clean:
-	rm -rf bin .cache
+	rm -rf bin .cache $(E2E_CONNECTOR)/node_modules
