@@ -124,12 +124,18 @@ func addTool[In, Out any](h *handler, s *sdk.Server, name, description string, f
 	check := agenttools.NewCatalog()
 	agenttools.Register(check, name, description, func(ctx context.Context, _ string, in In) (Out, error) { return fn(ctx, in) })
 	spec := check.Specs()[0]
-	out, err := jsonschema.For[Out](nil)
+	schema, err := jsonschema.For[Out](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: tool %s: output schema: %v", name, err))
+	}
+	// Encoded once: tools/list would otherwise encode every schema per
+	// request (most of its time).
+	out, err := json.Marshal(schema)
 	if err != nil {
 		panic(fmt.Sprintf("mcp: tool %s: output schema: %v", name, err))
 	}
 	h.names[name] = true
-	s.AddTool(&sdk.Tool{Name: name, Description: description, InputSchema: json.RawMessage(spec.InputSchema), OutputSchema: out},
+	s.AddTool(&sdk.Tool{Name: name, Description: description, InputSchema: json.RawMessage(spec.InputSchema), OutputSchema: json.RawMessage(out)},
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			raw, err := check.Call(ctx, "", name, req.Params.Arguments)
 			return h.result(ctx, name, raw, err), nil

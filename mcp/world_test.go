@@ -107,7 +107,7 @@ type world struct {
 	token    string
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	tmp := testenv.NewTemporal(t, nil)
 	e := servicetest.NewWith(t, usecases.Options{Temporal: tmp.Client, AgentRunEvery: time.Hour})
@@ -137,7 +137,7 @@ func newWorld(t *testing.T) *world {
 
 // serve starts the connector on svc (the environment's use cases, or a
 // replica's) and returns its address.
-func (w *world) serve(t *testing.T, svc servicetest.Services) string {
+func (w *world) serve(t testing.TB, svc servicetest.Services) string {
 	conn := connector.New(connector.Deps{Core: svc.Files.Core(), Companies: svc.CompaniesUseCases, Billing: svc.BillingUseCases,
 		Turns: svc.Turns, Files: svc.Files, Sales: svc.SalesUseCases, Tools: svc.Tools, Founding: w.founding})
 	srv := httptest.NewServer(nil)
@@ -149,7 +149,7 @@ func (w *world) serve(t *testing.T, svc servicetest.Services) string {
 
 // issue makes an access token of the authorization server for the user
 // acting in ctx.
-func (w *world) issue(t *testing.T, ctx context.Context, raw string) string {
+func (w *world) issue(t testing.TB, ctx context.Context, raw string) string {
 	p, ok := service.PrincipalFrom(ctx)
 	require.True(t, ok)
 	w.tokens.issue(raw, service.Principal{Credential: service.CredentialOAuthAccess, CredentialID: "tok-" + raw, UserID: p.UserID,
@@ -157,7 +157,7 @@ func (w *world) issue(t *testing.T, ctx context.Context, raw string) string {
 	return raw
 }
 
-func (w *world) setReady(t *testing.T, companyID string) {
+func (w *world) setReady(t testing.TB, companyID string) {
 	ctx := context.Background()
 	scope, err := w.e.Store.SystemCompanyScope(ctx, companyID)
 	require.NoError(t, err)
