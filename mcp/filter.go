@@ -9,8 +9,8 @@ import (
 	"net/http"
 	"strings"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The protocol filter closes what the SDK leaves open for a server that

@@ -71,17 +71,25 @@ func (h *handler) registerTools(s *sdk.Server) {
 	addTool(h, s, "list_businesses", "List the businesses of the user's account: name, handle, status, site and dashboard addresses, the business's own balance, the agent's open questions and whether its agent takes messages (agent_chat).",
 		func(ctx context.Context, _ NoInput) (connector.BusinessList, error) { return c.ListBusinesses(ctx) })
 	addTool(h, s, "get_business", "Read one business in detail: status, site and dashboard, mission, idea, ready (set up), revenue, the account's credits, open tasks and the last turn.",
-		func(ctx context.Context, in BusinessInput) (connector.BusinessDetail, error) { return c.GetBusiness(ctx, in.Business) })
+		func(ctx context.Context, in BusinessInput) (connector.BusinessDetail, error) {
+			return c.GetBusiness(ctx, in.Business)
+		})
 	addTool(h, s, "create_business", "Create a business from an idea and start its first turn. Returns at once with the business, whether welcome credits were granted, and first_pass (started: poll its turn_id with get_turn; provisioning: poll get_business until ready, then start_first_pass). A retry of the same idea within ten minutes returns the business already created.",
 		func(ctx context.Context, in CreateBusinessInput) (connector.Created, error) {
 			return c.CreateBusiness(ctx, founding.CreateBusinessInput{Idea: in.Idea, Name: in.Name, Handle: in.Handle, Paused: in.Paused})
 		})
 	addTool(h, s, "start_first_pass", "Start the first turn of a business when create_business could not (it was being set up, or credits were short).",
-		func(ctx context.Context, in BusinessInput) (connector.FirstPassResult, error) { return c.StartFirstPass(ctx, in.Business) })
+		func(ctx context.Context, in BusinessInput) (connector.FirstPassResult, error) {
+			return c.StartFirstPass(ctx, in.Business)
+		})
 	addTool(h, s, "pause_business", "Pause a business: no scheduled agent runs; messages still work.",
-		func(ctx context.Context, in BusinessInput) (connector.BusinessRef, error) { return c.SetPaused(ctx, in.Business, true) })
+		func(ctx context.Context, in BusinessInput) (connector.BusinessRef, error) {
+			return c.SetPaused(ctx, in.Business, true)
+		})
 	addTool(h, s, "activate_business", "Activate a paused business: its scheduled agent runs resume.",
-		func(ctx context.Context, in BusinessInput) (connector.BusinessRef, error) { return c.SetPaused(ctx, in.Business, false) })
+		func(ctx context.Context, in BusinessInput) (connector.BusinessRef, error) {
+			return c.SetPaused(ctx, in.Business, false)
+		})
 	addTool(h, s, "send_message", "Send a message to a business's agent; it starts a turn and returns at once with turn_id, session_id and business_id (poll get_turn every few seconds). Clients that declare the io.modelcontextprotocol/tasks extension get a task instead (task id = turn id).",
 		func(ctx context.Context, in SendMessageInput) (connector.SentMessage, error) {
 			return c.SendMessage(ctx, in.Business, in.Message, in.Attachments, in.SessionID)
@@ -89,7 +97,9 @@ func (h *handler) registerTools(s *sdk.Server) {
 	addTool(h, s, "get_turn", "Read a turn: status (queued, running, waiting, completed, failed, interrupted), elapsed seconds, the agent's text so far, the final answer, the question when it waits, and the credits it cost once ended. Poll every few seconds.",
 		func(ctx context.Context, in TurnInput) (connector.Turn, error) { return c.GetTurn(ctx, in.TurnID) })
 	addTool(h, s, "interrupt_turn", "Stop a running turn (the turn ends interrupted); an ended turn is answered as it is.",
-		func(ctx context.Context, in TurnInput) (connector.Turn, error) { return c.InterruptTurn(ctx, in.TurnID) })
+		func(ctx context.Context, in TurnInput) (connector.Turn, error) {
+			return c.InterruptTurn(ctx, in.TurnID)
+		})
 	addTool(h, s, "get_billing_links", "The account's balance and plan with links to top up credits, upgrade the plan and open the billing portal; nothing is charged. At most 30 calls an hour and 200 a day.",
 		func(ctx context.Context, _ NoInput) (connector.BillingLinks, error) { return c.GetBillingLinks(ctx) })
 	addTool(h, s, "get_credits", "The account's credit balance, today's spend, the minimum balance to start a turn and the plan.",
@@ -104,7 +114,9 @@ func (h *handler) registerTools(s *sdk.Server) {
 		})
 	for _, la := range connector.LinkActions {
 		if la.PerBusiness {
-			addTool(h, s, la.Name, la.Description, func(ctx context.Context, in BusinessInput) (connector.Link, error) { return c.OpenLink(ctx, la.Name, in.Business) })
+			addTool(h, s, la.Name, la.Description, func(ctx context.Context, in BusinessInput) (connector.Link, error) {
+				return c.OpenLink(ctx, la.Name, in.Business)
+			})
 		} else {
 			addTool(h, s, la.Name, la.Description, func(ctx context.Context, _ NoInput) (connector.Link, error) { return c.OpenLink(ctx, la.Name, "") })
 		}

@@ -10,12 +10,7 @@ import (
 
 // BusinessItem is a business of list_businesses.
 type BusinessItem struct {
-	ID           string `json:"id"`
-	Name         string `json:"name"`
-	Handle       string `json:"handle"`
-	Status       string `json:"status"`
-	SiteURL      string `json:"site_url"`
-	DashboardURL string `json:"dashboard_url"`
+	BusinessRef
 	// BalanceCents is the business's own balance (its sales net of refunds
 	// and withdrawals), not the account's credits.
 	BalanceCents int64 `json:"balance_cents"`
@@ -60,8 +55,7 @@ func (s *Service) ListBusinesses(ctx context.Context) (BusinessList, error) {
 			return BusinessList{}, err
 		}
 		for _, c := range cs {
-			item := BusinessItem{ID: c.ID, Name: c.Name, Handle: c.Handle, Status: string(c.Status), SiteURL: s.siteURL(c),
-				DashboardURL: s.dashboardURL(c), BalanceCents: revenue[c.ID].BalanceCents, OpenQuestions: []string{}, AgentChat: !c.ChatDisabled}
+			item := BusinessItem{BusinessRef: s.refOf(c), BalanceCents: revenue[c.ID].BalanceCents, OpenQuestions: []string{}, AgentChat: !c.ChatDisabled}
 			if q, ok := questions[c.ID]; ok {
 				item.OpenQuestions = append(item.OpenQuestions, q)
 			}
@@ -102,14 +96,9 @@ type AccountCredits struct {
 
 // BusinessDetail is get_business's answer.
 type BusinessDetail struct {
-	ID           string `json:"id"`
-	Name         string `json:"name"`
-	Handle       string `json:"handle"`
-	Status       string `json:"status"`
-	SiteURL      string `json:"site_url"`
-	DashboardURL string `json:"dashboard_url"`
-	Mission      string `json:"mission"`
-	Idea         string `json:"idea"`
+	BusinessRef
+	Mission string `json:"mission"`
+	Idea    string `json:"idea"`
 	// Ready: every resource is provisioned (the agent can work).
 	Ready     bool           `json:"ready"`
 	AgentChat bool           `json:"agent_chat"`
@@ -130,8 +119,7 @@ func (s *Service) GetBusiness(ctx context.Context, business string) (BusinessDet
 		return BusinessDetail{}, err
 	}
 	c := d.Company
-	out := BusinessDetail{ID: c.ID, Name: c.Name, Handle: c.Handle, Status: string(c.Status), SiteURL: s.siteURL(c),
-		DashboardURL: s.dashboardURL(c), Mission: c.Mission, Idea: c.Idea, Ready: d.Ready, AgentChat: !c.ChatDisabled,
+	out := BusinessDetail{BusinessRef: s.refOf(c), Mission: c.Mission, Idea: c.Idea, Ready: d.Ready, AgentChat: !c.ChatDisabled,
 		Revenue:   Revenue{Currency: d.Revenue.Currency, LifetimeEarningsCents: d.Revenue.LifetimeEarningsCents, BalanceCents: d.Revenue.BalanceCents},
 		Credits:   AccountCredits{Balance: d.Credits.Balance, SpentToday: d.Credits.SpentToday},
 		OpenTasks: []TaskItem{}}
@@ -146,7 +134,8 @@ func (s *Service) GetBusiness(ctx context.Context, business string) (BusinessDet
 
 const timeLayout = "2006-01-02T15:04:05Z07:00"
 
-// BusinessRef is a business as create_business names it.
+// BusinessRef is a business by name and address: create_business's and
+// pause/activate's answer, and the head of the list items and detail.
 type BusinessRef struct {
 	ID           string `json:"id"`
 	Name         string `json:"name"`
