@@ -139,6 +139,10 @@ func TestRefusalsAreToolErrorsWithTheSpecsCases(t *testing.T) {
 	extra := refused("get_credits", map[string]any{"surprise": 1})
 	assert.Equal(t, "surprise", extra["field"])
 
+	fresh, err := w.e.Svc.CreateCompany(w.owner, w.cong, companies.CompanyInput{Name: "Fresh", Handle: "fresh-start", Idea: "New"})
+	require.NoError(t, err)
+	assert.Equal(t, "business_not_active", refused("send_message", map[string]any{"business": fresh.Handle, "message": "Hello"})["error"], "not set up yet")
+
 	off := false
 	_, err = w.e.Svc.UpdateCompany(w.owner, w.company.ID, companies.CompanyUpdate{AgentChat: &off})
 	require.NoError(t, err)
