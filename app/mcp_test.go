@@ -43,6 +43,20 @@ func TestMCPRoleServesTheConnector(t *testing.T) {
 	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
 	assert.Equal(t, `Bearer resource_metadata="http://mcp.test/.well-known/oauth-protected-resource"`, resp.Header.Get("WWW-Authenticate"))
 
+	// Behind a proxy on loopback, requests carry the public name.
+	req, err = http.NewRequest(http.MethodPost, base+"/", strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`))
+	require.NoError(t, err)
+	req.Host = "mcp.test"
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/list")
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "not refused for its Host")
+
 	status, health := getJSON(t, base+"/health")
 	assert.Equal(t, http.StatusOK, status)
 	assert.Equal(t, "ok", health["database"])

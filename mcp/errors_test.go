@@ -258,3 +258,22 @@ func TestLinkOnlyToolsAnswerAPageAndChangeNothing(t *testing.T) {
 	require.False(t, isErr, acct)
 	assert.Contains(t, acct["url"], "conglomerate_id="+w.cong)
 }
+
+// TestAPublicNameBehindALoopbackProxyIsServed: the SDK's DNS-rebinding
+// check (a loopback listener reached under another Host) stays only for a
+// connector published on loopback; one published under a public name is
+// reached through a proxy on loopback with that name as Host.
+func TestAPublicNameBehindALoopbackProxyIsServed(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	proxied := w.serveAs(t, w.e.Svc, "https://mcp.example")
+	for _, c := range []struct {
+		url, host string
+		status    int
+	}{{proxied, "mcp.example", http.StatusOK}, {w.url, "evil.example", http.StatusForbidden}} {
+		w2 := *w
+		w2.url = c.url
+		status, _, body := w2.rpc(t, rpcCall{token: w.token, method: "tools/list", headers: map[string]string{"Host": c.host}})
+		assert.Equal(t, c.status, status, "%s as %s: %v", c.url, c.host, body)
+	}
+}

@@ -16,7 +16,9 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -88,6 +90,12 @@ func New(d Deps) http.Handler {
 	h.registerTasks(server)
 	stream := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, &sdk.StreamableHTTPOptions{
 		Stateless: true, JSONResponse: true, Logger: d.Logger, MaxRequestBodyBytes: MaxBodyBytes,
+		// The SDK refuses a request reaching a loopback listener under
+		// another Host (DNS rebinding against a local server). A connector
+		// published under a public name usually sits behind a proxy on
+		// loopback, and every request needs a bearer token anyway: the
+		// check stays only while the public URL is itself loopback.
+		DisableLocalhostProtection: !loopback(pub),
 	})
 	bearer := auth.RequireBearerToken(h.verifier(d.Tokens), &auth.RequireBearerTokenOptions{
 		ResourceMetadataURL: pub + ResourceMetadataPath, AllowMissingExpiration: true, // access tokens do not expire
@@ -147,4 +155,19 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
+}
+
+// loopback reports whether a URL names this machine (localhost or a
+// loopback address).
+func loopback(u string) bool {
+	p, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	host := p.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -137,12 +137,18 @@ func newWorld(t testing.TB) *world {
 
 // serve starts the connector on svc (the environment's use cases, or a
 // replica's) and returns its address.
-func (w *world) serve(t testing.TB, svc servicetest.Services) string {
+func (w *world) serve(t testing.TB, svc servicetest.Services) string { return w.serveAs(t, svc, "") }
+
+// serveAs is serve with a public URL of its own ("": the listener's).
+func (w *world) serveAs(t testing.TB, svc servicetest.Services, publicURL string) string {
 	conn := connector.New(connector.Deps{Core: svc.Files.Core(), Companies: svc.CompaniesUseCases, Billing: svc.BillingUseCases,
 		Turns: svc.Turns, Files: svc.Files, Sales: svc.SalesUseCases, Tools: svc.Tools, Founding: w.founding})
 	srv := httptest.NewServer(nil)
 	t.Cleanup(srv.Close)
-	srv.Config.Handler = mcp.New(mcp.Deps{Connector: conn, Tokens: w.tokens, PublicURL: srv.URL, AuthorizationServer: "http://auth.test",
+	if publicURL == "" {
+		publicURL = srv.URL
+	}
+	srv.Config.Handler = mcp.New(mcp.Deps{Connector: conn, Tokens: w.tokens, PublicURL: publicURL, AuthorizationServer: "http://auth.test",
 		Logger: quiet(), Version: "test", Health: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, `{"status":"ok"}`) })})
 	return srv.URL
 }
@@ -240,6 +246,10 @@ func (w *world) rpc(t *testing.T, c rpcCall) (int, http.Header, map[string]any) 
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	for k, v := range c.headers {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
 		if v == "" {
 			req.Header.Del(k)
 		} else {
