@@ -13,7 +13,7 @@ TEST_PG_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 # -race needs cgo.
 export CGO_ENABLED := 1
 
-.PHONY: run build test test-sqlite test-postgres lint bench clean chromium
+.PHONY: run build test test-sqlite test-postgres lint bench clean chromium e2e-deps
 
 run:
 	$(GO) run ./cmd/holdco serve
@@ -42,11 +42,21 @@ chromium:
 			|| echo "chromium could not be installed: the consent page test will skip"; \
 	fi
 
-test-sqlite: $(TOOLS)/stripe-mock chromium
+# The connector's end-to-end scripts run the official TypeScript MCP
+# clients at pinned versions (package-lock.json); mcp's tests drive them and
+# skip, saying so, when Node is missing.
+E2E_CONNECTOR := scripts/e2e/connector
+e2e-deps: $(E2E_CONNECTOR)/node_modules/.package-lock.json
+
+$(E2E_CONNECTOR)/node_modules/.package-lock.json: $(E2E_CONNECTOR)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then cd $(E2E_CONNECTOR) && npm ci --no-audit --no-fund; \
+	else echo "npm is not installed: the connector's Node end-to-end tests will be skipped"; fi
+
+test-sqlite: $(TOOLS)/stripe-mock chromium e2e-deps
 	$(GO) test -race -count=1 ./...
 
 # Runs only when Postgres answers on 127.0.0.1:5432 (database `test`).
-test-postgres: $(TOOLS)/stripe-mock chromium
+test-postgres: $(TOOLS)/stripe-mock chromium e2e-deps
 	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then \
 		echo "Postgres answers on 127.0.0.1:5432: running the tests again on it"; \
 		TEST_DATABASE_URL='$(TEST_PG_URL)' $(GO) test -race -count=1 ./...; \
@@ -71,4 +81,4 @@ bench: build
 	scripts/bench.sh $(BIN)
 
 clean:
-	rm -rf bin .cache
+	rm -rf bin .cache $(E2E_CONNECTOR)/node_modules

@@ -12,6 +12,7 @@ import (
 	"holdco/models"
 	"holdco/service"
 	"holdco/service/billing"
+	"holdco/service/companies"
 	"holdco/service/identity"
 )
 
@@ -61,6 +62,8 @@ func renderPage(c *gin.Context, status int, d pageData) {
 type pages struct {
 	svc    *identity.Service
 	logger *slog.Logger
+	// companies authorizes the connector's action pages.
+	companies *companies.Service
 }
 
 // failed renders a refused or failed page action: a domain error with its
@@ -82,7 +85,7 @@ func (p *pages) failed(c *gin.Context, d pageData, err error) {
 func registerPages(engine *gin.Engine, p *pages) {
 	engine.GET("/", p.home)
 	engine.GET("/login", p.home)
-	engine.GET(billing.DashboardPath, p.home) // where billing and payment returns land without a frontend
+	engine.GET(billing.DashboardPath, p.dashboard) // where billing and payment returns land without a frontend, and the connector's link-only actions (actionpages.go)
 	engine.GET(identity.DevicePagePath, p.device)
 	engine.POST(identity.DevicePagePath, p.decideDevice)
 }

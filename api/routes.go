@@ -42,5 +42,5 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerFileRoutes(api, engine, &fileHandlers{svc: d.Service.Files, auth: d.Service.Identity, logger: d.Logger})
 	registerSalesRoutes(api, &salesHandlers{svc: d.Service.Sales})
 	registerTraceRoutes(api, &traceHandlers{svc: d.Service.Traces})
-	registerPages(engine, &pages{svc: d.Service.Identity, logger: d.Logger})
+	registerPages(engine, &pages{svc: d.Service.Identity, logger: d.Logger, companies: d.Service.Companies})
 }

@@ -25,12 +25,6 @@ func (a *App) apiHandler(ctx context.Context, publicURL, sitesURL string) (http.
 	}), nil
 }
 
-// mcpHandler is the mcp role's listener. The connector for AI assistants
-// lands on it in its own issue; until then it answers /health only.
-func (a *App) mcpHandler(context.Context, string, string) (http.Handler, error) {
-	return reservedHandler(a.healthChecks(true), a.logger.With("role", string(RoleMCP))), nil
-}
-
 // oauthHandler is the oauth role's listener: the authorization server
 // (oauth/) on its own origin, and /health.
 func (a *App) oauthHandler(ctx context.Context, publicURL, sitesURL string) (http.Handler, error) {

@@ -41,7 +41,7 @@ var Settings = []Setting{
 	{"Sites", "HOLDCO_SITES_ADDR", ":8083", "listener of company sites (`sites` role; served at `<sites URL>/<handle>/`); a separate origin from the API so a tenant's script cannot reach holdco's sessions"},
 	{"Sites", "HOLDCO_SITES_PUBLIC_URL", "http://localhost:<sites port>", "address browsers use to reach the sites listener; must be an origin of its own (not the public or frontend URL's)"},
 
-	{"MCP", "HOLDCO_MCP_ADDR", ":8081", "listener of the connector for AI assistants (`mcp` role); for now it answers only `GET /health`"},
+	{"MCP", "HOLDCO_MCP_ADDR", ":8081", "listener of the connector for AI assistants (`mcp` role): MCP 2026-07-28 at the root path, `GET /health`, the protected resource metadata (docs/connector.md)"},
 	{"MCP", "HOLDCO_MCP_PUBLIC_URL", "http://localhost:<mcp port>", "address assistants use to reach the connector (the OAuth resource its tokens are bound to); an origin of its own"},
 
 	{"OAuth", "HOLDCO_OAUTH_ADDR", ":8082", "listener of the OAuth authorization server (`oauth` role; see docs/oauth.md)"},

@@ -34,6 +34,7 @@ func migrations() []*gormigrate.Migration {
 		migration0016Turns(),
 		migration0017Prospects(),
 		migration0019OAuth(),
+		migration0022Connector(),
 	}
 }
 
