@@ -50,6 +50,30 @@ type Provisioning struct {
 	Hosting      Hosting
 	// Schedules nil: no scheduled runs.
 	Schedules Schedules
+	// FirstPasses nil: founded companies get no first pass.
+	FirstPasses FirstPasses
+}
+
+// FirstPasses starts the first pass of a company founded by an interview
+// once it is provisioned (service/founding).
+type FirstPasses interface {
+	StartPendingFirstPass(ctx context.Context, cong store.ConglomerateScope, company store.CompanyScope) error
+}
+
+// StartPendingFirstPass starts the first turn of a company whose founding
+// interview asked for one, once (a company without one is left alone).
+func (p *Provisioning) StartPendingFirstPass(ctx context.Context, companyID string) error {
+	if p.FirstPasses == nil {
+		return nil
+	}
+	scope, err := p.Store.SystemCompanyScope(ctx, companyID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return p.FirstPasses.StartPendingFirstPass(ctx, p.Store.SystemConglomerateScope(scope.ConglomerateID()), scope)
 }
 
 // EnsureSchedule gives a provisioned company its schedule of agent runs

@@ -260,7 +260,7 @@ func checkAnswer(in AnswerInput) (contract.FoundingAnswer, error) {
 	if a.Action == "" {
 		a.Action = contract.FoundingActionAnswer
 	}
-	if msg := ValidateAnswer(a); msg != "" {
+	if msg := contract.ValidateFoundingAnswer(a); msg != "" {
 		field := "answer"
 		if a.Action != contract.FoundingActionAnswer && a.Action != contract.FoundingActionAccept && a.Action != contract.FoundingActionWithdraw {
 			field = "action"
@@ -268,28 +268,6 @@ func checkAnswer(in AnswerInput) (contract.FoundingAnswer, error) {
 		return a, models.Errorf(models.CodeInvalidArgument, "%s", msg).WithField(field)
 	}
 	return a, nil
-}
-
-// ValidateAnswer is the rule of an answer itself, shared by the service
-// and the workflow's validator: "" when fine, else the reason.
-func ValidateAnswer(a contract.FoundingAnswer) string {
-	switch a.Action {
-	case contract.FoundingActionAccept, contract.FoundingActionWithdraw:
-		return ""
-	case contract.FoundingActionAnswer:
-	default:
-		return "action must be answer, accept or withdraw."
-	}
-	if e := service.CheckText(a.Text, true); e != nil {
-		return e.Detail
-	}
-	if strings.TrimSpace(a.Text) == "" {
-		return "The answer is empty."
-	}
-	if n := len([]rune(a.Text)); n > contract.MaxFoundingAnswerChars {
-		return "The answer is too long: at most 4000 characters."
-	}
-	return ""
 }
 
 // answerError maps a refused or failed update to the service's errors.

@@ -17,6 +17,7 @@ import (
 	"holdco/service/companies"
 	"holdco/service/documents"
 	"holdco/service/files"
+	"holdco/service/founding"
 	"holdco/service/identity"
 	"holdco/service/mail"
 	"holdco/service/prospects"
@@ -52,6 +53,9 @@ type Services struct {
 	// Tools is the agents' tool catalog over the domains above (the turn
 	// workflow and the connector call it).
 	Tools *agenttools.Catalog
+	// Founding is the founding interview, create_business and the first
+	// pass (docs/founding.md).
+	Founding *founding.Service
 }
 
 // Options are optional dependencies (tests inject a clock).
@@ -89,6 +93,9 @@ type Options struct {
 	// DispatchGate checks that a task may be dispatched (the credit check
 	// of the coming dispatcher); nil checks nothing.
 	DispatchGate tasks.DispatchGate
+	// FoundingLimits are the founding gates' numbers (zero values: the
+	// defaults).
+	FoundingLimits founding.Limits
 }
 
 // New builds the core (reading or creating the instance signing key) and
@@ -120,6 +127,7 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Traces = traces.New(opts.Blobs)
 	s.TraceWriter = traces.NewWriter(opts.Blobs)
 	s.Prospects = prospects.New(core)
+	s.Founding = founding.New(core, s.Billing, s.Companies, s.Turns, founding.Options{Temporal: opts.Temporal, Limits: opts.FoundingLimits})
 	s.Tools = agenttools.New(agenttools.Services{Documents: s.Documents, Tasks: s.Tasks, Files: s.Files, Mail: s.Mail,
 		Sales: s.Sales, Companies: s.Companies, Prospects: s.Prospects, Repository: opts.Repository,
 		Database: opts.Database})

@@ -1,7 +1,10 @@
 package contract
 
 import (
+	"fmt"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"holdco/models"
 )
@@ -78,3 +81,40 @@ const (
 	FoundingErrConflict = "conflict"
 	FoundingErrInvalid  = "invalid_argument"
 )
+
+// ValidateFoundingAnswer is the rule of an answer by itself, shared by the
+// service and the workflow's validator: "" when fine, else why not. An
+// answer's text is 1 to MaxFoundingAnswerChars characters of valid UTF-8
+// without control characters other than tab and line breaks.
+func ValidateFoundingAnswer(a FoundingAnswer) string {
+	switch a.Action {
+	case FoundingActionAccept, FoundingActionWithdraw:
+		return ""
+	case FoundingActionAnswer:
+	default:
+		return "action must be answer, accept or withdraw."
+	}
+	if !utf8.ValidString(a.Text) {
+		return "The answer is not valid UTF-8."
+	}
+	n, blank := 0, true
+	for _, r := range a.Text {
+		n++
+		if r == '\t' || r == '\n' || r == '\r' {
+			continue
+		}
+		if r < 0x20 || r >= 0x7f && r <= 0x9f {
+			return fmt.Sprintf("The answer holds a control character (U+%04X).", r)
+		}
+		if !unicode.IsSpace(r) {
+			blank = false
+		}
+	}
+	if blank {
+		return "The answer is empty."
+	}
+	if n > MaxFoundingAnswerChars {
+		return fmt.Sprintf("The answer has %d characters; at most %d are allowed.", n, MaxFoundingAnswerChars)
+	}
+	return ""
+}

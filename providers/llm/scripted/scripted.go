@@ -206,9 +206,17 @@ func (m *Model) answer(req models.ModelRequest) models.ModelResponse {
 	}
 	var resp models.ModelResponse
 	switch {
+	case t.offered[ToolProposeCompany]:
+		resp = interview(req)
 	case t.lastIsText && asksAQuestion(t.message) && t.offered[ToolAskQuestion]:
 		resp = call("I need an answer from you.", ToolAskQuestion, AskQuestionInput{
 			Question: fmt.Sprintf("Before I start: what matters most to you about %q?", subject),
+		})
+	case t.message != "" && t.offered[ToolWriteDocument] && !t.done(ToolWriteDocument) && !t.done(ToolAskQuestion) && isFirstPass(t.message):
+		resp = call("I'll write the founding plan first.", ToolWriteDocument, WriteDocumentInput{
+			DocumentType: "founding_plan",
+			Title:        "Founding plan",
+			Content:      "# Founding plan\n\nWhat was asked:\n\n" + t.message + "\n",
 		})
 	case t.message != "" && t.offered[ToolWriteDocument] && !t.done(ToolWriteDocument) && !t.done(ToolAskQuestion):
 		resp = call("I'll write down notes first.", ToolWriteDocument, WriteDocumentInput{
@@ -275,6 +283,10 @@ func (t turn) summary(subject string) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// isFirstPass: the message is a connector business's first pass, which
+// asks for the founding plan.
+func isFirstPass(message string) bool { return strings.HasPrefix(message, "First pass:") }
 
 func asksAQuestion(message string) bool {
 	m := strings.TrimSpace(message)
