@@ -125,13 +125,9 @@ func registerFoundingRoutes(api huma.API, h *foundingHandlers) {
 		Description: "The company's latest switch interview, the account's standing and whether an upgrade may start now. User credentials only."}, h.getUpgrade)
 }
 
-type clientHeaders struct {
-	AnalyticsSessionID string `header:"X-Analytics-Session-Id" maxLength:"128" pattern:"^[\\x21-\\x7e]*$" doc:"Optional analytics session of the client (visible ASCII, up to 128)."`
-	ClientMobile       string `header:"X-Client-Mobile" enum:"true,false,1,0" doc:"Optional: whether the client is a mobile device."`
-}
-
-func (c clientHeaders) mobile() *bool {
-	switch c.ClientMobile {
+// clientMobile reads X-Client-Mobile (nil when absent).
+func clientMobile(v string) *bool {
+	switch v {
 	case "true", "1":
 		return new(true)
 	case "false", "0":
@@ -141,14 +137,15 @@ func (c clientHeaders) mobile() *bool {
 }
 
 type startFoundingInput struct {
-	clientHeaders
-	Body StartFoundingRequest
+	AnalyticsSessionID string `header:"X-Analytics-Session-Id" maxLength:"128" pattern:"^[!-~]*$" doc:"Optional analytics session of the client: visible ASCII, up to 128 characters."`
+	ClientMobile       string `header:"X-Client-Mobile" enum:"true,false,1,0" doc:"Optional: whether the client is a mobile device (true, false, 1 or 0)."`
+	Body               StartFoundingRequest
 }
 
 type foundingOutput struct{ Body FoundingResponse }
 
 func (h *foundingHandlers) start(ctx context.Context, in *startFoundingInput) (*foundingOutput, error) {
-	return foundingOut(h.svc.StartFounding(ctx, founding.StartInput{Idea: in.Body.Idea, AnalyticsSessionID: in.AnalyticsSessionID, ClientMobile: in.mobile()}))
+	return foundingOut(h.svc.StartFounding(ctx, founding.StartInput{Idea: in.Body.Idea, AnalyticsSessionID: in.AnalyticsSessionID, ClientMobile: clientMobile(in.ClientMobile)}))
 }
 
 type currentFoundingOutput struct{ Body FoundingCurrentResponse }
@@ -184,12 +181,13 @@ func (h *foundingHandlers) checkHandle(ctx context.Context, in *handleCheckInput
 }
 
 type startUpgradeInput struct {
-	CompanyID string `path:"company_id" format:"uuid"`
-	clientHeaders
+	CompanyID          string `path:"company_id" format:"uuid"`
+	AnalyticsSessionID string `header:"X-Analytics-Session-Id" maxLength:"128" pattern:"^[!-~]*$" doc:"Optional analytics session of the client: visible ASCII, up to 128 characters."`
+	ClientMobile       string `header:"X-Client-Mobile" enum:"true,false,1,0" doc:"Optional: whether the client is a mobile device (true, false, 1 or 0)."`
 }
 
 func (h *foundingHandlers) startUpgrade(ctx context.Context, in *startUpgradeInput) (*foundingOutput, error) {
-	return foundingOut(h.svc.StartV3Upgrade(ctx, in.CompanyID, founding.V3UpgradeInput{AnalyticsSessionID: in.AnalyticsSessionID, ClientMobile: in.mobile()}))
+	return foundingOut(h.svc.StartV3Upgrade(ctx, in.CompanyID, founding.V3UpgradeInput{AnalyticsSessionID: in.AnalyticsSessionID, ClientMobile: clientMobile(in.ClientMobile)}))
 }
 
 type upgradeIDInput struct {

@@ -84,7 +84,7 @@ func (w *foundingWorkflow) validate(_ workflow.Context, a contract.FoundingAnswe
 	case w.status.State == models.FoundingFounding:
 		return temporal.NewApplicationError("The company is being founded; wait for it.", contract.FoundingErrConflict)
 	case w.status.Busy || w.recording || len(w.pending) > 0:
-		return temporal.NewApplicationError("The interviewer is still answering; wait for its question.", contract.FoundingErrConflict)
+		return temporal.NewApplicationError("The interviewer is still answering; wait for its question.", contract.FoundingErrBusy)
 	case a.Action == contract.FoundingActionAccept && w.status.State != models.FoundingReviewing:
 		return temporal.NewApplicationError("There is no proposal to accept yet; answer the question.", contract.FoundingErrConflict)
 	}

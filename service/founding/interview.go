@@ -237,11 +237,21 @@ func (s *Service) Answer(ctx context.Context, in AnswerInput) (Interview, error)
 	}
 	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), answerTimeout)
 	defer cancel()
-	h, err := s.temporal.UpdateWorkflow(uctx, client.UpdateWorkflowOptions{WorkflowID: contract.FoundingWorkflowID(p.UserID),
-		UpdateName: contract.UpdateFoundingAnswer, Args: []any{a}, WaitForStage: client.WorkflowUpdateStageCompleted})
-	if err == nil {
-		var st contract.FoundingStatus
-		err = h.Get(uctx, &st)
+	for attempt := 0; ; attempt++ {
+		err = s.sendAnswer(uctx, p.UserID, a)
+		if err == nil || !isBusy(err) || attempt >= busyRetries {
+			break
+		}
+		// The row may show the interviewer done a moment before the
+		// workflow took the result: retry while the row says so.
+		cur, rerr := s.store.FoundingInterview(ctx, v.Scope, f.ID)
+		if rerr != nil || cur.SegmentRunning || !cur.State.Open() {
+			break
+		}
+		select {
+		case <-uctx.Done():
+		case <-time.After(busyRetryEvery):
+		}
 	}
 	if err != nil {
 		return Interview{}, answerError(err)
@@ -251,6 +261,28 @@ func (s *Service) Answer(ctx context.Context, in AnswerInput) (Interview, error)
 		return Interview{}, err
 	}
 	return s.view(f), nil
+}
+
+// Retries of an answer that met the workflow busy while the row says the
+// interviewer is done.
+const (
+	busyRetries    = 30
+	busyRetryEvery = 100 * time.Millisecond
+)
+
+func (s *Service) sendAnswer(ctx context.Context, userID string, a contract.FoundingAnswer) error {
+	h, err := s.temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: contract.FoundingWorkflowID(userID),
+		UpdateName: contract.UpdateFoundingAnswer, Args: []any{a}, WaitForStage: client.WorkflowUpdateStageCompleted})
+	if err != nil {
+		return err
+	}
+	var st contract.FoundingStatus
+	return h.Get(ctx, &st)
+}
+
+func isBusy(err error) bool {
+	var appErr *temporal.ApplicationError
+	return errors.As(err, &appErr) && appErr.Type() == contract.FoundingErrBusy
 }
 
 // checkAnswer is the answer's own rule (the validator checks it again
@@ -275,7 +307,7 @@ func answerError(err error) error {
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) {
 		switch appErr.Type() {
-		case contract.FoundingErrConflict:
+		case contract.FoundingErrConflict, contract.FoundingErrBusy:
 			return models.Errorf(models.CodeConflict, "%s", appErr.Message())
 		case contract.FoundingErrInvalid:
 			return models.Errorf(models.CodeInvalidArgument, "%s", appErr.Message()).WithField("answer")

@@ -80,6 +80,10 @@ type FoundingStatus struct {
 const (
 	FoundingErrConflict = "conflict"
 	FoundingErrInvalid  = "invalid_argument"
+	// FoundingErrBusy: the interviewer works (a conflict). The row can say
+	// it finished a moment before the workflow has taken the segment's
+	// result, so the service retries this one briefly.
+	FoundingErrBusy = "busy"
 )
 
 // ValidateFoundingAnswer is the rule of an answer by itself, shared by the
