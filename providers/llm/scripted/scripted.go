@@ -27,6 +27,11 @@
 //     "I asked: …", and "The tool X failed: …" for a result marked as an
 //     error), or, when no tool was called, "I read your message: <subject>.".
 //
+// A message starting with "First pass:" (a connector business's first
+// turn) makes step 1b write the document founding_plan instead of notes.
+// A request that offers propose_company is the founding interview instead
+// (interview.go, docs/llm.md).
+//
 // <subject> is the message's first line cut to 60 characters. Tool-calling
 // answers start with one short sentence of text ("I'll write down notes
 // first." / "Next, I'll create a task." / "I need an answer from you.") and
