@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"holdco/models"
@@ -62,29 +61,9 @@ func (f *Founding) InterviewSegment(ctx context.Context, ref InterviewRef) (cont
 	if every <= 0 {
 		every = 2 * time.Second
 	}
-	done := make(chan struct{})
-	exited := make(chan struct{})
-	go func() {
-		defer close(exited)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			if activity.IsActivity(ctx) {
-				activity.RecordHeartbeat(ctx)
-			}
-			_ = f.Founding.HeartbeatSegment(ctx, scope, ref.InterviewID)
-		}
-	}()
+	stop := heartbeatWith(ctx, every, func() { _ = f.Founding.HeartbeatSegment(ctx, scope, ref.InterviewID) })
 	st, err := f.Founding.RunSegment(ctx, scope, ref.InterviewID, f.Model)
-	close(done)
-	<-exited
+	stop()
 	if mce, ok := err.(*models.ModelCallError); ok && !mce.Retryable {
 		return st, temporal.NewNonRetryableApplicationError("interviewer: "+mce.Error(), ErrInterviewerFailed, nil)
 	}

@@ -199,7 +199,11 @@ const heartbeatEvery = 2 * time.Second
 // is in flight: one still running when the activity completes is cut off
 // with "context canceled" and logged as a warning. A short activity sends
 // no heartbeat at all.
-func heartbeat(ctx context.Context) (stop func()) {
+func heartbeat(ctx context.Context) (stop func()) { return heartbeatWith(ctx, heartbeatEvery, nil) }
+
+// heartbeatWith is heartbeat every interval, calling also (when not nil)
+// after each heartbeat: a claim in a row renewed with Temporal's.
+func heartbeatWith(ctx context.Context, every time.Duration, also func()) (stop func()) {
 	if !activity.IsActivity(ctx) {
 		return func() {}
 	}
@@ -207,7 +211,7 @@ func heartbeat(ctx context.Context) (stop func()) {
 	exited := make(chan struct{})
 	go func() {
 		defer close(exited)
-		t := time.NewTicker(heartbeatEvery)
+		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
 			select {
@@ -223,6 +227,9 @@ func heartbeat(ctx context.Context) (stop func()) {
 			default:
 			}
 			activity.RecordHeartbeat(ctx)
+			if also != nil {
+				also()
+			}
 		}
 	}()
 	return func() {
