@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -64,7 +65,8 @@ func (f *Founding) InterviewSegment(ctx context.Context, ref InterviewRef) (cont
 	stop := heartbeatWith(ctx, every, func() { _ = f.Founding.HeartbeatSegment(ctx, scope, ref.InterviewID) })
 	st, err := f.Founding.RunSegment(ctx, scope, ref.InterviewID, f.Model)
 	stop()
-	if mce, ok := err.(*models.ModelCallError); ok && !mce.Retryable {
+	var mce *models.ModelCallError
+	if errors.As(err, &mce) && !mce.Retryable {
 		return st, temporal.NewNonRetryableApplicationError("interviewer: "+mce.Error(), ErrInterviewerFailed, nil)
 	}
 	if err != nil && ctx.Err() != nil {
