@@ -3,6 +3,7 @@ package founding
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 
 	"holdco/models"
@@ -238,6 +239,10 @@ func (s *Service) StartPendingFirstPass(ctx context.Context, cong store.Conglome
 	}
 	if fp.Status == FirstPassProvisioning {
 		return nil // not ready after all: the next ready run tries again
+	}
+	if fp.Error == models.CodeUpstreamUnavailable {
+		// Temporal did not take the turn: the activity's retry tries again.
+		return fmt.Errorf("founding: first pass of %s not started: %s", c.ID, fp.Detail)
 	}
 	_, err = s.store.UpdateFoundingInterview(ctx, cong, f.ID, func(f *models.FoundingInterview) error {
 		f.FirstPassStatus, f.FirstPassError, f.FirstPassDetail = string(fp.Status), string(fp.Error), cut(fp.Detail, 1000)
