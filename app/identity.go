@@ -13,6 +13,7 @@ import (
 	"holdco/providers/oidcrp"
 	"holdco/providers/stripepay"
 	"holdco/service"
+	"holdco/service/founding"
 	"holdco/service/identity"
 	oauthsvc "holdco/service/oauth"
 	"holdco/service/usecases"
@@ -65,7 +66,8 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*us
 		mounts[p.Prefix()] = p.Handler()
 	}
 	idp := oidcrp.New(oidcrp.Options{Issuer: issuer, ClientID: clientID, ClientSecret: secret, RedirectURIs: callbacks})
-	opts := usecases.Options{Temporal: a.Temporal, AgentRunEvery: cfg.LLM.RunEvery, OAuth: a.oauthConfig()}
+	opts := usecases.Options{Temporal: a.Temporal, AgentRunEvery: cfg.LLM.RunEvery, FoundingLimits: founding.Limits{BusinessLimit: cfg.Founding.BusinessLimit,
+		InterviewsPerDay: cfg.Founding.InterviewsPerDay, PlatformCompanies: cfg.Founding.PlatformCompanies, DenyTerms: cfg.Founding.DenyTerms}, OAuth: a.oauthConfig()}
 	if a.repos != nil {
 		opts.Repository = repoTools{repos: a.repos}
 	}

@@ -42,6 +42,7 @@ type Config struct {
 	Blob     Blob
 	Mail     Mail
 	LLM      LLM
+	Founding Founding
 }
 
 // Log is how the process logs.
@@ -293,6 +294,9 @@ func Load(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.LLM, err = loadLLM(e); err != nil {
+		return c, err
+	}
+	if c.Founding, err = loadFounding(e); err != nil {
 		return c, err
 	}
 	return c, nil

@@ -93,6 +93,11 @@ var Settings = []Setting{
 	{"LLM", "HOLDCO_LLM_TIMEOUT", "120s", "bound on one model call, stream included; a call past it fails as `timeout` and is retried by the turn's retry policy"},
 	{"LLM", "HOLDCO_LLM_SCRIPTED_STEP_DELAY", "200ms", "time each call of the `scripted` model takes (its text streams over it); `0s` in tests"},
 	{"LLM", "HOLDCO_AGENT_RUN_EVERY", "24h", "period of each active company's scheduled agent run (a Temporal Schedule per company); `0s` turns scheduled runs off"},
+
+	{"Founding", "HOLDCO_BUSINESS_LIMIT", "10", "companies (not archived) one account may have; a new business beyond it is `business_limit_reached` (see docs/founding.md)"},
+	{"Founding", "HOLDCO_FOUNDING_INTERVIEWS_PER_DAY", "5", "founding interviews one account may open in 24 hours (429 `rate_limited` beyond)"},
+	{"Founding", "HOLDCO_PLATFORM_COMPANY_CAP", "100000", "companies (not archived) the whole platform runs; beyond it no business starts (`business_limit_reached`, scope platform)"},
+	{"Founding", "HOLDCO_IDEA_DENY_TERMS", "(empty)", "comma-separated words an idea may not contain (whole words, any case): such an idea is `idea_not_allowed`; there is no moderation call"},
 }
 
 // defaultOf is the value Load uses when name is unset; descriptive

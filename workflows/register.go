@@ -28,3 +28,10 @@ func RegisterAutoTopUp(r worker.Registry, a *activities.AutoTopUps) {
 	r.RegisterWorkflowWithOptions(AutoTopUp, workflow.RegisterOptions{Name: contract.AutoTopUpWorkflowName})
 	r.RegisterActivity(a)
 }
+
+// RegisterFounding adds the founding interview workflow and its
+// activities.
+func RegisterFounding(r worker.Registry, founding *activities.Founding) {
+	r.RegisterWorkflowWithOptions(Founding, workflow.RegisterOptions{Name: contract.FoundingWorkflowName})
+	r.RegisterActivity(founding)
+}

@@ -122,7 +122,14 @@ func (s *Service) GrantCredits(ctx context.Context, scope store.ConglomerateScop
 // already had them; exactly once even under concurrent calls (a unique
 // index decides, not a check before the insert).
 func (s *Service) GrantWelcomeCredits(ctx context.Context, scope store.ConglomerateScope) (bool, error) {
-	_, err := s.store.ApplyCreditEntry(ctx, scope, models.CreditLedgerEntry{Type: models.EntryGrantWelcome,
+	return s.GrantWelcomeCreditsIn(ctx, s.store, scope)
+}
+
+// GrantWelcomeCreditsIn is GrantWelcomeCredits on the caller's transaction
+// (tx from store.InTx), so a business start commits the company and the
+// grant together, or neither.
+func (s *Service) GrantWelcomeCreditsIn(ctx context.Context, tx *store.Store, scope store.ConglomerateScope) (bool, error) {
+	_, err := tx.ApplyCreditEntry(ctx, scope, models.CreditLedgerEntry{Type: models.EntryGrantWelcome,
 		Amount: WelcomeCredits, Reference: "welcome credits", CreatedAt: s.now()}, nil, dayStart(s.now()))
 	if errors.Is(err, models.ErrDuplicate) {
 		return false, nil

@@ -23,6 +23,7 @@ import (
 	"holdco/service/companies"
 	"holdco/service/documents"
 	"holdco/service/files"
+	"holdco/service/founding"
 	"holdco/service/identity"
 	"holdco/service/mail"
 	"holdco/service/oauth"
@@ -77,6 +78,8 @@ type Services struct {
 	Tools *agenttools.Catalog
 	// OAuth is the authorization server's use cases.
 	OAuth *oauth.Service
+	// Founding is the founding interview and create_business.
+	Founding *founding.Service
 }
 
 // The domains' use cases, named apart so that Services can embed them all.
@@ -146,7 +149,8 @@ func (e *Env) NewServices(t testing.TB, opts usecases.Options) Services {
 	s, err := usecases.New(context.Background(), Config, e.Store, e.IdP, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
 	return Services{IdentityUseCases: s.Identity, BillingUseCases: s.Billing, CompaniesUseCases: s.Companies,
-		Documents: s.Documents, Files: s.Files, Mail: s.Mail, SalesUseCases: s.Sales, Tasks: s.Tasks, Turns: s.Turns, Prospects: s.Prospects, Tools: s.Tools, Traces: s.Traces, TraceWriter: s.TraceWriter, OAuth: s.OAuth}
+		Documents: s.Documents, Files: s.Files, Mail: s.Mail, SalesUseCases: s.Sales, Tasks: s.Tasks, Turns: s.Turns, Prospects: s.Prospects, Tools: s.Tools, Traces: s.Traces, TraceWriter: s.TraceWriter, OAuth: s.OAuth,
+		Founding: s.Founding}
 }
 
 // Replica is a second set of use cases on the same database (another

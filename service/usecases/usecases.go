@@ -17,6 +17,7 @@ import (
 	"holdco/service/companies"
 	"holdco/service/documents"
 	"holdco/service/files"
+	"holdco/service/founding"
 	"holdco/service/identity"
 	"holdco/service/mail"
 	"holdco/service/oauth"
@@ -56,6 +57,9 @@ type Services struct {
 	// OAuth is the authorization server (oauth/) and the connector's token
 	// introspection.
 	OAuth *oauth.Service
+	// Founding is the founding interview, create_business and the first
+	// pass (docs/founding.md).
+	Founding *founding.Service
 }
 
 // Options are optional dependencies (tests inject a clock).
@@ -96,6 +100,9 @@ type Options struct {
 	// OAuth is the authorization server's settings (issuer, connector URL,
 	// pre-registered clients).
 	OAuth oauth.Config
+	// FoundingLimits are the founding gates' numbers (zero values: the
+	// defaults).
+	FoundingLimits founding.Limits
 }
 
 // New builds the core (reading or creating the instance signing key) and
@@ -127,6 +134,7 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Traces = traces.New(opts.Blobs)
 	s.TraceWriter = traces.NewWriter(opts.Blobs)
 	s.Prospects = prospects.New(core)
+	s.Founding = founding.New(core, s.Billing, s.Companies, s.Turns, founding.Options{Temporal: opts.Temporal, Limits: opts.FoundingLimits})
 	s.Tools = agenttools.New(agenttools.Services{Documents: s.Documents, Tasks: s.Tasks, Files: s.Files, Mail: s.Mail,
 		Sales: s.Sales, Companies: s.Companies, Prospects: s.Prospects, Repository: opts.Repository,
 		Database: opts.Database})
