@@ -19,6 +19,8 @@ require (
 	modernc.org/sqlite v1.51.0
 )
 
+require github.com/phuslu/iploc v1.0.20260915 // indirect
+
 require (
 	cel.dev/expr v0.25.2 // indirect
 	cloud.google.com/go v0.123.0 // indirect

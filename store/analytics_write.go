@@ -1,0 +1,413 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"gorm.io/gorm"
+
+	"holdco/models"
+)
+
+// RecordAnalyticsEvents stores a batch of captured events (their company
+// ids resolved from public keys by the capture path) and updates every
+// rollup in the same transaction: a crash keeps both or neither, so no
+// event is lost from or counted twice in a rollup. Events are inserted in
+// time order (a multi-row INSERT on SQLite, COPY on Postgres) and their
+// times cut to milliseconds.
+//
+// Rollups are exact: a visitor's day is folded event by event in time
+// order (models.VisitorDay.Fold); an event older than the visitor's last
+// one refolds that visitor's day from its raw events. On Postgres the
+// batch's companies are locked (transaction advisory locks, in id order)
+// so concurrent writers on several replicas do not lose updates; SQLite
+// serializes writers anyway.
+func (s *Store) RecordAnalyticsEvents(ctx context.Context, events []models.AnalyticsEvent) error {
+	if len(events) == 0 {
+		return nil
+	}
+	for i := range events {
+		events[i].ID = 0
+		events[i].At = events[i].At.UTC().Truncate(time.Millisecond)
+		events[i].Day = models.DayOf(events[i].At)
+	}
+	slices.SortStableFunc(events, func(a, b models.AnalyticsEvent) int { return a.At.Compare(b.At) })
+	if s.dialect != DialectPostgres {
+		return s.InTx(ctx, func(tx *Store) error {
+			if err := tx.insertEventRows(ctx, events); err != nil {
+				return err
+			}
+			return tx.rollUp(ctx, events)
+		})
+	}
+	return s.inConnTx(ctx, func(tx *Store, raw func(func(*pgx.Conn) error) error) error {
+		if err := tx.db.Exec(`SELECT COUNT(pg_advisory_xact_lock(hashtext('holdco.analytics.' || c)))
+			FROM (SELECT unnest(CAST(? AS text[])) AS c ORDER BY 1) AS locks`, sortedCompanies(events)).Error; err != nil {
+			return wrap("record analytics: lock", err)
+		}
+		err := raw(func(conn *pgx.Conn) error {
+			_, err := conn.CopyFrom(ctx, pgx.Identifier{"analytics_events"}, eventColumns, pgx.CopyFromSlice(len(events), func(i int) ([]any, error) {
+				return eventRow(events[i]), nil
+			}))
+			return err
+		})
+		if err != nil {
+			return wrap("record analytics: copy events", err)
+		}
+		return tx.rollUp(ctx, events)
+	})
+}
+
+// inConnTx runs fn in one transaction on one pooled connection, with raw
+// giving fn that connection's pgx handle (for COPY inside the transaction).
+func (s *Store) inConnTx(ctx context.Context, fn func(tx *Store, raw func(func(*pgx.Conn) error) error) error) error {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return wrap("connection", err)
+	}
+	conn, err := sqlDB.Conn(ctx)
+	if err != nil {
+		return wrap("connection", err)
+	}
+	defer conn.Close()
+	db := s.db.Session(&gorm.Session{NewDB: true, Context: ctx})
+	db.Statement.ConnPool = conn
+	raw := func(f func(*pgx.Conn) error) error {
+		return conn.Raw(func(dc any) error {
+			c, ok := dc.(*stdlib.Conn)
+			if !ok {
+				return fmt.Errorf("not a pgx connection: %T", dc)
+			}
+			return f(c.Conn())
+		})
+	}
+	return db.Transaction(func(gtx *gorm.DB) error {
+		return fn(&Store{db: gtx, dialect: s.dialect, logger: s.logger, inTx: true}, raw)
+	})
+}
+
+var eventColumns = []string{"company_id", "day", "at", "distinct_id", "event", "path", "referrer", "utm_source", "utm_medium",
+	"utm_campaign", "country", "screen_width", "screen_height"}
+
+func eventRow(e models.AnalyticsEvent) []any {
+	return []any{e.CompanyID, e.Day, e.At, e.DistinctID, e.Event, e.Path, e.Referrer, e.UTMSource, e.UTMMedium, e.UTMCampaign,
+		e.Country, e.ScreenWidth, e.ScreenHeight}
+}
+
+func (s *Store) insertEventRows(ctx context.Context, events []models.AnalyticsEvent) error {
+	rows := make([][]any, len(events))
+	for i, e := range events {
+		rows[i] = eventRow(e)
+	}
+	return s.execRows(ctx, "record analytics: insert events", "INSERT INTO analytics_events ("+strings.Join(eventColumns, ", ")+") VALUES ", "", rows)
+}
+
+
+// maxParams keeps a statement under SQLite's limit of bound parameters
+// (32766); Postgres allows 65535.
+const maxParams = 30000
+
+// execRows runs prefix + VALUES groups + suffix over rows, as many rows a
+// statement as the parameter limit allows.
+func (s *Store) execRows(ctx context.Context, op, prefix, suffix string, rows [][]any) error {
+	for chunk := range rowChunks(rows) {
+		args := make([]any, 0, len(chunk)*len(chunk[0]))
+		for _, r := range chunk {
+			args = append(args, r...)
+		}
+		if err := s.db.WithContext(ctx).Exec(prefix+placeholders(len(chunk), len(chunk[0]))+suffix, args...).Error; err != nil {
+			return wrap(op, err)
+		}
+	}
+	return nil
+}
+
+func rowChunks(rows [][]any) func(func([][]any) bool) {
+	return func(yield func([][]any) bool) {
+		if len(rows) == 0 {
+			return
+		}
+		per := max(1, maxParams/len(rows[0]))
+		for i := 0; i < len(rows); i += per {
+			if !yield(rows[i:min(i+per, len(rows))]) {
+				return
+			}
+		}
+	}
+}
+
+type visitorDayKey struct{ company, day, distinctID string }
+
+type visitorDayState struct {
+	old, cur models.VisitorDay
+	existed  bool
+	refold   bool
+}
+
+type dayKey struct{ company, day string }
+type hourKey struct{ company, hour string }
+type nameKey struct{ company, day, name string }
+
+// rollUp updates the rollups for events, which are already inserted in
+// this transaction and sorted by time.
+func (s *Store) rollUp(ctx context.Context, events []models.AnalyticsEvent) error {
+	states := map[visitorDayKey]*visitorDayState{}
+	var keys []visitorDayKey
+	for _, e := range events {
+		k := visitorDayKey{e.CompanyID, e.Day, e.DistinctID}
+		if states[k] == nil {
+			states[k] = &visitorDayState{}
+			keys = append(keys, k)
+		}
+	}
+	if err := s.loadVisitorDays(ctx, keys, states); err != nil {
+		return err
+	}
+	for _, e := range events {
+		st := states[visitorDayKey{e.CompanyID, e.Day, e.DistinctID}]
+		if st.refold {
+			continue
+		}
+		if st.cur.Events > 0 && e.At.Before(st.cur.LastAt) {
+			st.refold = true
+			continue
+		}
+		st.cur.Fold(e.At, e.Country, e.IsPageview())
+	}
+	if err := s.refoldVisitorDays(ctx, keys, states); err != nil {
+		return err
+	}
+
+	daily := map[dayKey]*models.AnalyticsDaily{}
+	var days []dayKey
+	vdRows := make([][]any, 0, len(keys))
+	for _, k := range keys {
+		st := states[k]
+		c := st.cur
+		vdRows = append(vdRows, []any{k.company, k.day, k.distinctID, c.Country, c.FirstAt, c.LastAt, c.Events, c.Pageviews, c.Sessions,
+			c.Bounces, c.DurationMS, c.CurPageviews})
+		dk := dayKey{k.company, k.day}
+		d := daily[dk]
+		if d == nil {
+			d = &models.AnalyticsDaily{}
+			daily[dk] = d
+			days = append(days, dk)
+		}
+		if !st.existed {
+			d.Visitors++
+		}
+		d.Pageviews += c.Pageviews - st.old.Pageviews
+		d.Events += c.Events - st.old.Events
+		d.Sessions += c.Sessions - st.old.Sessions
+		d.Bounces += c.Bounces - st.old.Bounces
+		d.DurationMS += c.DurationMS - st.old.DurationMS
+	}
+	set := func(cols ...string) string {
+		out := ""
+		for i, c := range cols {
+			if i > 0 {
+				out += ", "
+			}
+			out += c + " = excluded." + c
+		}
+		return out
+	}
+	add := func(table string, cols ...string) string {
+		out := ""
+		for i, c := range cols {
+			if i > 0 {
+				out += ", "
+			}
+			out += c + " = " + s.existing(table, c) + " + excluded." + c
+		}
+		return out
+	}
+	if err := s.execRows(ctx, "record analytics: visitor days",
+		"INSERT INTO analytics_visitor_days (company_id, day, distinct_id, country, first_at, last_at, events, pageviews, sessions, bounces, duration_ms, cur_pageviews) VALUES ",
+		" ON CONFLICT (company_id, day, distinct_id) DO UPDATE SET "+set("country", "first_at", "last_at", "events",
+			"pageviews", "sessions", "bounces", "duration_ms", "cur_pageviews"), vdRows); err != nil {
+		return err
+	}
+	dailyRows := make([][]any, 0, len(days))
+	for _, dk := range days {
+		d := daily[dk]
+		dailyRows = append(dailyRows, []any{dk.company, dk.day, d.Visitors, d.Pageviews, d.Events, d.Sessions, d.Bounces, d.DurationMS})
+	}
+	if err := s.execRows(ctx, "record analytics: daily",
+		"INSERT INTO analytics_daily (company_id, day, visitors, pageviews, events, sessions, bounces, duration_ms) VALUES ",
+		" ON CONFLICT (company_id, day) DO UPDATE SET "+add("analytics_daily", "visitors", "pageviews", "events", "sessions", "bounces", "duration_ms"),
+		dailyRows); err != nil {
+		return err
+	}
+
+	hourly, err := s.hourlyDeltas(ctx, events)
+	if err != nil {
+		return err
+	}
+	if err := s.execRows(ctx, "record analytics: hourly", "INSERT INTO analytics_hourly (company_id, hour, visitors, pageviews) VALUES ",
+		" ON CONFLICT (company_id, hour) DO UPDATE SET "+add("analytics_hourly", "visitors", "pageviews"), hourly); err != nil {
+		return err
+	}
+
+	pages, referrers := map[nameKey]int64{}, map[nameKey]int64{}
+	var pageKeys, refKeys []nameKey
+	for _, e := range events {
+		if !e.IsPageview() {
+			continue
+		}
+		pk := nameKey{e.CompanyID, e.Day, e.Path}
+		if pages[pk] == 0 {
+			pageKeys = append(pageKeys, pk)
+		}
+		pages[pk]++
+		if e.Referrer == models.ReferrerInternal {
+			continue
+		}
+		rk := nameKey{e.CompanyID, e.Day, e.Referrer}
+		if referrers[rk] == 0 {
+			refKeys = append(refKeys, rk)
+		}
+		referrers[rk]++
+	}
+	for _, t := range []struct {
+		table, col string
+		keys       []nameKey
+		counts     map[nameKey]int64
+	}{{"analytics_daily_pages", "path", pageKeys, pages}, {"analytics_daily_referrers", "referrer", refKeys, referrers}} {
+		rows := make([][]any, len(t.keys))
+		for i, k := range t.keys {
+			rows[i] = []any{k.company, k.day, k.name, t.counts[k]}
+		}
+		if err := s.execRows(ctx, "record analytics: "+t.table, "INSERT INTO "+t.table+" (company_id, day, "+t.col+", pageviews) VALUES ",
+			" ON CONFLICT (company_id, day, "+t.col+") DO UPDATE SET "+add(t.table, "pageviews"), rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadVisitorDays reads the stored state of the visitor-days of keys.
+func (s *Store) loadVisitorDays(ctx context.Context, keys []visitorDayKey, states map[visitorDayKey]*visitorDayState) error {
+	for part := range keyChunks(keys) {
+		var rows []models.VisitorDay
+		if err := s.db.WithContext(ctx).Raw("SELECT * FROM analytics_visitor_days WHERE (company_id, day, distinct_id) IN (VALUES "+
+			placeholders(len(part), 3)+")", keyArgs(part)...).Scan(&rows).Error; err != nil {
+			return wrap("record analytics: read visitor days", err)
+		}
+		for _, r := range rows {
+			st := states[visitorDayKey{r.CompanyID, r.Day, r.DistinctID}]
+			r.FirstAt, r.LastAt = r.FirstAt.UTC(), r.LastAt.UTC()
+			st.old, st.cur, st.existed = r, r, true
+		}
+	}
+	return nil
+}
+
+// refoldVisitorDays recomputes the visitor-days an out-of-order event
+// touched from all their raw events (the batch's included).
+func (s *Store) refoldVisitorDays(ctx context.Context, keys []visitorDayKey, states map[visitorDayKey]*visitorDayState) error {
+	var redo []visitorDayKey
+	for _, k := range keys {
+		if st := states[k]; st.refold {
+			st.cur = models.VisitorDay{CompanyID: k.company, Day: k.day, DistinctID: k.distinctID}
+			redo = append(redo, k)
+		}
+	}
+	for part := range keyChunks(redo) {
+		var rows []models.AnalyticsEvent
+		if err := s.db.WithContext(ctx).Raw("SELECT company_id, day, distinct_id, at, event, country FROM analytics_events WHERE (company_id, day, distinct_id) IN (VALUES "+
+			placeholders(len(part), 3)+") ORDER BY at, id", keyArgs(part)...).Scan(&rows).Error; err != nil {
+			return wrap("record analytics: refold visitor days", err)
+		}
+		for _, e := range rows {
+			states[visitorDayKey{e.CompanyID, e.Day, e.DistinctID}].cur.Fold(e.At.UTC(), e.Country, e.IsPageview())
+		}
+	}
+	return nil
+}
+
+func keyChunks(keys []visitorDayKey) func(func([]visitorDayKey) bool) {
+	return func(yield func([]visitorDayKey) bool) {
+		const per = 2000
+		for i := 0; i < len(keys); i += per {
+			if !yield(keys[i:min(i+per, len(keys))]) {
+				return
+			}
+		}
+	}
+}
+
+func keyArgs(keys []visitorDayKey) []any {
+	args := make([]any, 0, 3*len(keys))
+	for _, k := range keys {
+		args = append(args, k.company, k.day, k.distinctID)
+	}
+	return args
+}
+
+// hourlyDeltas records which visitors were seen in which hours (new ones
+// count as visitors of the hour) and returns each touched hour's visitor
+// and page-view increments as rows.
+func (s *Store) hourlyDeltas(ctx context.Context, events []models.AnalyticsEvent) ([][]any, error) {
+	type vh struct{ company, hour, distinctID string }
+	seen := map[vh]bool{}
+	var vhRows [][]any
+	deltas := map[hourKey]*[2]int64{}
+	var hours []hourKey
+	touch := func(k hourKey) *[2]int64 {
+		d := deltas[k]
+		if d == nil {
+			d = &[2]int64{}
+			deltas[k] = d
+			hours = append(hours, k)
+		}
+		return d
+	}
+	for _, e := range events {
+		h := models.HourOf(e.At)
+		d := touch(hourKey{e.CompanyID, h})
+		if e.IsPageview() {
+			d[1]++
+		}
+		if k := (vh{e.CompanyID, h, e.DistinctID}); !seen[k] {
+			seen[k] = true
+			vhRows = append(vhRows, []any{k.company, k.hour, k.distinctID})
+		}
+	}
+	for chunk := range rowChunks(vhRows) {
+		args := make([]any, 0, 3*len(chunk))
+		for _, r := range chunk {
+			args = append(args, r...)
+		}
+		rows, err := s.db.WithContext(ctx).Raw("INSERT INTO analytics_visitor_hours (company_id, hour, distinct_id) VALUES "+
+			placeholders(len(chunk), 3)+" ON CONFLICT DO NOTHING RETURNING company_id, hour", args...).Rows()
+		if err != nil {
+			return nil, wrap("record analytics: visitor hours", err)
+		}
+		for rows.Next() {
+			var k hourKey
+			if err := rows.Scan(&k.company, &k.hour); err != nil {
+				_ = rows.Close()
+				return nil, wrap("record analytics: visitor hours", err)
+			}
+			touch(k)[0]++
+		}
+		if err := rows.Close(); err != nil {
+			return nil, wrap("record analytics: visitor hours", err)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, wrap("record analytics: visitor hours", err)
+		}
+	}
+	out := make([][]any, 0, len(hours))
+	for _, k := range hours {
+		d := deltas[k]
+		out = append(out, []any{k.company, k.hour, d[0], d[1]})
+	}
+	return out, nil
+}
