@@ -64,7 +64,7 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*us
 		mounts[p.Prefix()] = p.Handler()
 	}
 	idp := oidcrp.New(oidcrp.Options{Issuer: issuer, ClientID: clientID, ClientSecret: secret, RedirectURIs: callbacks})
-	opts := usecases.Options{Temporal: a.Temporal, AgentRunEvery: cfg.LLM.RunEvery}
+	opts := usecases.Options{Temporal: a.Temporal, AgentRunEvery: cfg.LLM.RunEvery, Analytics: a.analyticsOptions()}
 	if a.repos != nil {
 		opts.Repository = repoTools{repos: a.repos}
 	}

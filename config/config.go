@@ -30,17 +30,18 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	Log             Log
 
-	Database Database
-	Temporal Temporal
-	API      API
-	Sites    Sites
-	MCP      MCP
-	OAuth    OAuth
-	Identity Identity
-	Payments Payments
-	Blob     Blob
-	Mail     Mail
-	LLM      LLM
+	Database  Database
+	Temporal  Temporal
+	API       API
+	Sites     Sites
+	MCP       MCP
+	OAuth     OAuth
+	Identity  Identity
+	Payments  Payments
+	Blob      Blob
+	Mail      Mail
+	LLM       LLM
+	Analytics Analytics
 }
 
 // Log is how the process logs.
@@ -280,6 +281,9 @@ func Load(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.LLM, err = loadLLM(e); err != nil {
+		return c, err
+	}
+	if c.Analytics, err = loadAnalytics(e); err != nil {
 		return c, err
 	}
 	return c, nil

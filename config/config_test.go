@@ -190,6 +190,8 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{"LLM", "HOLDCO_LLM_MAX_TOKENS", map[string]string{"HOLDCO_LLM_MAX_TOKENS": "0"}},
 		{"LLM", "HOLDCO_LLM_TIMEOUT", map[string]string{"HOLDCO_LLM_TIMEOUT": "0s"}},
 		{"LLM", "HOLDCO_LLM_SCRIPTED_STEP_DELAY", map[string]string{"HOLDCO_LLM_SCRIPTED_STEP_DELAY": "-1s"}},
+		{"Analytics", "HOLDCO_TRUSTED_PROXIES", map[string]string{"HOLDCO_TRUSTED_PROXIES": "10.0.0.0/8, proxy.internal"}},
+		{"Analytics", "HOLDCO_ANALYTICS_QUEUE_EVENTS", map[string]string{"HOLDCO_ANALYTICS_QUEUE_EVENTS": "0"}},
 	}
 	sections := map[string]bool{}
 	for _, tc := range cases {

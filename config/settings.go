@@ -92,6 +92,9 @@ var Settings = []Setting{
 	{"LLM", "HOLDCO_LLM_TIMEOUT", "120s", "bound on one model call, stream included; a call past it fails as `timeout` and is retried by the turn's retry policy"},
 	{"LLM", "HOLDCO_LLM_SCRIPTED_STEP_DELAY", "200ms", "time each call of the `scripted` model takes (its text streams over it); `0s` in tests"},
 	{"LLM", "HOLDCO_AGENT_RUN_EVERY", "24h", "period of each active company's scheduled agent run (a Temporal Schedule per company); `0s` turns scheduled runs off"},
+
+	{"Analytics", "HOLDCO_TRUSTED_PROXIES", "(empty)", "comma-separated IP addresses or CIDR prefixes of the reverse proxies in front of holdco; only requests from them may name the client in `X-Forwarded-For` (analytics capture derives the visitor's country from the client's address and never stores it)"},
+	{"Analytics", "HOLDCO_ANALYTICS_QUEUE_EVENTS", "100000", "captured events that may wait for the background writer; beyond it capture answers 503 with `Retry-After` instead of growing memory"},
 }
 
 // defaultOf is the value Load uses when name is unset; descriptive

@@ -13,6 +13,7 @@ import (
 
 	"holdco/service"
 	"holdco/service/agenttools"
+	"holdco/service/analytics"
 	"holdco/service/billing"
 	"holdco/service/companies"
 	"holdco/service/documents"
@@ -49,6 +50,8 @@ type Services struct {
 	TraceWriter *traces.Writer
 	// Prospects are the companies' leads.
 	Prospects *prospects.Service
+	// Analytics is the companies' web analytics (capture, loader, reports).
+	Analytics *analytics.Service
 	// Tools is the agents' tool catalog over the domains above (the turn
 	// workflow and the connector call it).
 	Tools *agenttools.Catalog
@@ -89,6 +92,8 @@ type Options struct {
 	// DispatchGate checks that a task may be dispatched (the credit check
 	// of the coming dispatcher); nil checks nothing.
 	DispatchGate tasks.DispatchGate
+	// Analytics sizes the capture queue and its writer's batches.
+	Analytics analytics.Options
 }
 
 // New builds the core (reading or creating the instance signing key) and
@@ -110,8 +115,10 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	}
 	s.Identity = identity.New(core, idp, s.Billing)
 	s.Sales = sales.New(core, s.Billing, opts.Sales)
+	s.Analytics = analytics.New(core, opts.Analytics)
 	s.Schedules = &turns.Schedules{Temporal: opts.Temporal, Every: opts.AgentRunEvery}
-	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal, Products: s.Sales, Schedules: s.Schedules})
+	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal, Products: s.Sales, Schedules: s.Schedules,
+		Analytics: s.Analytics})
 	s.Mail = mail.New(core, opts.Mail, opts.MailSender, opts.MailBodies)
 	s.Documents = documents.New(core)
 	s.Files = files.New(core, opts.Blobs, opts.FileLimits)
@@ -122,6 +129,6 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Prospects = prospects.New(core)
 	s.Tools = agenttools.New(agenttools.Services{Documents: s.Documents, Tasks: s.Tasks, Files: s.Files, Mail: s.Mail,
 		Sales: s.Sales, Companies: s.Companies, Prospects: s.Prospects, Repository: opts.Repository,
-		Database: opts.Database})
+		Database: opts.Database, Analytics: s.Analytics})
 	return s, nil
 }
