@@ -46,8 +46,9 @@ func (s *Store) RecordAnalyticsEvents(ctx context.Context, events []models.Analy
 		})
 	}
 	return s.inConnTx(ctx, func(tx *Store, raw func(func(*pgx.Conn) error) error) error {
+		// Company ids are UUIDs: an array literal of them is safe.
 		if err := tx.db.Exec(`SELECT COUNT(pg_advisory_xact_lock(hashtext('holdco.analytics.' || c)))
-			FROM (SELECT unnest(CAST(? AS text[])) AS c ORDER BY 1) AS locks`, sortedCompanies(events)).Error; err != nil {
+			FROM (SELECT unnest(CAST(? AS text[])) AS c ORDER BY 1) AS locks`, "{"+strings.Join(sortedCompanies(events), ",")+"}").Error; err != nil {
 			return wrap("record analytics: lock", err)
 		}
 		err := raw(func(conn *pgx.Conn) error {
