@@ -148,9 +148,10 @@ func (s *Store) AnalyticsHeadline(ctx context.Context, c CompanyScope, prevFrom,
 		Cur                                                        bool
 		Visitors, Pageviews, Events, Sessions, Bounces, DurationMS int64
 	}
-	err = s.db.WithContext(ctx).Raw(`SELECT day >= ? AS cur, SUM(visitors) AS visitors, SUM(pageviews) AS pageviews, SUM(events) AS events,
+	err = s.db.WithContext(ctx).Raw(`SELECT cur, SUM(visitors) AS visitors, SUM(pageviews) AS pageviews, SUM(events) AS events,
 		SUM(sessions) AS sessions, SUM(bounces) AS bounces, SUM(duration_ms) AS duration_ms
-		FROM analytics_daily WHERE company_id = ? AND day >= ? AND day <= ? GROUP BY day >= ?`, from, c.id, prevFrom, to, from).Scan(&rows).Error
+		FROM (SELECT day >= ? AS cur, visitors, pageviews, events, sessions, bounces, duration_ms
+			FROM analytics_daily WHERE company_id = ? AND day >= ? AND day <= ?) AS d GROUP BY cur`, from, c.id, prevFrom, to).Scan(&rows).Error
 	for _, r := range rows {
 		d := models.AnalyticsDaily{CompanyID: c.id, Visitors: r.Visitors, Pageviews: r.Pageviews, Events: r.Events, Sessions: r.Sessions,
 			Bounces: r.Bounces, DurationMS: r.DurationMS}

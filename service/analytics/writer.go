@@ -187,3 +187,7 @@ func (s *Service) StopWriter(ctx context.Context) {
 	s.logger.Info("analytics: capture stopped", "accepted", st.Accepted, "stored", st.Stored, "unknown_key", st.UnknownKey,
 		"malformed", st.Malformed, "queue_full", st.QueueFull, "write_failed", st.WriteFailed)
 }
+
+// Flush stores every event queued now (tests, benchmarks); RunWriter does
+// the same in the background.
+func (s *Service) Flush(ctx context.Context) { s.flush(ctx, true) }

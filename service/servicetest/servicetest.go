@@ -19,6 +19,7 @@ import (
 	"holdco/providers/email"
 	"holdco/service"
 	"holdco/service/agenttools"
+	"holdco/service/analytics"
 	"holdco/service/billing"
 	"holdco/service/companies"
 	"holdco/service/documents"
@@ -74,6 +75,8 @@ type Services struct {
 	TraceWriter *traces.Writer
 	// Tools is the agents' tool catalog.
 	Tools *agenttools.Catalog
+	// Analytics is the companies' web analytics.
+	Analytics *analytics.Service
 }
 
 // The domains' use cases, named apart so that Services can embed them all.
@@ -143,7 +146,7 @@ func (e *Env) NewServices(t testing.TB, opts usecases.Options) Services {
 	s, err := usecases.New(context.Background(), Config, e.Store, e.IdP, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
 	return Services{IdentityUseCases: s.Identity, BillingUseCases: s.Billing, CompaniesUseCases: s.Companies,
-		Documents: s.Documents, Files: s.Files, Mail: s.Mail, SalesUseCases: s.Sales, Tasks: s.Tasks, Turns: s.Turns, Prospects: s.Prospects, Tools: s.Tools, Traces: s.Traces, TraceWriter: s.TraceWriter}
+		Documents: s.Documents, Files: s.Files, Mail: s.Mail, SalesUseCases: s.Sales, Tasks: s.Tasks, Turns: s.Turns, Prospects: s.Prospects, Tools: s.Tools, Analytics: s.Analytics, Traces: s.Traces, TraceWriter: s.TraceWriter}
 }
 
 // Replica is a second set of use cases on the same database (another
