@@ -261,6 +261,16 @@ const captureRetryAfter = "1"
 func (h *analyticsHandlers) capture(c *gin.Context) {
 	w, r := c.Writer, c.Request
 	allowCORS(w, r)
+	// The edge rule of every input (inputs.go) holds here too: this route
+	// is not a huma operation, so it checks its query itself.
+	for name, vs := range r.URL.Query() {
+		for _, v := range vs {
+			if typ, msg := textFailure(v, ruleSingleLine); typ != "" {
+				writeValidation(w, []any{"query", name}, msg, typ)
+				return
+			}
+		}
+	}
 	if r.ContentLength > analytics.MaxBodyBytes {
 		writeError(w, models.CodeTooLarge, "A capture body may have at most 1 MB.")
 		return
@@ -383,4 +393,11 @@ func toDashboardAnalytics(h *analytics.Headline) *DashboardAnalytics {
 	}
 	return &DashboardAnalytics{Range: h.Range, Visitors: metricOf(h.Visitors), Pageviews: metricOf(h.Pageviews), Sessions: metricOf(h.Sessions),
 		BounceRate: metricOf(h.BounceRate)}
+}
+
+func writeValidation(w http.ResponseWriter, loc []any, msg, typ string) {
+	b, _ := json.Marshal(&HTTPValidationError{Detail: []ValidationError{{Loc: loc, Msg: msg, Type: typ}}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusUnprocessableEntity)
+	_, _ = w.Write(b)
 }
