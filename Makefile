@@ -13,7 +13,7 @@ TEST_PG_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 # -race needs cgo.
 export CGO_ENABLED := 1
 
-.PHONY: run build test test-sqlite test-postgres lint bench clean
+.PHONY: run build test test-sqlite test-postgres lint bench clean e2e-deps
 
 run:
 	$(GO) run ./cmd/holdco serve
@@ -29,11 +29,24 @@ export STRIPE_MOCK_BIN := $(TOOLS)/stripe-mock
 $(TOOLS)/stripe-mock:
 	GOBIN=$(TOOLS) $(GO) install github.com/stripe/stripe-mock@$(STRIPE_MOCK_VERSION)
 
-test-sqlite: $(TOOLS)/stripe-mock
+# The analytics end-to-end tests run posthog-js (jsdom) and the loader in
+# headless Chromium (playwright-core on Debian's chromium, never a
+# downloaded browser). Installs what is missing; a machine where chromium
+# cannot be installed skips that test with a message.
+E2E_ANALYTICS := scripts/e2e/analytics
+e2e-deps:
+	@if command -v npm >/dev/null && [ ! -d $(E2E_ANALYTICS)/node_modules ]; then \
+		(cd $(E2E_ANALYTICS) && npm ci --no-audit --no-fund) || echo "npm ci failed: the analytics end-to-end tests will skip"; fi
+	@if [ ! -x /usr/bin/chromium ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) || echo "chromium could not be installed: the loader test will skip"; \
+		else echo "chromium is missing and cannot be installed here (needs root and apt-get): the loader test will skip"; fi; fi
+
+test-sqlite: $(TOOLS)/stripe-mock e2e-deps
 	$(GO) test -race -count=1 ./...
 
 # Runs only when Postgres answers on 127.0.0.1:5432 (database `test`).
-test-postgres: $(TOOLS)/stripe-mock
+test-postgres: $(TOOLS)/stripe-mock e2e-deps
 	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then \
 		echo "Postgres answers on 127.0.0.1:5432: running the tests again on it"; \
 		TEST_DATABASE_URL='$(TEST_PG_URL)' $(GO) test -race -count=1 ./...; \

@@ -20,7 +20,8 @@ const w = dom.window;
 for (const k of ["window", "document", "navigator", "location", "localStorage", "sessionStorage", "XMLHttpRequest", "screen", "history"]) {
   Object.defineProperty(globalThis, k, { value: w[k], configurable: true, writable: true });
 }
-const { default: posthog } = await import("posthog-js");
+const mod = await import("posthog-js");
+const posthog = [mod.default, mod.default?.default, mod.posthog].find((p) => typeof p?.init === "function");
 
 const sent = [];
 const failures = [];
