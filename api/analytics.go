@@ -56,6 +56,8 @@ type AnalyticsTrend struct {
 
 // AnalyticsSummary is a company's web analytics over a range.
 type AnalyticsSummary struct {
+	Key                string              `json:"key" doc:"The company's public analytics key: the loader's c, and api_key/token for PostHog clients (api_host <public URL>/analytics)."`
+	LoaderURL          string              `json:"loader_url" format:"uri" doc:"The loader script for the site's <script src>."`
 	Range              string              `json:"range" enum:"1d,7d,30d,90d"`
 	From               string              `json:"from" format:"date" doc:"First UTC day of the period."`
 	To                 string              `json:"to" format:"date" doc:"Last UTC day of the period (today)."`
@@ -146,7 +148,7 @@ func (h *analyticsHandlers) summary(ctx context.Context, in *analyticsRangeInput
 	if err != nil {
 		return nil, err
 	}
-	out := AnalyticsSummary{Range: s.Range, From: s.From.Format(time.DateOnly), To: s.To.Format(time.DateOnly),
+	out := AnalyticsSummary{Key: s.Key, LoaderURL: s.LoaderURL, Range: s.Range, From: s.From.Format(time.DateOnly), To: s.To.Format(time.DateOnly),
 		Visitors: metricOf(s.Visitors), Pageviews: metricOf(s.Pageviews), Sessions: metricOf(s.Sessions), BounceRate: metricOf(s.BounceRate),
 		AvgSessionDuration: metricOf(s.AvgSessionSecs), TopPages: make([]AnalyticsPage, len(s.TopPages)),
 		TopReferrers: make([]AnalyticsReferrer, len(s.TopReferrers)),

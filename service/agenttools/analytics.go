@@ -30,6 +30,8 @@ type AnalyticsCountry struct {
 }
 
 type AnalyticsReport struct {
+	Key            string             `json:"key"`
+	LoaderScript   string             `json:"loader_script"`
 	Range          string             `json:"range"`
 	From           string             `json:"from"`
 	To             string             `json:"to"`
@@ -61,7 +63,8 @@ func analyticsNamed(ns []analytics.Named) []AnalyticsNamed {
 
 func registerAnalytics(c *Catalog, s *analytics.Service) {
 	Register(c, "get_analytics", "The company site's analytics over a range: visitors, page views, sessions, bounce rate and mean session duration "+
-		"(each with the change against the period before), top pages, top referrers and visitors per country.",
+		"(each with the change against the period before), top pages, top referrers and visitors per country; "+
+		"also the loader_script tag to put in the site's pages (it records page views) and the public key.",
 		func(ctx context.Context, companyID string, in GetAnalyticsInput) (AnalyticsReport, error) {
 			sum, err := s.Summary(ctx, companyID, in.Range)
 			if err != nil {
@@ -71,7 +74,7 @@ func registerAnalytics(c *Catalog, s *analytics.Service) {
 			if err != nil {
 				return AnalyticsReport{}, err
 			}
-			out := AnalyticsReport{Range: sum.Range, From: sum.From.Format("2006-01-02"), To: sum.To.Format("2006-01-02"),
+			out := AnalyticsReport{Key: sum.Key, LoaderScript: `<script async src="` + sum.LoaderURL + `"></script>`, Range: sum.Range, From: sum.From.Format("2006-01-02"), To: sum.To.Format("2006-01-02"),
 				Visitors: analyticsMetric(sum.Visitors), Pageviews: analyticsMetric(sum.Pageviews), Sessions: analyticsMetric(sum.Sessions),
 				BounceRate: analyticsMetric(sum.BounceRate), AvgSessionSecs: analyticsMetric(sum.AvgSessionSecs),
 				TopPages: analyticsNamed(sum.TopPages), TopReferrers: analyticsNamed(sum.TopReferrers), Countries: make([]AnalyticsCountry, len(cs.Countries))}

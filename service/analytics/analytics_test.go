@@ -40,7 +40,7 @@ func newWorld(t *testing.T, opts ...analytics.Options) world {
 	}
 	e := servicetest.NewWith(t, o)
 	// Mid-day, so a test's events stay on one UTC day.
-	e.Clock.Advance(time.Until(time.Now().UTC().Truncate(24*time.Hour).Add(36 * time.Hour)))
+	e.Clock.Advance(time.Until(time.Now().UTC().Truncate(24 * time.Hour).Add(36 * time.Hour)))
 	ctx, cong := e.User(t, "site@example.com")
 	c, err := e.Svc.CreateCompany(ctx, cong, companies.CompanyInput{Name: "Site Co"})
 	require.NoError(t, err)
@@ -213,6 +213,8 @@ func TestSummaryKPIsChangeAndTrend(t *testing.T) {
 
 	s, err := w.svc.Summary(w.ctx, w.company.ID, "1d")
 	require.NoError(t, err)
+	assert.Equal(t, w.key, s.Key)
+	assert.Equal(t, "http://holdco.test/analytics/v1.js?c="+w.key, s.LoaderURL)
 	assert.Equal(t, float64(2), s.Visitors.Value)
 	assert.Equal(t, float64(4), s.Pageviews.Value)
 	assert.Equal(t, float64(1), s.Pageviews.Previous)

@@ -61,6 +61,15 @@ const loaderTemplate = `/* holdco analytics v1 */
 })(window, document);
 `
 
+// LoaderPath is the loader script's path; its query parameter c is the
+// key.
+const LoaderPath = "/analytics/v1.js"
+
+// LoaderURL is where a site loads the company's loader script from.
+func (s *Service) LoaderURL(key string) string {
+	return strings.TrimRight(s.core.Config().PublicURL, "/") + LoaderPath + "?c=" + key
+}
+
 // script renders the loader for key ("" captures nothing).
 func (s *Service) script(key string) Script {
 	k, _ := json.Marshal(key)

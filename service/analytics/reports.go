@@ -43,6 +43,10 @@ type Point struct {
 
 // Summary is a company's analytics over a range.
 type Summary struct {
+	// Key is the company's public analytics key and LoaderURL its loader
+	// script, for the site's <script src> (PostHog clients take the key
+	// as api_key, with /analytics as api_host).
+	Key, LoaderURL string
 	Range          string
 	From, To       time.Time // first and last day of the period
 	Visitors       Metric
@@ -69,7 +73,15 @@ func (s *Service) Summary(ctx context.Context, companyID, rangeName string) (Sum
 	if err != nil {
 		return Summary{}, err
 	}
-	return s.summary(ctx, ac.Scope, r)
+	out, err := s.summary(ctx, ac.Scope, r)
+	if err != nil {
+		return Summary{}, err
+	}
+	if out.Key, err = s.store.AnalyticsKey(ctx, ac.Scope); err != nil {
+		return Summary{}, err
+	}
+	out.LoaderURL = s.LoaderURL(out.Key)
+	return out, nil
 }
 
 func (s *Service) summary(ctx context.Context, sc store.CompanyScope, r Range) (Summary, error) {
