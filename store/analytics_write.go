@@ -110,7 +110,6 @@ func (s *Store) insertEventRows(ctx context.Context, events []models.AnalyticsEv
 	return s.execRows(ctx, "record analytics: insert events", "INSERT INTO analytics_events ("+strings.Join(eventColumns, ", ")+") VALUES ", "", rows)
 }
 
-
 // maxParams bounds a multi-row statement's parameters: the pure-Go SQLite
 // driver binds and parses long statements slowly (a 5,000-row insert in
 // 2,300-row statements took 1.9 s, in 50-row ones 0.3 s), and a chunk's
