@@ -69,6 +69,7 @@ lint: $(TOOLS)/workflowcheck $(TOOLS)/staticcheck
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	scripts/bench.sh $(BIN)
+	scripts/bench_analytics.sh $(BIN)
 
 clean:
 	rm -rf bin .cache
