@@ -169,6 +169,27 @@ type AnalyticsDailyReferrer struct {
 
 func (AnalyticsDailyReferrer) TableName() string { return "analytics_daily_referrers" }
 
+// AnalyticsVisitor is a visitor's last day with events: the visitors of
+// a period ending today are those whose last day is in it.
+type AnalyticsVisitor struct {
+	CompanyID  string `gorm:"primaryKey;size:36"`
+	DistinctID string `gorm:"primaryKey;size:200"`
+	LastDay    string `gorm:"size:10;not null"`
+}
+
+func (AnalyticsVisitor) TableName() string { return "analytics_visitors" }
+
+// AnalyticsPeriodVisitors is the distinct visitors of a closed period (no
+// event can still arrive for its days), counted once.
+type AnalyticsPeriodVisitors struct {
+	CompanyID string `gorm:"primaryKey;size:36"`
+	FromDay   string `gorm:"primaryKey;size:10"`
+	ToDay     string `gorm:"primaryKey;size:10"`
+	Visitors  int64  `gorm:"not null"`
+}
+
+func (AnalyticsPeriodVisitors) TableName() string { return "analytics_period_visitors" }
+
 // DayOf and HourOf name the UTC day and hour of t as the rollups key them.
 func DayOf(t time.Time) string  { return t.UTC().Format("2006-01-02") }
 func HourOf(t time.Time) string { return t.UTC().Format("2006-01-02T15") }

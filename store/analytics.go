@@ -80,18 +80,48 @@ func (s *Store) AnalyticsHours(ctx context.Context, c CompanyScope, from, to str
 	return out, wrap("analytics hours", err)
 }
 
-// AnalyticsVisitors counts the distinct visitors of the company from..to
-// and of the period before (prevFrom..from-1) in one pass over the
-// visitor-day rollup.
-func (s *Store) AnalyticsVisitors(ctx context.Context, c CompanyScope, prevFrom, from, to string) (cur, prev int64, err error) {
+// AnalyticsVisitorsSince counts the company's visitors from day from to
+// today: those whose last day with events is from or later (one index
+// range of analytics_visitors, not a distinct count over visitor-days).
+func (s *Store) AnalyticsVisitorsSince(ctx context.Context, c CompanyScope, from string) (int64, error) {
 	if err := c.check("analytics visitors"); err != nil {
-		return 0, 0, err
+		return 0, err
 	}
-	var row struct{ Cur, Prev int64 }
-	err = s.db.WithContext(ctx).Raw(`SELECT COUNT(DISTINCT CASE WHEN day >= ? THEN distinct_id END) AS cur,
-		COUNT(DISTINCT CASE WHEN day < ? THEN distinct_id END) AS prev
-		FROM analytics_visitor_days WHERE company_id = ? AND day >= ? AND day <= ?`, from, from, c.id, prevFrom, to).Scan(&row).Error
-	return row.Cur, row.Prev, wrap("analytics visitors", err)
+	var n int64
+	err := s.db.WithContext(ctx).Model(&models.AnalyticsVisitor{}).Where("company_id = ? AND last_day >= ?", c.id, from).Count(&n).Error
+	return n, wrap("analytics visitors", err)
+}
+
+// AnalyticsPeriodVisitors counts the company's distinct visitors from..to
+// over the visitor-day rollup. A closed period (no event can still arrive
+// for its days) is counted once and kept.
+func (s *Store) AnalyticsPeriodVisitors(ctx context.Context, c CompanyScope, from, to string, closed bool) (int64, error) {
+	if err := c.check("analytics period visitors"); err != nil {
+		return 0, err
+	}
+	db := s.db.WithContext(ctx)
+	if closed {
+		var kept []int64
+		if err := db.Model(&models.AnalyticsPeriodVisitors{}).Where("company_id = ? AND from_day = ? AND to_day = ?", c.id, from, to).
+			Pluck("visitors", &kept).Error; err != nil {
+			return 0, wrap("analytics period visitors", err)
+		}
+		if len(kept) > 0 {
+			return kept[0], nil
+		}
+	}
+	var n int64
+	if err := db.Raw(`SELECT COUNT(DISTINCT distinct_id) FROM analytics_visitor_days WHERE company_id = ? AND day >= ? AND day <= ?`,
+		c.id, from, to).Scan(&n).Error; err != nil {
+		return 0, wrap("analytics period visitors", err)
+	}
+	if closed {
+		if err := db.Exec(`INSERT INTO analytics_period_visitors (company_id, from_day, to_day, visitors) VALUES (?, ?, ?, ?)
+			ON CONFLICT DO NOTHING`, c.id, from, to, n).Error; err != nil {
+			return 0, wrap("analytics period visitors", err)
+		}
+	}
+	return n, nil
 }
 
 // AnalyticsCount is a name (a path, a referring host, a country) with its
@@ -186,7 +216,7 @@ func (s *Store) AnalyticsRollups(ctx context.Context, c CompanyScope) (Analytics
 	for _, q := range []struct {
 		dst   any
 		order string
-	}{{&r.VisitorDays, "day, distinct_id"}, {&r.Daily, "day"}, {&r.Hourly, "hour"}, {&r.Pages, "day, path"}, {&r.Referrers, "day, referrer"}} {
+	}{{&r.VisitorDays, "day, distinct_id"}, {&r.Visitors, "distinct_id"}, {&r.Daily, "day"}, {&r.Hourly, "hour"}, {&r.Pages, "day, path"}, {&r.Referrers, "day, referrer"}} {
 		if err := db.Where("company_id = ?", c.id).Order(q.order).Find(q.dst).Error; err != nil {
 			return r, wrap("analytics rollups", err)
 		}
@@ -197,6 +227,7 @@ func (s *Store) AnalyticsRollups(ctx context.Context, c CompanyScope) (Analytics
 // AnalyticsRollupRows are a company's rollups.
 type AnalyticsRollupRows struct {
 	VisitorDays []models.VisitorDay
+	Visitors    []models.AnalyticsVisitor
 	Daily       []models.AnalyticsDaily
 	Hourly      []models.AnalyticsHourly
 	Pages       []models.AnalyticsDailyPage

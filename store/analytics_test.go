@@ -110,6 +110,18 @@ func recount(events []models.AnalyticsEvent) store.AnalyticsRollupRows {
 		d.Bounces += v.Bounces
 		d.DurationMS += v.DurationMS
 	}
+	last := map[string]string{}
+	for _, v := range out.VisitorDays {
+		last[v.DistinctID] = max(last[v.DistinctID], v.Day)
+	}
+	var ids []string
+	for id := range last {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		out.Visitors = append(out.Visitors, models.AnalyticsVisitor{DistinctID: id, LastDay: last[id]})
+	}
 	sort.Strings(days)
 	for _, d := range days {
 		out.Daily = append(out.Daily, *daily[d])
@@ -167,6 +179,10 @@ func comparable(r store.AnalyticsRollupRows) store.AnalyticsRollupRows {
 		v.CompanyID, v.CurPageviews = "", 0
 		v.FirstAt, v.LastAt = v.FirstAt.UTC(), v.LastAt.UTC()
 		out.VisitorDays = append(out.VisitorDays, v)
+	}
+	for _, v := range r.Visitors {
+		v.CompanyID = ""
+		out.Visitors = append(out.Visitors, v)
 	}
 	for _, d := range r.Daily {
 		d.CompanyID = ""

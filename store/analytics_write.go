@@ -294,6 +294,28 @@ func (s *Store) rollUp(ctx context.Context, events []models.AnalyticsEvent) erro
 		return err
 	}
 
+	// Each visitor's last day (a late event never moves it back).
+	lastDay := map[[2]string]string{}
+	var visitors [][2]string
+	for _, k := range keys {
+		v := [2]string{k.company, k.distinctID}
+		if d, ok := lastDay[v]; !ok || k.day > d {
+			if !ok {
+				visitors = append(visitors, v)
+			}
+			lastDay[v] = k.day
+		}
+	}
+	visitorRows := make([][]any, len(visitors))
+	for i, v := range visitors {
+		visitorRows[i] = []any{v[0], v[1], lastDay[v]}
+	}
+	if err := s.execRows(ctx, "record analytics: visitors", "INSERT INTO analytics_visitors (company_id, distinct_id, last_day) VALUES ",
+		" ON CONFLICT (company_id, distinct_id) DO UPDATE SET last_day = excluded.last_day WHERE excluded.last_day > "+
+			s.existing("analytics_visitors", "last_day"), visitorRows); err != nil {
+		return err
+	}
+
 	hourly, err := s.hourlyDeltas(ctx, events)
 	if err != nil {
 		return err

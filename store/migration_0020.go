@@ -13,13 +13,14 @@ import (
 // migration0020Analytics adds the companies' public analytics keys (made
 // for every existing company here, for new ones with the company), the raw
 // events indexed by (company, day, visitor) and the rollups the summaries
-// read: per visitor and day, per day, per hour, per page and per referrer.
+// read: per visitor and day, per day, per hour, per page and per referrer,
+// each visitor's last day, and the visitors of closed periods.
 func migration0020Analytics() *gormigrate.Migration {
 	return &gormigrate.Migration{
 		ID: "0020_analytics",
 		Migrate: func(tx *gorm.DB) error {
 			if err := tx.Migrator().CreateTable(&m0020AnalyticsKey{}, &m0020Event{}, &m0020VisitorDay{}, &m0020Daily{},
-				&m0020Hourly{}, &m0020VisitorHour{}, &m0020DailyPage{}, &m0020DailyReferrer{}); err != nil {
+				&m0020Hourly{}, &m0020VisitorHour{}, &m0020DailyPage{}, &m0020DailyReferrer{}, &m0020Visitor{}, &m0020PeriodVisitors{}); err != nil {
 				return err
 			}
 			var ids []string
@@ -36,7 +37,7 @@ func migration0020Analytics() *gormigrate.Migration {
 			return nil
 		},
 		Rollback: func(tx *gorm.DB) error {
-			return tx.Migrator().DropTable("analytics_daily_referrers", "analytics_daily_pages", "analytics_visitor_hours",
+			return tx.Migrator().DropTable("analytics_period_visitors", "analytics_visitors", "analytics_daily_referrers", "analytics_daily_pages", "analytics_visitor_hours",
 				"analytics_hourly", "analytics_daily", "analytics_visitor_days", "analytics_events", "analytics_keys")
 		},
 	}
@@ -148,3 +149,20 @@ type m0020DailyReferrer struct {
 }
 
 func (m0020DailyReferrer) TableName() string { return "analytics_daily_referrers" }
+
+type m0020Visitor struct {
+	CompanyID  string `gorm:"primaryKey;size:36;index:idx_analytics_visitors_last,priority:1"`
+	DistinctID string `gorm:"primaryKey;size:200"`
+	LastDay    string `gorm:"size:10;not null;index:idx_analytics_visitors_last,priority:2"`
+}
+
+func (m0020Visitor) TableName() string { return "analytics_visitors" }
+
+type m0020PeriodVisitors struct {
+	CompanyID string `gorm:"primaryKey;size:36"`
+	FromDay   string `gorm:"primaryKey;size:10"`
+	ToDay     string `gorm:"primaryKey;size:10"`
+	Visitors  int64  `gorm:"not null"`
+}
+
+func (m0020PeriodVisitors) TableName() string { return "analytics_period_visitors" }

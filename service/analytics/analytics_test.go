@@ -312,3 +312,29 @@ func TestLoaderScripts(t *testing.T) {
 	_, err = w.svc.LoaderByHandle(ctx, strings.Repeat("h", 65))
 	assert.True(t, models.IsCode(err, models.CodeInvalidArgument))
 }
+
+// The period before a 30-day range is closed (no event can still arrive
+// for it): its distinct visitors are counted once and kept.
+func TestClosedPeriodVisitorsAreCountedOnce(t *testing.T) {
+	w := newWorld(t)
+	clock := w.e.Clock
+	now := clock.Now()
+	for i, ago := range []int{40, 39, 35} { // "p" twice, "q" once, all in the previous period
+		clock.Advance(now.AddDate(0, 0, -ago).Sub(clock.Now()))
+		w.capture(t, event(w.key, []string{"p", "p", "q"}[i], "$pageview", "https://site.example/", nil))
+	}
+	clock.Advance(now.Sub(clock.Now()))
+	w.capture(t, event(w.key, "p", "$pageview", "https://site.example/", nil))
+	w.svc.Flush(context.Background())
+	for range 2 {
+		s, err := w.svc.Summary(w.ctx, w.company.ID, "30d")
+		require.NoError(t, err)
+		assert.Equal(t, float64(1), s.Visitors.Value)
+		assert.Equal(t, float64(2), s.Visitors.Previous, "p and q, each once")
+		require.NotNil(t, s.Visitors.Change)
+		assert.InDelta(t, -50, *s.Visitors.Change, 1e-9)
+	}
+	var kept int64
+	require.NoError(t, w.e.SQL.QueryRow("SELECT COUNT(*) FROM analytics_period_visitors").Scan(&kept))
+	assert.Equal(t, int64(1), kept)
+}

@@ -110,7 +110,13 @@ func (s *Service) summary(ctx context.Context, sc store.CompanyScope, r Range) (
 	// rollup counts visitors of that day only, so longer periods count
 	// distinct ids over the visitor-day rollup.
 	if r.Days > 1 {
-		if cur.Visitors, prev.Visitors, err = s.store.AnalyticsVisitors(ctx, sc, prevFrom, from, to); err != nil {
+		if cur.Visitors, err = s.store.AnalyticsVisitorsSince(ctx, sc, from); err != nil {
+			return Summary{}, err
+		}
+		// No event older than maxEventAge is taken, so a period that ended
+		// before that day is closed: its count is made once.
+		closed := models.DayOf(p.PrevTo) < models.DayOf(s.now().Add(-maxEventAge))
+		if prev.Visitors, err = s.store.AnalyticsPeriodVisitors(ctx, sc, prevFrom, models.DayOf(p.PrevTo), closed); err != nil {
 			return Summary{}, err
 		}
 	}
