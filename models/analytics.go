@@ -81,6 +81,7 @@ type VisitorDay struct {
 	Bounces      int64     `gorm:"not null"`
 	DurationMS   int64     `gorm:"not null"`
 	CurPageviews int64     `gorm:"not null"` // page views of the last session so far
+	Hours        int64     `gorm:"not null"` // bit h set: seen in hour h (UTC) of the day
 }
 
 func (VisitorDay) TableName() string { return "analytics_visitor_days" }
@@ -100,6 +101,7 @@ func (v *VisitorDay) Fold(at time.Time, country string, pageview bool) {
 	}
 	v.Events++
 	v.LastAt = at
+	v.Hours |= 1 << at.UTC().Hour()
 	if pageview {
 		v.Pageviews++
 		v.CurPageviews++
@@ -128,7 +130,8 @@ type AnalyticsDaily struct {
 func (AnalyticsDaily) TableName() string { return "analytics_daily" }
 
 // AnalyticsHourly is a company's hour (2006-01-02T15, UTC): visitors and
-// page views, for the one-day trend.
+// page views, for the one-day trend. Its visitors are exact: a visitor
+// counts in an hour when the hour's bit of their VisitorDay is first set.
 type AnalyticsHourly struct {
 	CompanyID string `gorm:"primaryKey;size:36"`
 	Hour      string `gorm:"primaryKey;size:13"`
@@ -137,16 +140,6 @@ type AnalyticsHourly struct {
 }
 
 func (AnalyticsHourly) TableName() string { return "analytics_hourly" }
-
-// AnalyticsVisitorHour records that a visitor was seen in an hour (it
-// makes the hourly visitor counts exact).
-type AnalyticsVisitorHour struct {
-	CompanyID  string `gorm:"primaryKey;size:36"`
-	Hour       string `gorm:"primaryKey;size:13"`
-	DistinctID string `gorm:"primaryKey;size:200"`
-}
-
-func (AnalyticsVisitorHour) TableName() string { return "analytics_visitor_hours" }
 
 // AnalyticsDailyPage counts a path's page views on a day.
 type AnalyticsDailyPage struct {

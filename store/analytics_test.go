@@ -73,6 +73,9 @@ func recount(events []models.AnalyticsEvent) store.AnalyticsRollupRows {
 	for _, k := range vdKeys {
 		evs := byVD[k]
 		v := models.VisitorDay{Day: k.day, DistinctID: k.id, Country: evs[0].Country, FirstAt: evs[0].At, LastAt: evs[len(evs)-1].At}
+		for _, e := range evs {
+			v.Hours |= 1 << e.At.UTC().Hour()
+		}
 		// Split into sessions at gaps over 30 minutes.
 		var sessions [][]models.AnalyticsEvent
 		for i, e := range evs {

@@ -239,7 +239,7 @@ func (s *Store) rollUp(ctx context.Context, events []models.AnalyticsEvent) erro
 		st := states[k]
 		c := st.cur
 		vdRows = append(vdRows, []any{k.company, k.day, k.distinctID, c.Country, c.FirstAt, c.LastAt, c.Events, c.Pageviews, c.Sessions,
-			c.Bounces, c.DurationMS, c.CurPageviews})
+			c.Bounces, c.DurationMS, c.CurPageviews, c.Hours})
 		dk := dayKey{k.company, k.day}
 		d := daily[dk]
 		if d == nil {
@@ -277,9 +277,9 @@ func (s *Store) rollUp(ctx context.Context, events []models.AnalyticsEvent) erro
 		return out
 	}
 	if err := s.execRows(ctx, "record analytics: visitor days",
-		"INSERT INTO analytics_visitor_days (company_id, day, distinct_id, country, first_at, last_at, events, pageviews, sessions, bounces, duration_ms, cur_pageviews) VALUES ",
+		"INSERT INTO analytics_visitor_days (company_id, day, distinct_id, country, first_at, last_at, events, pageviews, sessions, bounces, duration_ms, cur_pageviews, hours) VALUES ",
 		" ON CONFLICT (company_id, day, distinct_id) DO UPDATE SET "+set("country", "first_at", "last_at", "events",
-			"pageviews", "sessions", "bounces", "duration_ms", "cur_pageviews"), vdRows); err != nil {
+			"pageviews", "sessions", "bounces", "duration_ms", "cur_pageviews", "hours"), vdRows); err != nil {
 		return err
 	}
 	dailyRows := make([][]any, 0, len(days))
@@ -298,6 +298,9 @@ func (s *Store) rollUp(ctx context.Context, events []models.AnalyticsEvent) erro
 	lastDay := map[[2]string]string{}
 	var visitors [][2]string
 	for _, k := range keys {
+		if states[k].existed {
+			continue // the visitor's last day is this day or later already
+		}
 		v := [2]string{k.company, k.distinctID}
 		if d, ok := lastDay[v]; !ok || k.day > d {
 			if !ok {
@@ -316,10 +319,7 @@ func (s *Store) rollUp(ctx context.Context, events []models.AnalyticsEvent) erro
 		return err
 	}
 
-	hourly, err := s.hourlyDeltas(ctx, events)
-	if err != nil {
-		return err
-	}
+	hourly := hourlyDeltas(events, keys, states)
 	if err := s.execRows(ctx, "record analytics: hourly", "INSERT INTO analytics_hourly (company_id, hour, visitors, pageviews) VALUES ",
 		" ON CONFLICT (company_id, hour) DO UPDATE SET "+add("analytics_hourly", "visitors", "pageviews"), hourly); err != nil {
 		return err
@@ -422,13 +422,10 @@ func keyArgs(keys []visitorDayKey) []any {
 	return args
 }
 
-// hourlyDeltas records which visitors were seen in which hours (new ones
-// count as visitors of the hour) and returns each touched hour's visitor
-// and page-view increments as rows.
-func (s *Store) hourlyDeltas(ctx context.Context, events []models.AnalyticsEvent) ([][]any, error) {
-	type vh struct{ company, hour, distinctID string }
-	seen := map[vh]bool{}
-	var vhRows [][]any
+// hourlyDeltas returns each touched hour's visitor and page-view
+// increments as rows: a visitor counts in an hour whose bit their
+// visitor-day did not have before this batch.
+func hourlyDeltas(events []models.AnalyticsEvent, keys []visitorDayKey, states map[visitorDayKey]*visitorDayState) [][]any {
 	deltas := map[hourKey]*[2]int64{}
 	var hours []hourKey
 	touch := func(k hourKey) *[2]int64 {
@@ -441,39 +438,17 @@ func (s *Store) hourlyDeltas(ctx context.Context, events []models.AnalyticsEvent
 		return d
 	}
 	for _, e := range events {
-		h := models.HourOf(e.At)
-		d := touch(hourKey{e.CompanyID, h})
 		if e.IsPageview() {
-			d[1]++
-		}
-		if k := (vh{e.CompanyID, h, e.DistinctID}); !seen[k] {
-			seen[k] = true
-			vhRows = append(vhRows, []any{k.company, k.hour, k.distinctID})
+			touch(hourKey{e.CompanyID, models.HourOf(e.At)})[1]++
 		}
 	}
-	for chunk := range rowChunks(vhRows) {
-		args := make([]any, 0, 3*len(chunk))
-		for _, r := range chunk {
-			args = append(args, r...)
-		}
-		rows, err := s.db.WithContext(ctx).Raw("INSERT INTO analytics_visitor_hours (company_id, hour, distinct_id) VALUES "+
-			placeholders(len(chunk), 3)+" ON CONFLICT DO NOTHING RETURNING company_id, hour", args...).Rows()
-		if err != nil {
-			return nil, wrap("record analytics: visitor hours", err)
-		}
-		for rows.Next() {
-			var k hourKey
-			if err := rows.Scan(&k.company, &k.hour); err != nil {
-				_ = rows.Close()
-				return nil, wrap("record analytics: visitor hours", err)
+	for _, k := range keys {
+		st := states[k]
+		added := st.cur.Hours &^ st.old.Hours
+		for h := range 24 {
+			if added&(1<<h) != 0 {
+				touch(hourKey{k.company, k.day + "T" + fmt.Sprintf("%02d", h)})[0]++
 			}
-			touch(k)[0]++
-		}
-		if err := rows.Close(); err != nil {
-			return nil, wrap("record analytics: visitor hours", err)
-		}
-		if err := rows.Err(); err != nil {
-			return nil, wrap("record analytics: visitor hours", err)
 		}
 	}
 	out := make([][]any, 0, len(hours))
@@ -481,5 +456,5 @@ func (s *Store) hourlyDeltas(ctx context.Context, events []models.AnalyticsEvent
 		d := deltas[k]
 		out = append(out, []any{k.company, k.hour, d[0], d[1]})
 	}
-	return out, nil
+	return out
 }

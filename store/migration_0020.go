@@ -20,7 +20,7 @@ func migration0020Analytics() *gormigrate.Migration {
 		ID: "0020_analytics",
 		Migrate: func(tx *gorm.DB) error {
 			if err := tx.Migrator().CreateTable(&m0020AnalyticsKey{}, &m0020Event{}, &m0020VisitorDay{}, &m0020Daily{},
-				&m0020Hourly{}, &m0020VisitorHour{}, &m0020DailyPage{}, &m0020DailyReferrer{}, &m0020Visitor{}, &m0020PeriodVisitors{}); err != nil {
+				&m0020Hourly{}, &m0020DailyPage{}, &m0020DailyReferrer{}, &m0020Visitor{}, &m0020PeriodVisitors{}); err != nil {
 				return err
 			}
 			var ids []string
@@ -37,7 +37,7 @@ func migration0020Analytics() *gormigrate.Migration {
 			return nil
 		},
 		Rollback: func(tx *gorm.DB) error {
-			return tx.Migrator().DropTable("analytics_period_visitors", "analytics_visitors", "analytics_daily_referrers", "analytics_daily_pages", "analytics_visitor_hours",
+			return tx.Migrator().DropTable("analytics_period_visitors", "analytics_visitors", "analytics_daily_referrers", "analytics_daily_pages",
 				"analytics_hourly", "analytics_daily", "analytics_visitor_days", "analytics_events", "analytics_keys")
 		},
 	}
@@ -98,6 +98,7 @@ type m0020VisitorDay struct {
 	Bounces      int64     `gorm:"not null"`
 	DurationMS   int64     `gorm:"not null"`
 	CurPageviews int64     `gorm:"not null"`
+	Hours        int64     `gorm:"not null"`
 }
 
 func (m0020VisitorDay) TableName() string { return "analytics_visitor_days" }
@@ -123,14 +124,6 @@ type m0020Hourly struct {
 }
 
 func (m0020Hourly) TableName() string { return "analytics_hourly" }
-
-type m0020VisitorHour struct {
-	CompanyID  string `gorm:"primaryKey;size:36"`
-	Hour       string `gorm:"primaryKey;size:13"`
-	DistinctID string `gorm:"primaryKey;size:200"`
-}
-
-func (m0020VisitorHour) TableName() string { return "analytics_visitor_hours" }
 
 type m0020DailyPage struct {
 	CompanyID string `gorm:"primaryKey;size:36"`
