@@ -176,20 +176,6 @@ func (s *Store) bindVars(q string) string {
 	return b.String()
 }
 
-func rowChunks(rows [][]any) func(func([][]any) bool) {
-	return func(yield func([][]any) bool) {
-		if len(rows) == 0 {
-			return
-		}
-		per := max(1, maxParams/len(rows[0]))
-		for i := 0; i < len(rows); i += per {
-			if !yield(rows[i:min(i+per, len(rows))]) {
-				return
-			}
-		}
-	}
-}
-
 type visitorDayKey struct{ company, day, distinctID string }
 
 type visitorDayState struct {
