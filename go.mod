@@ -19,6 +19,8 @@ require (
 	modernc.org/sqlite v1.51.0
 )
 
+require github.com/phuslu/iploc v1.0.20260915 // indirect
+
 require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/segmentio/asm v1.1.3 // indirect

@@ -62,7 +62,7 @@ type DashboardResponse struct {
 	Revenue        DashboardRevenue          `json:"revenue"`
 	OpenTasks      []TaskResponse            `json:"open_tasks" doc:"Up to 20 pending, dispatched or running tasks, newest first."`
 	LastTurn       *DashboardTurn            `json:"last_turn" doc:"The company's latest agent turn; null before its first."`
-	Analytics      *map[string]any           `json:"analytics" doc:"Headline of the analytics summary; null until analytics exist."`
+	Analytics      *DashboardAnalytics       `json:"analytics" doc:"Headline of the analytics summary (30d); GET …/analytics/summary has the rest."`
 	Domain         *map[string]any           `json:"domain" doc:"The attached domain; null until domains exist."`
 	Ads            *map[string]any           `json:"ads" doc:"The ad panel's state; null until ads exist."`
 }
@@ -127,6 +127,7 @@ func (h *dashboardHandlers) get(ctx context.Context, in *companyIDInput) (*dashb
 		Milestones:     toMilestones(d.Milestones),
 		OpenTasks:      toTaskResponses(d.OpenTasks),
 		LastTurn:       toDashboardTurn(d.LastTurn),
+		Analytics:      toDashboardAnalytics(d.Analytics),
 		Files: DashboardFiles{FileCount: d.FileCount, UsedBytes: d.FileBytes, QuotaBytes: h.files.Limits().QuotaBytes,
 			MaxFileBytes: h.files.Limits().MaxFileBytes},
 		Inbox: DashboardInbox{Address: h.mail.Address(d.Company.Handle), Total: d.Inbox.Total, Unread: d.Inbox.Unread,

@@ -42,6 +42,7 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerFileRoutes(api, engine, &fileHandlers{svc: d.Service.Files, auth: d.Service.Identity, logger: d.Logger})
 	registerSalesRoutes(api, &salesHandlers{svc: d.Service.Sales})
 	registerTraceRoutes(api, &traceHandlers{svc: d.Service.Traces})
+	registerAnalyticsRoutes(api, engine, &analyticsHandlers{svc: d.Service.Analytics, trusted: d.TrustedProxies, logger: d.Logger})
 	registerFoundingRoutes(api, &foundingHandlers{svc: d.Service.Founding})
 	registerPages(engine, &pages{svc: d.Service.Identity, logger: d.Logger, companies: d.Service.Companies})
 }

@@ -67,7 +67,7 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*us
 	}
 	idp := oidcrp.New(oidcrp.Options{Issuer: issuer, ClientID: clientID, ClientSecret: secret, RedirectURIs: callbacks})
 	opts := usecases.Options{Temporal: a.Temporal, AgentRunEvery: cfg.LLM.RunEvery, FoundingLimits: founding.Limits{BusinessLimit: cfg.Founding.BusinessLimit,
-		InterviewsPerDay: cfg.Founding.InterviewsPerDay, PlatformCompanies: cfg.Founding.PlatformCompanies, DenyTerms: cfg.Founding.DenyTerms}, OAuth: a.oauthConfig()}
+		InterviewsPerDay: cfg.Founding.InterviewsPerDay, PlatformCompanies: cfg.Founding.PlatformCompanies, DenyTerms: cfg.Founding.DenyTerms}, OAuth: a.oauthConfig(), Analytics: a.analyticsOptions()}
 	if a.repos != nil {
 		opts.Repository = repoTools{repos: a.repos}
 	}

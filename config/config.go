@@ -31,18 +31,19 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	Log             Log
 
-	Database Database
-	Temporal Temporal
-	API      API
-	Sites    Sites
-	MCP      MCP
-	OAuth    OAuth
-	Identity Identity
-	Payments Payments
-	Blob     Blob
-	Mail     Mail
-	LLM      LLM
-	Founding Founding
+	Database  Database
+	Temporal  Temporal
+	API       API
+	Sites     Sites
+	MCP       MCP
+	OAuth     OAuth
+	Identity  Identity
+	Payments  Payments
+	Blob      Blob
+	Mail      Mail
+	LLM       LLM
+	Analytics Analytics
+	Founding  Founding
 }
 
 // Log is how the process logs.
@@ -297,6 +298,9 @@ func Load(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.Founding, err = loadFounding(e); err != nil {
+		return c, err
+	}
+	if c.Analytics, err = loadAnalytics(e); err != nil {
 		return c, err
 	}
 	return c, nil

@@ -194,6 +194,8 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{"Founding", "HOLDCO_FOUNDING_INTERVIEWS_PER_DAY", map[string]string{"HOLDCO_FOUNDING_INTERVIEWS_PER_DAY": "many"}},
 		{"Founding", "HOLDCO_PLATFORM_COMPANY_CAP", map[string]string{"HOLDCO_PLATFORM_COMPANY_CAP": "-1"}},
 		{"Founding", "HOLDCO_IDEA_DENY_TERMS", map[string]string{"HOLDCO_IDEA_DENY_TERMS": "casino, online gambling"}},
+		{"Analytics", "HOLDCO_TRUSTED_PROXIES", map[string]string{"HOLDCO_TRUSTED_PROXIES": "10.0.0.0/8, proxy.internal"}},
+		{"Analytics", "HOLDCO_ANALYTICS_QUEUE_EVENTS", map[string]string{"HOLDCO_ANALYTICS_QUEUE_EVENTS": "0"}},
 	}
 	sections := map[string]bool{}
 	for _, tc := range cases {

@@ -98,6 +98,9 @@ var Settings = []Setting{
 	{"Founding", "HOLDCO_FOUNDING_INTERVIEWS_PER_DAY", "5", "founding interviews one account may open in 24 hours (429 `rate_limited` beyond)"},
 	{"Founding", "HOLDCO_PLATFORM_COMPANY_CAP", "100000", "companies (not archived) the whole platform runs; beyond it no business starts (`business_limit_reached`, scope platform)"},
 	{"Founding", "HOLDCO_IDEA_DENY_TERMS", "(empty)", "comma-separated words an idea may not contain (whole words, any case): such an idea is `idea_not_allowed`; there is no moderation call"},
+
+	{"Analytics", "HOLDCO_TRUSTED_PROXIES", "(empty)", "comma-separated IP addresses or CIDR prefixes of the reverse proxies in front of holdco; only requests from them may name the client in `X-Forwarded-For` (analytics capture derives the visitor's country from the client's address and never stores it)"},
+	{"Analytics", "HOLDCO_ANALYTICS_QUEUE_EVENTS", "100000", "captured events that may wait for the background writer; beyond it capture answers 503 with `Retry-After` instead of growing memory"},
 }
 
 // defaultOf is the value Load uses when name is unset; descriptive

@@ -35,6 +35,7 @@ func migrations() []*gormigrate.Migration {
 		migration0017Prospects(),
 		migration0018Founding(),
 		migration0019OAuth(),
+		migration0020Analytics(),
 		migration0022Connector(),
 	}
 }

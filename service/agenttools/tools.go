@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"holdco/models"
+	"holdco/service/analytics"
 	"holdco/service/companies"
 	"holdco/service/documents"
 	"holdco/service/files"
@@ -53,6 +54,8 @@ type Services struct {
 	// Database is the companies' own databases (worker role); nil answers
 	// not_configured.
 	Database Database
+	// Analytics is the companies' web analytics.
+	Analytics *analytics.Service
 }
 
 // New builds the catalog of the agents' tools over svc.
@@ -68,6 +71,7 @@ func New(svc Services) *Catalog {
 	registerActivity(c, svc.Companies)
 	registerProspects(c, svc.Prospects)
 	registerResearch(c, svc.Research, svc.Images, svc.Files)
+	registerAnalytics(c, svc.Analytics)
 	authorize := func(ctx context.Context, companyID string) error {
 		_, err := svc.Companies.GetCompany(ctx, companyID)
 		return err

@@ -19,6 +19,7 @@ import (
 	"holdco/providers/email"
 	"holdco/service"
 	"holdco/service/agenttools"
+	"holdco/service/analytics"
 	"holdco/service/billing"
 	"holdco/service/companies"
 	"holdco/service/documents"
@@ -80,6 +81,8 @@ type Services struct {
 	OAuth *oauth.Service
 	// Founding is the founding interview and create_business.
 	Founding *founding.Service
+	// Analytics is the companies' web analytics.
+	Analytics *analytics.Service
 }
 
 // The domains' use cases, named apart so that Services can embed them all.
@@ -150,7 +153,7 @@ func (e *Env) NewServices(t testing.TB, opts usecases.Options) Services {
 	require.NoError(t, err)
 	return Services{IdentityUseCases: s.Identity, BillingUseCases: s.Billing, CompaniesUseCases: s.Companies,
 		Documents: s.Documents, Files: s.Files, Mail: s.Mail, SalesUseCases: s.Sales, Tasks: s.Tasks, Turns: s.Turns, Prospects: s.Prospects, Tools: s.Tools, Traces: s.Traces, TraceWriter: s.TraceWriter, OAuth: s.OAuth,
-		Founding: s.Founding}
+		Founding: s.Founding, Analytics: s.Analytics}
 }
 
 // Replica is a second set of use cases on the same database (another

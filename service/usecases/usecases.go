@@ -13,6 +13,7 @@ import (
 
 	"holdco/service"
 	"holdco/service/agenttools"
+	"holdco/service/analytics"
 	"holdco/service/billing"
 	"holdco/service/companies"
 	"holdco/service/documents"
@@ -51,6 +52,8 @@ type Services struct {
 	TraceWriter *traces.Writer
 	// Prospects are the companies' leads.
 	Prospects *prospects.Service
+	// Analytics is the companies' web analytics (capture, loader, reports).
+	Analytics *analytics.Service
 	// Tools is the agents' tool catalog over the domains above (the turn
 	// workflow and the connector call it).
 	Tools *agenttools.Catalog
@@ -103,6 +106,8 @@ type Options struct {
 	// FoundingLimits are the founding gates' numbers (zero values: the
 	// defaults).
 	FoundingLimits founding.Limits
+	// Analytics sizes the capture queue and its writer's batches.
+	Analytics analytics.Options
 }
 
 // New builds the core (reading or creating the instance signing key) and
@@ -124,8 +129,10 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	}
 	s.Identity = identity.New(core, idp, s.Billing)
 	s.Sales = sales.New(core, s.Billing, opts.Sales)
+	s.Analytics = analytics.New(core, opts.Analytics)
 	s.Schedules = &turns.Schedules{Temporal: opts.Temporal, Every: opts.AgentRunEvery}
-	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal, Products: s.Sales, Schedules: s.Schedules})
+	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal, Products: s.Sales, Schedules: s.Schedules,
+		Analytics: s.Analytics})
 	s.Mail = mail.New(core, opts.Mail, opts.MailSender, opts.MailBodies)
 	s.Documents = documents.New(core)
 	s.Files = files.New(core, opts.Blobs, opts.FileLimits)
@@ -137,7 +144,7 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Founding = founding.New(core, s.Billing, s.Companies, s.Turns, founding.Options{Temporal: opts.Temporal, Limits: opts.FoundingLimits})
 	s.Tools = agenttools.New(agenttools.Services{Documents: s.Documents, Tasks: s.Tasks, Files: s.Files, Mail: s.Mail,
 		Sales: s.Sales, Companies: s.Companies, Prospects: s.Prospects, Repository: opts.Repository,
-		Database: opts.Database})
+		Database: opts.Database, Analytics: s.Analytics})
 	if s.OAuth, err = oauth.New(core, s.Identity, opts.OAuth); err != nil {
 		return nil, err
 	}
