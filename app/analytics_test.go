@@ -105,32 +105,32 @@ func TestAnalyticsQueueIsDrainedOnShutdown(t *testing.T) {
 	assert.Equal(t, int64(n), pv, "rolled up with them")
 }
 
-// e2eDir holds the Node scripts and their pinned packages.
-var e2eDir = filepath.Join("..", "scripts", "e2e", "analytics")
+// analyticsE2EDir holds the Node scripts and their pinned packages.
+var analyticsE2EDir = filepath.Join("..", "scripts", "e2e", "analytics")
 
-// nodeScripts makes sure node and the scripts' packages are there
+// analyticsNodeScripts makes sure node and the scripts' packages are there
 // (`make test` installs them; a test run alone installs them once).
-func nodeScripts(t *testing.T) {
+func analyticsNodeScripts(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed: the end-to-end analytics tests need Node 20 (and npm) to run posthog-js and playwright-core")
 	}
-	if _, err := os.Stat(filepath.Join(e2eDir, "node_modules", "posthog-js")); err == nil {
+	if _, err := os.Stat(filepath.Join(analyticsE2EDir, "node_modules", "posthog-js")); err == nil {
 		return
 	}
 	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-	cmd.Dir = e2eDir
+	cmd.Dir = analyticsE2EDir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Skipf("npm ci in scripts/e2e/analytics failed (no registry access?); run it by hand or `make e2e-deps`: %v\n%s", err, out)
 	}
 }
 
-func runNode(t *testing.T, timeout time.Duration, args ...string) string {
+func runAnalyticsNode(t *testing.T, timeout time.Duration, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", args...)
-	cmd.Dir = e2eDir
+	cmd.Dir = analyticsE2EDir
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "node %s:\n%s", strings.Join(args, " "), out)
 	return string(out)
@@ -138,9 +138,9 @@ func runNode(t *testing.T, timeout time.Duration, args ...string) string {
 
 // posthog-js, unchanged, under jsdom: its page views reach the summary.
 func TestPostHogJSPageviewsShowUpInTheSummary(t *testing.T) {
-	nodeScripts(t)
+	analyticsNodeScripts(t)
 	s := startAnalyticsSite(t)
-	out := runNode(t, time.Minute, "posthog.mjs", s.base, s.key, "3")
+	out := runAnalyticsNode(t, time.Minute, "posthog.mjs", s.base, s.key, "3")
 	var res struct {
 		DistinctID string `json:"distinct_id"`
 		Captured   int    `json:"captured"`
@@ -159,22 +159,18 @@ func TestPostHogJSPageviewsShowUpInTheSummary(t *testing.T) {
 	assert.Zero(t, st.Malformed+st.UnknownKey, "posthog-js's requests are all understood")
 }
 
-// chromium is Debian's browser, which `make e2e-deps` installs.
-const chromium = "/usr/bin/chromium"
 
 // The loader script in headless Chromium, on a page of another origin,
 // records a page view.
 func TestLoaderRecordsAPageviewInChromium(t *testing.T) {
-	if _, err := os.Stat(chromium); err != nil {
-		t.Skip("chromium is not installed (" + chromium + "): `make e2e-deps` installs Debian's chromium with apt-get; it could not be installed here")
-	}
-	nodeScripts(t)
+	browser := chromium(t)
+	analyticsNodeScripts(t)
 	s := startAnalyticsSite(t)
 	site := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprintf(w, `<!doctype html><html><head><title>Shop</title><script async src="%s/analytics/v1.js?c=%s"></script></head><body>hi</body></html>`, s.base, s.key)
 	}))
-	runNode(t, time.Minute, "loader.mjs", chromium, site+"/landing?utm_source=ads", s.base+"/analytics/e/")
+	runAnalyticsNode(t, time.Minute, "loader.mjs", browser, site+"/landing?utm_source=ads", s.base+"/analytics/e/")
 	s.pageviews(t, 1)
 	sum, err := s.app.Service.Analytics.Summary(s.as, s.company.ID, "1d")
 	require.NoError(t, err)
