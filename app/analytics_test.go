@@ -159,7 +159,6 @@ func TestPostHogJSPageviewsShowUpInTheSummary(t *testing.T) {
 	assert.Zero(t, st.Malformed+st.UnknownKey, "posthog-js's requests are all understood")
 }
 
-
 // The loader script in headless Chromium, on a page of another origin,
 // records a page view.
 func TestLoaderRecordsAPageviewInChromium(t *testing.T) {
