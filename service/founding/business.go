@@ -138,19 +138,20 @@ func (s *Service) gates(ctx context.Context, v service.ConglomerateView) error {
 	if err := s.businessLimit(ctx, v); err != nil {
 		return err
 	}
+	// Whether the welcome credits were granted is read before the balance:
+	// a concurrent start that grants them in between then shows in the
+	// balance, rather than being missed by both reads.
+	granted, err := s.store.WelcomeGranted(ctx, v.Scope)
+	if err != nil {
+		return err
+	}
 	bal, err := s.store.CreditBalance(ctx, v.Scope, s.now().UTC().Truncate(24*time.Hour))
 	if err != nil {
 		return err
 	}
 	balance := bal.Balance
-	if balance < billing.MinCreditsToStart {
-		granted, err := s.store.WelcomeGranted(ctx, v.Scope)
-		if err != nil {
-			return err
-		}
-		if !granted {
-			balance += billing.WelcomeCredits
-		}
+	if !granted {
+		balance += billing.WelcomeCredits
 	}
 	if balance < billing.MinCreditsToStart {
 		return s.billing.InsufficientCredits(v.Conglomerate, bal.Balance, billing.MinCreditsToStart)
