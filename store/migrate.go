@@ -33,6 +33,7 @@ func migrations() []*gormigrate.Migration {
 		migration0015Tasks(),
 		migration0016Turns(),
 		migration0017Prospects(),
+		migration0021DomainsAds(),
 	}
 }
 
