@@ -51,7 +51,9 @@ type DomainPurchase struct {
 func (DomainPurchase) TableName() string { return "domain_purchases" }
 
 // Parked reports whether a registered domain waits in the pool unattached.
-func (d DomainPurchase) Parked() bool { return d.State == DomainRegistered && d.AttachedCompanyID == nil }
+func (d DomainPurchase) Parked() bool {
+	return d.State == DomainRegistered && d.AttachedCompanyID == nil
+}
 
 // AdState is the ad campaign's state as the panel shows it.
 type AdState string

@@ -17,6 +17,7 @@ import (
 	"holdco/service/companies"
 	"holdco/service/documents"
 	"holdco/service/files"
+	"holdco/service/growth"
 	"holdco/service/identity"
 	"holdco/service/mail"
 	"holdco/service/prospects"
@@ -52,6 +53,8 @@ type Services struct {
 	// Tools is the agents' tool catalog over the domains above (the turn
 	// workflow and the connector call it).
 	Tools *agenttools.Catalog
+	// Growth is domains and ads.
+	Growth *growth.Service
 }
 
 // Options are optional dependencies (tests inject a clock).
@@ -89,6 +92,11 @@ type Options struct {
 	// DispatchGate checks that a task may be dispatched (the credit check
 	// of the coming dispatcher); nil checks nothing.
 	DispatchGate tasks.DispatchGate
+	// Registrar and Ads are the growth providers (nil: domain search and
+	// ads answer upstream_unavailable); TLDs the suggestion grid's.
+	Registrar growth.Registrar
+	Ads       growth.Ads
+	TLDs      []string
 }
 
 // New builds the core (reading or creating the instance signing key) and
@@ -120,8 +128,9 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Traces = traces.New(opts.Blobs)
 	s.TraceWriter = traces.NewWriter(opts.Blobs)
 	s.Prospects = prospects.New(core)
+	s.Growth = growth.New(core, s.Billing, growth.Options{Registrar: opts.Registrar, Ads: opts.Ads, Temporal: opts.Temporal, TLDs: opts.TLDs})
 	s.Tools = agenttools.New(agenttools.Services{Documents: s.Documents, Tasks: s.Tasks, Files: s.Files, Mail: s.Mail,
 		Sales: s.Sales, Companies: s.Companies, Prospects: s.Prospects, Repository: opts.Repository,
-		Database: opts.Database})
+		Database: opts.Database, Growth: s.Growth})
 	return s, nil
 }

@@ -20,8 +20,13 @@ type DomainInput struct {
 	PurchaseID     string
 	ConglomerateID string
 	CompanyID      string
-	// Polls counts the status polls of earlier runs (continue-as-new).
-	Polls int
+	// Polls counts the status polls of earlier runs and OrderedAt is when
+	// the first run placed the order (continue-as-new).
+	Polls     int
+	OrderedAt time.Time
+	// PollFirst and PollMax override DomainPollFirst and DomainPollMax
+	// (zero: those; tests poll faster).
+	PollFirst, PollMax time.Duration
 }
 
 // DomainState is where the workflow is.
