@@ -41,5 +41,8 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerFileRoutes(api, engine, &fileHandlers{svc: d.Service.Files, auth: d.Service.Identity, logger: d.Logger})
 	registerSalesRoutes(api, &salesHandlers{svc: d.Service.Sales})
 	registerTraceRoutes(api, &traceHandlers{svc: d.Service.Traces})
+	registerDomainRoutes(api, &domainHandlers{svc: d.Service.Growth})
+	registerAdRoutes(api, &adHandlers{svc: d.Service.Growth})
+	registerDomainPages(engine, &domainPages{svc: d.Service.Growth, ids: d.Service.Identity, logger: d.Logger})
 	registerPages(engine, &pages{svc: d.Service.Identity, logger: d.Logger})
 }

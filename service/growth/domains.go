@@ -176,54 +176,6 @@ func (s *Service) CreateCheckout(ctx context.Context, companyID string, in Check
 	return out, nil
 }
 
-// LocalCheckout is what the local confirmation page shows.
-type LocalCheckout struct {
-	Purchase models.DomainPurchase
-	Unicode  string
-}
-
-func (s *Service) openLocalCheckout(ctx context.Context, token string) (localCheckoutClaims, models.DomainPurchase, error) {
-	var cl localCheckoutClaims
-	if err := s.core.Signer().Open(localCheckoutPurpose, token, &cl); err != nil {
-		return cl, models.DomainPurchase{}, models.Errorf(models.CodeNotFound, "This payment link is not valid.")
-	}
-	if cl.Expired(s.now()) {
-		return cl, models.DomainPurchase{}, models.Errorf(models.CodeNotFound, "This payment link has expired; start the purchase again.")
-	}
-	// The signed link is the credential: it names one purchase of one
-	// account, handed to that account's user by CreateCheckout.
-	p, err := s.store.DomainPurchaseInPool(ctx, s.store.SystemConglomerateScope(cl.ConglomerateID), cl.PurchaseID)
-	if errors.Is(err, models.ErrNotFound) {
-		return cl, p, models.Errorf(models.CodeNotFound, "This purchase no longer exists.")
-	}
-	return cl, p, err
-}
-
-// ReadLocalCheckout reads the purchase a local payment link names.
-func (s *Service) ReadLocalCheckout(ctx context.Context, token string) (LocalCheckout, error) {
-	_, p, err := s.openLocalCheckout(ctx, token)
-	return LocalCheckout{Purchase: p, Unicode: unicodeOf(p.Domain)}, err
-}
-
-// ConfirmLocalCheckout completes a local payment (payments not
-// configured): the purchase is paid and its registration starts.
-// Confirming twice changes nothing.
-func (s *Service) ConfirmLocalCheckout(ctx context.Context, token string) (LocalCheckout, error) {
-	if s.billing.PaymentsConfigured() {
-		return LocalCheckout{}, models.Errorf(models.CodeNotFound, "Payments are handled by the payment provider on this server.")
-	}
-	cl, p, err := s.openLocalCheckout(ctx, token)
-	if err != nil {
-		return LocalCheckout{}, err
-	}
-	scope := s.store.SystemConglomerateScope(cl.ConglomerateID)
-	if err := s.markPaid(ctx, scope, p.ID, "local:"+p.ID); err != nil {
-		return LocalCheckout{}, err
-	}
-	p, err = s.store.DomainPurchaseInPool(ctx, scope, p.ID)
-	return LocalCheckout{Purchase: p, Unicode: unicodeOf(p.Domain)}, err
-}
-
 // markPaid records a paid checkout and starts the registration (the
 // payment webhook's and the local page's path). A domain another paid
 // purchase took meanwhile fails at once with the price refunded as
