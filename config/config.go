@@ -41,6 +41,7 @@ type Config struct {
 	Blob     Blob
 	Mail     Mail
 	LLM      LLM
+	Growth   Growth
 }
 
 // Log is how the process logs.
@@ -280,6 +281,9 @@ func Load(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.LLM, err = loadLLM(e); err != nil {
+		return c, err
+	}
+	if c.Growth, err = loadGrowth(e); err != nil {
 		return c, err
 	}
 	return c, nil

@@ -190,6 +190,8 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{"LLM", "HOLDCO_LLM_MAX_TOKENS", map[string]string{"HOLDCO_LLM_MAX_TOKENS": "0"}},
 		{"LLM", "HOLDCO_LLM_TIMEOUT", map[string]string{"HOLDCO_LLM_TIMEOUT": "0s"}},
 		{"LLM", "HOLDCO_LLM_SCRIPTED_STEP_DELAY", map[string]string{"HOLDCO_LLM_SCRIPTED_STEP_DELAY": "-1s"}},
+		{"Growth", "HOLDCO_DOMAIN_TLDS", map[string]string{"HOLDCO_DOMAIN_TLDS": "com,.c0m"}},
+		{"Growth", "HOLDCO_REGISTRAR_DELAY", map[string]string{"HOLDCO_REGISTRAR_DELAY": "soon"}},
 	}
 	sections := map[string]bool{}
 	for _, tc := range cases {

@@ -59,4 +59,3 @@ func (s *Service) ConfirmLocalCheckout(ctx context.Context, token string) (Local
 	p, err = s.store.DomainPurchaseInPool(ctx, scope, p.ID)
 	return LocalCheckout{Purchase: p, Unicode: unicodeOf(p.Domain)}, err
 }
-
