@@ -132,3 +132,42 @@ func (s *Store) StalledAdCampaigns(ctx context.Context, cong ConglomerateScope) 
 	}
 	return out, wrap("stalled ad campaigns", err)
 }
+
+// CompanyGrowth reads, in one query, the scope's company's attached domain
+// and its ad campaign (each nil when none) with the fields the dashboard
+// shows.
+func (s *Store) CompanyGrowth(ctx context.Context, c CompanyScope) (*models.DomainPurchase, *models.AdCampaign, error) {
+	if err := c.check("company growth"); err != nil {
+		return nil, nil, err
+	}
+	var row struct {
+		DomainID        *string
+		Domain          *string
+		DomainState     *string
+		AdCompanyID     *string
+		DailyCap        *int64
+		AdState         *string
+		TotalSpent      *int64
+		TotalClicks     *int64
+		CreativeVersion *int64
+	}
+	err := s.db.WithContext(ctx).Table("companies AS c").
+		Select("d.id AS domain_id, d.domain AS domain, d.state AS domain_state, a.company_id AS ad_company_id, a.daily_cap, a.state AS ad_state, "+
+			"a.total_spent, a.total_clicks, a.creative_version").
+		Joins("LEFT JOIN domain_purchases d ON d.attached_company_id = c.id").
+		Joins("LEFT JOIN ad_campaigns a ON a.company_id = c.id").
+		Where("c.id = ?", c.id).Take(&row).Error
+	if err != nil {
+		return nil, nil, wrap("company growth", err)
+	}
+	var d *models.DomainPurchase
+	if row.DomainID != nil {
+		d = &models.DomainPurchase{ID: *row.DomainID, Domain: *row.Domain, State: models.DomainState(*row.DomainState), AttachedCompanyID: &c.id}
+	}
+	var a *models.AdCampaign
+	if row.AdCompanyID != nil {
+		a = &models.AdCampaign{CompanyID: c.id, ConglomerateID: c.conglomerateID, DailyCap: *row.DailyCap, State: models.AdState(*row.AdState),
+			TotalSpent: *row.TotalSpent, TotalClicks: *row.TotalClicks, CreativeVersion: *row.CreativeVersion}
+	}
+	return d, a, nil
+}

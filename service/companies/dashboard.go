@@ -37,6 +37,10 @@ type Dashboard struct {
 	OpenTasks      []models.Task
 	// LastTurn is the company's newest agent turn; nil before its first.
 	LastTurn *models.Turn
+	// Domain is the company's attached domain and Ads its ad campaign
+	// (nil: none).
+	Domain *models.DomainPurchase
+	Ads    *models.AdCampaign
 }
 
 // Dashboard reads the company page in one go.
@@ -84,6 +88,9 @@ func (s *Service) Dashboard(ctx context.Context, companyID string) (Dashboard, e
 	case err == nil:
 		d.LastTurn = &t
 	case !errors.Is(err, models.ErrNotFound):
+		return Dashboard{}, err
+	}
+	if d.Domain, d.Ads, err = s.store.CompanyGrowth(ctx, c.Scope); err != nil {
 		return Dashboard{}, err
 	}
 	return d, nil
