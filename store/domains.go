@@ -210,7 +210,7 @@ func (s *Store) FinishDomainPurchase(ctx context.Context, cong ConglomerateScope
 			return err
 		}
 		changed = true
-		return tx.recordActivityAt(ctx, p.CompanyID, ev, o.At)
+		return tx.recordActivityAt(ctx, p.CompanyID, ev, now())
 	})
 	return p, changed, wrap("finish domain purchase", err)
 }

@@ -50,6 +50,9 @@ func parseQuery(q string) (query, *models.Error) {
 		if l == "" {
 			return query{}, invalidName("%q has an empty label (two dots in a row, or a leading dot).", q)
 		}
+		if strings.HasPrefix(l, "-") || strings.HasSuffix(l, "-") {
+			return query{}, invalidName("The label %q starts or ends with a hyphen.", l)
+		}
 	}
 	ascii, err := lookup.ToASCII(q)
 	for _, l := range strings.Split(ascii, ".") {
@@ -62,11 +65,6 @@ func parseQuery(q string) (query, *models.Error) {
 	}
 	if err != nil {
 		return query{}, invalidName("%q is not a valid domain name under the IDNA rules: %s.", q, idnaReason(err))
-	}
-	for _, l := range strings.Split(ascii, ".") {
-		if strings.HasPrefix(l, "-") || strings.HasSuffix(l, "-") {
-			return query{}, invalidName("The label %q starts or ends with a hyphen.", l)
-		}
 	}
 	if !strings.Contains(ascii, ".") {
 		return query{label: ascii}, nil
