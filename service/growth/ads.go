@@ -85,11 +85,11 @@ func CheckDailyCap(c int64) error {
 // which reserves and runs. A positive cap the balance cannot fund today is
 // refused with insufficient_credits and the exact numbers.
 func (s *Service) SetDailyCap(ctx context.Context, companyID string, dailyCap int64) (AdPanel, error) {
-	if err := CheckDailyCap(dailyCap); err != nil {
-		return AdPanel{}, err
-	}
 	ac, err := s.core.AuthorizeCompany(ctx, companyID, false)
 	if err != nil {
+		return AdPanel{}, err
+	}
+	if err := CheckDailyCap(dailyCap); err != nil {
 		return AdPanel{}, err
 	}
 	today := dayOf(s.now())
@@ -198,14 +198,14 @@ func (s *Service) Preview(ctx context.Context, companyID, placement string) (Pre
 	if placement == "" {
 		placement = DefaultPlacement
 	}
+	ac, err := s.core.AuthorizeCompany(ctx, companyID, false)
+	if err != nil {
+		return Preview{}, err
+	}
 	pl, ok := placementByName(placement)
 	if !ok {
 		return Preview{}, models.Errorf(models.CodeInvalidArgument, "placement must be one of %s.", strings.Join(PlacementNames(), ", ")).
 			WithField("placement").With("allowed", PlacementNames())
-	}
-	ac, err := s.core.AuthorizeCompany(ctx, companyID, false)
-	if err != nil {
-		return Preview{}, err
 	}
 	a, err := s.store.AdCampaign(ctx, ac.Scope)
 	if errors.Is(err, models.ErrNotFound) || (err == nil && a.CreativeVersion == 0) {
