@@ -32,7 +32,11 @@ type world struct {
 	shop, cafe     string // two companies of ada's account
 }
 
-func newWorld(t *testing.T) *world {
+func newWorldB(t testing.TB) *world { return newWorldTB(t) }
+
+func newWorld(t *testing.T) *world { return newWorldTB(t) }
+
+func newWorldTB(t testing.TB) *world {
 	t.Helper()
 	e := servicetest.New(t)
 	w := &world{e: e}
@@ -127,16 +131,16 @@ func TestSearchGridExactAndInvalidNames(t *testing.T) {
 	assert.Equal(t, "taken", taken[0].Reason)
 
 	for q, want := range map[string]string{
-		strings.Repeat("a", 64) + ".com":          "at most 63",
-		strings.Repeat("a.", 127) + "com":         "at most 253",
-		"-shop.com":                               "hyphen",
-		"a..com":                                  "empty label",
-		"shop_now.com":                            "IDNA",
-		"my shop":                                 "not a domain name",
-		"shop.c0m":                                "letters only",
-		strings.Repeat("ü", 60) + ".com":          "at most 63",
-		"xn--zz.com":                              "IDNA",
-		strings.Repeat("b", 254):                  "at most 253",
+		strings.Repeat("a", 64) + ".com":  "at most 63",
+		strings.Repeat("a.", 127) + "com": "at most 253",
+		"-shop.com":                       "hyphen",
+		"a..com":                          "empty label",
+		"shop_now.com":                    "IDNA",
+		"my shop":                         "not a domain name",
+		"shop.c0m":                        "letters only",
+		strings.Repeat("ü", 60) + ".com":  "at most 63",
+		"xn--zz.com":                      "IDNA",
+		strings.Repeat("b", 254):          "at most 253",
 	} {
 		_, err := w.e.Svc.Growth.Search(w.ada, w.shop, q)
 		require.Error(t, err, q)
