@@ -24,18 +24,6 @@ func (s *Store) AdCampaign(ctx context.Context, c CompanyScope) (models.AdCampai
 	return a, wrap("ad campaign", err)
 }
 
-// AdCampaignOrNil is AdCampaign with nil for none (the dashboard).
-func (s *Store) AdCampaignOrNil(ctx context.Context, c CompanyScope) (*models.AdCampaign, error) {
-	a, err := s.AdCampaign(ctx, c)
-	if errors.Is(err, models.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &a, nil
-}
-
 // UpdateAdCampaign creates the scope's company's campaign when it has
 // none, then lets change modify it (in one transaction, the row locked on
 // Postgres) and stores it with the activity events change returns. An

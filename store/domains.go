@@ -291,22 +291,6 @@ func (s *Store) DetachDomain(ctx context.Context, c CompanyScope, id string, ev 
 	return p, wrap("detach domain", err)
 }
 
-// AttachedDomain is the domain attached to the scope's company (nil: none).
-func (s *Store) AttachedDomain(ctx context.Context, c CompanyScope) (*models.DomainPurchase, error) {
-	if err := c.check("attached domain"); err != nil {
-		return nil, err
-	}
-	var p models.DomainPurchase
-	err := s.db.WithContext(ctx).Where("attached_company_id = ?", c.id).Take(&p).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, wrap("attached domain", err)
-	}
-	return &p, nil
-}
-
 // CompanyOfDomain is the company a registered domain is attached to, for
 // the sites listener's routing by Host (public: the domain names the
 // site); "" when none.
