@@ -27,7 +27,7 @@ type DomainPurchaseResponse struct {
 	DomainPurchaseID    string     `json:"domain_purchase_id" format:"uuid"`
 	Domain              string     `json:"domain"`
 	UnicodeDomain       string     `json:"unicode_domain"`
-	Status              string     `json:"status" enum:"awaiting_payment,order_pending,registered,failed,expired" doc:"awaiting_payment → order_pending (paid; the registrar is registering it) → registered, or failed (price refunded as credits)."`
+	Status              string     `json:"status" enum:"awaiting_payment,order_pending,registered,failed" doc:"awaiting_payment → order_pending (paid; the registrar is registering it) → registered, or failed (price refunded as credits)."`
 	Parked              bool       `json:"parked" doc:"Registered and attached to no company (it stays in the pool)."`
 	AttachedCompanyID   *string    `json:"attached_company_id" format:"uuid"`
 	AttachedHere        bool       `json:"attached_here" doc:"Attached to the company of the request."`

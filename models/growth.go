@@ -17,8 +17,6 @@ const (
 	DomainRegistered DomainState = "registered"
 	// DomainFailed: the registrar refused; the price was refunded as credits.
 	DomainFailed DomainState = "failed"
-	// DomainExpired: the checkout was never paid.
-	DomainExpired DomainState = "expired"
 )
 
 // DomainPurchase is a domain of a conglomerate's pool: bought from one of

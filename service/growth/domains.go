@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	"holdco/models"
@@ -189,7 +190,7 @@ func (s *Service) markPaid(ctx context.Context, scope store.ConglomerateScope, p
 	if err != nil {
 		return err
 	}
-	changed, err := s.store.MarkDomainPaid(ctx, scope, p.ID, checkoutID, s.now())
+	changed, err := s.store.MarkDomainPaid(ctx, scope, p.ID, strings.TrimPrefix(checkoutID, "checkout:"), s.now())
 	if errors.Is(err, models.ErrDuplicate) {
 		credits := s.refundCredits(p.PriceCents)
 		if _, err := s.billing.GrantOnce(ctx, scope, p.CompanyID, models.EntryRefund, credits, "domain "+p.Domain, "domain-refund/"+p.ID); err != nil {
