@@ -48,12 +48,7 @@ func registerDomainPages(engine *gin.Engine, p *domainPages) {
 }
 
 func renderDomainPage(c *gin.Context, status int, d domainPageData) {
-	c.Header("Cache-Control", "no-store")
-	c.Header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
-	c.Header("X-Frame-Options", "DENY")
-	c.Header("X-Content-Type-Options", "nosniff")
-	c.Header("Content-Type", "text/html; charset=utf-8")
-	c.Status(status)
+	pageHeaders(c, status)
 	_ = domainCheckoutTemplate.Execute(c.Writer, d)
 }
 
@@ -86,11 +81,7 @@ func (p *domainPages) show(c *gin.Context) {
 }
 
 func (p *domainPages) confirm(c *gin.Context) {
-	if site := c.GetHeader("Sec-Fetch-Site"); site != "" && site != "same-origin" {
-		renderDomainPage(c, http.StatusForbidden, domainPageData{Error: "This form was not sent from holdco's page; open the payment link again."})
-		return
-	}
-	if origin := c.GetHeader("Origin"); origin != "" && !p.ids.IsOwnOrigin(origin) {
+	if !(&pages{svc: p.ids}).fromOwnPage(c) {
 		renderDomainPage(c, http.StatusForbidden, domainPageData{Error: "This form was not sent from holdco's page; open the payment link again."})
 		return
 	}

@@ -249,22 +249,27 @@ func visible(companyID string, p models.DomainPurchase) bool {
 	return p.CompanyID == companyID || p.Parked() || (p.AttachedCompanyID != nil && *p.AttachedCompanyID == companyID)
 }
 
-// pooled reads a purchase the company may see: another account's is
-// forbidden, a missing one or one the company does not see not_found.
-func (s *Service) pooled(ctx context.Context, ac service.AuthorizedCompany, purchaseID string) (models.DomainPurchase, error) {
+// pooled authorizes the company and reads a purchase it may see: another
+// account's is forbidden, a missing one or one the company does not see
+// not_found.
+func (s *Service) pooled(ctx context.Context, companyID, purchaseID string) (service.AuthorizedCompany, models.DomainPurchase, error) {
+	ac, err := s.core.AuthorizeCompany(ctx, companyID, false)
+	if err != nil {
+		return ac, models.DomainPurchase{}, err
+	}
 	p, err := s.store.DomainPurchaseOf(ctx, ac.Scope, purchaseID)
 	switch {
 	case errors.Is(err, store.ErrForbidden):
-		return p, models.Errorf(models.CodeForbidden, "Domain purchase %s belongs to another account.", purchaseID)
+		return ac, p, models.Errorf(models.CodeForbidden, "Domain purchase %s belongs to another account.", purchaseID)
 	case errors.Is(err, models.ErrNotFound):
-		return p, models.Errorf(models.CodeNotFound, "There is no domain purchase %s.", purchaseID)
+		return ac, p, models.Errorf(models.CodeNotFound, "There is no domain purchase %s.", purchaseID)
 	case err != nil:
-		return p, err
+		return ac, p, err
 	}
 	if !visible(ac.ID, p) {
-		return p, models.Errorf(models.CodeNotFound, "Domain purchase %s is not in this company's view of the pool (it is attached to another company).", purchaseID)
+		return ac, p, models.Errorf(models.CodeNotFound, "Domain purchase %s is not in this company's view of the pool (it is attached to another company).", purchaseID)
 	}
-	return p, nil
+	return ac, p, nil
 }
 
 // Attach attaches a registered domain of the pool to the company,
@@ -272,11 +277,7 @@ func (s *Service) pooled(ctx context.Context, ac service.AuthorizedCompany, purc
 // served under it. A domain not registered yet is a conflict naming its
 // state.
 func (s *Service) Attach(ctx context.Context, companyID, purchaseID string) (PoolEntry, error) {
-	ac, err := s.core.AuthorizeCompany(ctx, companyID, false)
-	if err != nil {
-		return PoolEntry{}, err
-	}
-	p, err := s.pooled(ctx, ac, purchaseID)
+	ac, p, err := s.pooled(ctx, companyID, purchaseID)
 	if err != nil {
 		return PoolEntry{}, err
 	}
@@ -296,11 +297,7 @@ func (s *Service) Attach(ctx context.Context, companyID, purchaseID string) (Poo
 
 // Detach parks the domain attached to the company: it stays in the pool.
 func (s *Service) Detach(ctx context.Context, companyID, purchaseID string) (PoolEntry, error) {
-	ac, err := s.core.AuthorizeCompany(ctx, companyID, false)
-	if err != nil {
-		return PoolEntry{}, err
-	}
-	p, err := s.pooled(ctx, ac, purchaseID)
+	ac, p, err := s.pooled(ctx, companyID, purchaseID)
 	if err != nil {
 		return PoolEntry{}, err
 	}
