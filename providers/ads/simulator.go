@@ -28,10 +28,11 @@ type Simulator struct {
 	mu  sync.Mutex
 }
 
-// NewSimulator keeps campaign records under dir.
+// NewSimulator keeps campaign records under dir (made by the first
+// launch: a process that only reads reports writes nothing).
 func NewSimulator(dir string, now func() time.Time) (*Simulator, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("ads: %w", err)
+	if dir == "" {
+		return nil, fmt.Errorf("ads: no directory")
 	}
 	if now == nil {
 		now = time.Now
@@ -84,6 +85,9 @@ func (s *Simulator) save(company string, c campaign) error {
 		return err
 	}
 	b, _ := json.Marshal(c)
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return fmt.Errorf("ads: %w", err)
+	}
 	tmp := p + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		return fmt.Errorf("ads: %w", err)

@@ -43,11 +43,12 @@ type Local struct {
 	mu    sync.Mutex
 }
 
-// NewLocal keeps orders under dir; an order registers delay after it was
-// placed.
+// NewLocal keeps orders under dir (made by the first order: a process
+// that only searches writes nothing); an order registers delay after it
+// was placed.
 func NewLocal(dir string, delay time.Duration, now func() time.Time) (*Local, error) {
-	if err := os.MkdirAll(filepath.Join(dir, "orders"), 0o755); err != nil {
-		return nil, fmt.Errorf("registrar: %w", err)
+	if dir == "" {
+		return nil, fmt.Errorf("registrar: no directory")
 	}
 	if now == nil {
 		now = time.Now
@@ -139,6 +140,9 @@ func (l *Local) Register(ctx context.Context, domain, key string) (string, error
 			return "", fmt.Errorf("registrar: order %s: %w", key, err)
 		}
 		return o.OrderID, nil
+	}
+	if err := os.MkdirAll(filepath.Join(l.dir, "orders"), 0o755); err != nil {
+		return "", fmt.Errorf("registrar: %w", err)
 	}
 	o := order{OrderID: key, Domain: domain, PlacedAt: l.now().UTC()}
 	if a := l.check(domain); !a.Available {
