@@ -17,7 +17,9 @@ import (
 
 type domainTable map[string]string
 
-func (d domainTable) CompanyOfDomain(_ context.Context, domain string) (string, error) { return d[domain], nil }
+func (d domainTable) CompanyOfDomain(_ context.Context, domain string) (string, error) {
+	return d[domain], nil
+}
 
 // A company's attached domain serves its site at the root, by Host; the
 // listener's own host and unknown hosts keep the path routing.
