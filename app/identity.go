@@ -98,6 +98,10 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*us
 		return nil, nil, err
 	}
 	opts.Mail, opts.MailSender, opts.MailBodies = mailCfg, sender, bodies
+	if opts.Registrar, opts.Ads, err = a.growthProviders(); err != nil {
+		return nil, nil, err
+	}
+	opts.TLDs = cfg.Growth.TLDs
 	svc, err := usecases.New(ctx, service.Config{PublicURL: publicURL, FrontendURL: frontend, SitesURL: sitesURL, SecretKey: []byte(cfg.Identity.SecretKey), CreditPriceCents: cfg.Payments.CreditPriceCents},
 		a.Store, idp, a.logger, opts)
 	if err != nil {

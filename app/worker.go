@@ -40,6 +40,10 @@ func (a *App) startWorker(ctx context.Context, publicURL, sitesURL string) error
 		return err
 	}
 	workflows.RegisterSiteConfig(a.worker, siteConfig)
+	stopGrowth, err := a.registerGrowth(ctx, publicURL, sitesURL)
+	if err != nil {
+		return err
+	}
 	if err = a.worker.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
@@ -54,6 +58,7 @@ func (a *App) startWorker(ctx context.Context, publicURL, sitesURL string) error
 		stopBlobs(shutdown)
 		stopSends(shutdown)
 		stopTurns(shutdown)
+		stopGrowth(shutdown)
 	})
 	return nil
 }

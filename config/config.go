@@ -44,6 +44,7 @@ type Config struct {
 	LLM       LLM
 	Analytics Analytics
 	Founding  Founding
+	Growth    Growth
 }
 
 // Log is how the process logs.
@@ -301,6 +302,9 @@ func Load(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.Analytics, err = loadAnalytics(e); err != nil {
+		return c, err
+	}
+	if c.Growth, err = loadGrowth(e); err != nil {
 		return c, err
 	}
 	return c, nil

@@ -196,6 +196,8 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{"Founding", "HOLDCO_IDEA_DENY_TERMS", map[string]string{"HOLDCO_IDEA_DENY_TERMS": "casino, online gambling"}},
 		{"Analytics", "HOLDCO_TRUSTED_PROXIES", map[string]string{"HOLDCO_TRUSTED_PROXIES": "10.0.0.0/8, proxy.internal"}},
 		{"Analytics", "HOLDCO_ANALYTICS_QUEUE_EVENTS", map[string]string{"HOLDCO_ANALYTICS_QUEUE_EVENTS": "0"}},
+		{"Growth", "HOLDCO_DOMAIN_TLDS", map[string]string{"HOLDCO_DOMAIN_TLDS": "com,.c0m"}},
+		{"Growth", "HOLDCO_REGISTRAR_DELAY", map[string]string{"HOLDCO_REGISTRAR_DELAY": "soon"}},
 	}
 	sections := map[string]bool{}
 	for _, tc := range cases {

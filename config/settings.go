@@ -101,6 +101,9 @@ var Settings = []Setting{
 
 	{"Analytics", "HOLDCO_TRUSTED_PROXIES", "(empty)", "comma-separated IP addresses or CIDR prefixes of the reverse proxies in front of holdco; only requests from them may name the client in `X-Forwarded-For` (analytics capture derives the visitor's country from the client's address and never stores it)"},
 	{"Analytics", "HOLDCO_ANALYTICS_QUEUE_EVENTS", "100000", "captured events that may wait for the background writer; beyond it capture answers 503 with `Retry-After` instead of growing memory"},
+
+	{"Growth", "HOLDCO_DOMAIN_TLDS", "com,net,org,io,co,app,dev", "TLDs of a bare name's domain suggestion grid (comma-separated, 1 to 20)"},
+	{"Growth", "HOLDCO_REGISTRAR_DELAY", "30s", "how long the local registrar (under `<data dir>/registrar`, shared by the `api` and `worker` processes) takes to register a paid domain"},
 }
 
 // defaultOf is the value Load uses when name is unset; descriptive

@@ -36,6 +36,7 @@ func migrations() []*gormigrate.Migration {
 		migration0018Founding(),
 		migration0019OAuth(),
 		migration0020Analytics(),
+		migration0021DomainsAds(),
 		migration0022Connector(),
 	}
 }

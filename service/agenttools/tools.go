@@ -12,6 +12,7 @@ import (
 	"holdco/service/companies"
 	"holdco/service/documents"
 	"holdco/service/files"
+	"holdco/service/growth"
 	"holdco/service/mail"
 	"holdco/service/prospects"
 	"holdco/service/sales"
@@ -45,6 +46,8 @@ type Services struct {
 	Sales     *sales.Service
 	Companies *companies.Service
 	Prospects *prospects.Service
+	// Growth is domains and ads.
+	Growth *growth.Service
 	// Research and Images are providers; nil answers not_configured.
 	Research Research
 	Images   Images
@@ -70,6 +73,7 @@ func New(svc Services) *Catalog {
 	registerSales(c, svc.Sales)
 	registerActivity(c, svc.Companies)
 	registerProspects(c, svc.Prospects)
+	registerGrowth(c, svc.Growth)
 	registerResearch(c, svc.Research, svc.Images, svc.Files)
 	registerAnalytics(c, svc.Analytics)
 	authorize := func(ctx context.Context, companyID string) error {

@@ -47,6 +47,10 @@ type Dashboard struct {
 	// Analytics is the headline of the analytics summary (default range);
 	// nil when the process has no analytics.
 	Analytics *analytics.Headline
+	// Domain is the company's attached domain and Ads its ad campaign
+	// (nil: none).
+	Domain *models.DomainPurchase
+	Ads    *models.AdCampaign
 }
 
 // Dashboard reads the company page in one go.
@@ -102,6 +106,9 @@ func (s *Service) Dashboard(ctx context.Context, companyID string) (Dashboard, e
 			return Dashboard{}, err
 		}
 		d.Analytics = &h
+	}
+	if d.Domain, d.Ads, err = s.store.CompanyGrowth(ctx, c.Scope); err != nil {
+		return Dashboard{}, err
 	}
 	return d, nil
 }

@@ -19,6 +19,7 @@ import (
 	"holdco/service/documents"
 	"holdco/service/files"
 	"holdco/service/founding"
+	"holdco/service/growth"
 	"holdco/service/identity"
 	"holdco/service/mail"
 	"holdco/service/oauth"
@@ -63,6 +64,8 @@ type Services struct {
 	// Founding is the founding interview, create_business and the first
 	// pass (docs/founding.md).
 	Founding *founding.Service
+	// Growth is domains and ads.
+	Growth *growth.Service
 }
 
 // Options are optional dependencies (tests inject a clock).
@@ -108,6 +111,11 @@ type Options struct {
 	FoundingLimits founding.Limits
 	// Analytics sizes the capture queue and its writer's batches.
 	Analytics analytics.Options
+	// Registrar and Ads are the growth providers (nil: domain search and
+	// ads answer upstream_unavailable); TLDs the suggestion grid's.
+	Registrar growth.Registrar
+	Ads       growth.Ads
+	TLDs      []string
 }
 
 // New builds the core (reading or creating the instance signing key) and
@@ -141,10 +149,11 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Traces = traces.New(opts.Blobs)
 	s.TraceWriter = traces.NewWriter(opts.Blobs)
 	s.Prospects = prospects.New(core)
+	s.Growth = growth.New(core, s.Billing, growth.Options{Registrar: opts.Registrar, Ads: opts.Ads, Temporal: opts.Temporal, TLDs: opts.TLDs})
 	s.Founding = founding.New(core, s.Billing, s.Companies, s.Turns, founding.Options{Temporal: opts.Temporal, Limits: opts.FoundingLimits})
 	s.Tools = agenttools.New(agenttools.Services{Documents: s.Documents, Tasks: s.Tasks, Files: s.Files, Mail: s.Mail,
 		Sales: s.Sales, Companies: s.Companies, Prospects: s.Prospects, Repository: opts.Repository,
-		Database: opts.Database, Analytics: s.Analytics})
+		Database: opts.Database, Analytics: s.Analytics, Growth: s.Growth})
 	if s.OAuth, err = oauth.New(core, s.Identity, opts.OAuth); err != nil {
 		return nil, err
 	}
