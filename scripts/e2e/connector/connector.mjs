@@ -104,6 +104,14 @@ class E2EProvider {
   codeVerifier() {
     return this._verifier;
   }
+  // Kept with the verifier so the client checks, on the callback leg, that
+  // the code goes to the authorization server it was issued by (SEP-2352).
+  saveDiscoveryState(state) {
+    this._discovery = state;
+  }
+  discoveryState() {
+    return this._discovery;
+  }
 }
 
 // approve walks the authorization server's pages as a browser would, with
@@ -209,7 +217,9 @@ async function oauth(client) {
     await transport.finishAuth(back.searchParams);
     const token = provider.tokens()?.access_token;
     if (!token) fail("no access token from the token endpoint");
-    step(`token from the discovered token endpoint (scope ${provider.tokens().scope})`);
+    const issuer = provider.discoveryState()?.authorizationServerMetadata?.issuer;
+    if (back.searchParams.get("iss") !== issuer) fail(`iss ${back.searchParams.get("iss")} is not the issuer ${issuer}`);
+    step(`token from ${issuer}'s token endpoint (scope ${provider.tokens().scope})`);
     return token;
   } finally {
     server.close();
