@@ -80,6 +80,7 @@ func TestConnectorEndToEndWithOAuth(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
+	t.Logf("database: %s", a.Store.Dialect())
 	mcpURL := "http://" + a.MCPAddr()
 	require.Equal(t, mcpURL, a.Service.OAuth.Resource(), "tokens are bound to the connector's own address")
 
