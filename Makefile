@@ -29,6 +29,14 @@ export STRIPE_MOCK_BIN := $(TOOLS)/stripe-mock
 $(TOOLS)/stripe-mock:
 	GOBIN=$(TOOLS) $(GO) install github.com/stripe/stripe-mock@$(STRIPE_MOCK_VERSION)
 
+# The analytics end-to-end tests run posthog-js (jsdom) and the loader in
+# headless Chromium (playwright-core on Debian's chromium, installed by the
+# chromium target; never a downloaded browser).
+E2E_ANALYTICS := scripts/e2e/analytics
+$(E2E_ANALYTICS)/node_modules/.package-lock.json: $(E2E_ANALYTICS)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then cd $(E2E_ANALYTICS) && npm ci --no-audit --no-fund; \
+	else echo "npm is not installed: the analytics end-to-end tests will be skipped"; fi
+
 # The consent page test (app/oauth_e2e_test.go) drives Debian's chromium
 # with playwright-core; installed here when missing, where it can be (the
 # test skips with a message otherwise). Its Node packages come from the
@@ -46,7 +54,7 @@ chromium:
 # clients at pinned versions (package-lock.json); mcp's tests drive them and
 # skip, saying so, when Node is missing.
 E2E_CONNECTOR := scripts/e2e/connector
-e2e-deps: $(E2E_CONNECTOR)/node_modules/.package-lock.json
+e2e-deps: $(E2E_CONNECTOR)/node_modules/.package-lock.json $(E2E_ANALYTICS)/node_modules/.package-lock.json
 
 $(E2E_CONNECTOR)/node_modules/.package-lock.json: $(E2E_CONNECTOR)/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then cd $(E2E_CONNECTOR) && npm ci --no-audit --no-fund; \
@@ -79,6 +87,7 @@ lint: $(TOOLS)/workflowcheck $(TOOLS)/staticcheck
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	scripts/bench.sh $(BIN)
+	scripts/bench_analytics.sh $(BIN)
 
 clean:
 	rm -rf bin .cache $(E2E_CONNECTOR)/node_modules

@@ -50,6 +50,30 @@ type Provisioning struct {
 	Hosting      Hosting
 	// Schedules nil: no scheduled runs.
 	Schedules Schedules
+	// FirstPasses nil: founded companies get no first pass.
+	FirstPasses FirstPasses
+}
+
+// FirstPasses starts the first pass of a company founded by an interview
+// once it is provisioned (service/founding).
+type FirstPasses interface {
+	StartPendingFirstPass(ctx context.Context, cong store.ConglomerateScope, company store.CompanyScope) error
+}
+
+// StartPendingFirstPass starts the first turn of a company whose founding
+// interview asked for one, once (a company without one is left alone).
+func (p *Provisioning) StartPendingFirstPass(ctx context.Context, companyID string) error {
+	if p.FirstPasses == nil {
+		return nil
+	}
+	scope, err := p.Store.SystemCompanyScope(ctx, companyID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return p.FirstPasses.StartPendingFirstPass(ctx, p.Store.SystemConglomerateScope(scope.ConglomerateID()), scope)
 }
 
 // EnsureSchedule gives a provisioned company its schedule of agent runs
@@ -175,7 +199,11 @@ const heartbeatEvery = 2 * time.Second
 // is in flight: one still running when the activity completes is cut off
 // with "context canceled" and logged as a warning. A short activity sends
 // no heartbeat at all.
-func heartbeat(ctx context.Context) (stop func()) {
+func heartbeat(ctx context.Context) (stop func()) { return heartbeatWith(ctx, heartbeatEvery, nil) }
+
+// heartbeatWith is heartbeat every interval, calling also (when not nil)
+// after each heartbeat: a claim in a row renewed with Temporal's.
+func heartbeatWith(ctx context.Context, every time.Duration, also func()) (stop func()) {
 	if !activity.IsActivity(ctx) {
 		return func() {}
 	}
@@ -183,7 +211,7 @@ func heartbeat(ctx context.Context) (stop func()) {
 	exited := make(chan struct{})
 	go func() {
 		defer close(exited)
-		t := time.NewTicker(heartbeatEvery)
+		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
 			select {
@@ -199,6 +227,9 @@ func heartbeat(ctx context.Context) (stop func()) {
 			default:
 			}
 			activity.RecordHeartbeat(ctx)
+			if also != nil {
+				also()
+			}
 		}
 	}()
 	return func() {

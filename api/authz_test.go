@@ -24,8 +24,10 @@ import (
 
 	"holdco/api"
 	"holdco/models"
+	"holdco/providers/ads"
 	"holdco/providers/blob/local"
 	"holdco/providers/email"
+	"holdco/providers/registrar"
 	"holdco/service"
 	"holdco/service/mail"
 	"holdco/service/traces"
@@ -102,6 +104,13 @@ func newWorldOn(t testing.TB, st *store.Store, opts usecases.Options) *world {
 	}
 	if opts.Mail.Domain == "" {
 		opts.Mail = testMailConfig
+	}
+	if opts.Registrar == nil {
+		reg, err := registrar.NewLocal(t.TempDir(), 0, nil)
+		require.NoError(t, err)
+		sim, err := ads.NewSimulator(t.TempDir(), nil)
+		require.NoError(t, err)
+		opts.Registrar, opts.Ads = reg, sim
 	}
 	svc, err := usecases.New(ctx, service.Config{PublicURL: "http://holdco.test"}, st, idp,
 		slog.New(slog.NewTextHandler(io.Discard, nil)), opts)

@@ -21,6 +21,7 @@ type CompanyResponse struct {
 	Idea           string     `json:"idea"`
 	Mission        string     `json:"mission"`
 	AgentChat      bool       `json:"agent_chat" doc:"Whether the company's agent takes messages (the owner's switch; scheduled runs and tasks go on either way)."`
+	Generation     int        `json:"generation" doc:"3 for companies founded now; older companies are 2 and may switch with POST /companies/{company_id}/v3-upgrade."`
 	CreatedAt      time.Time  `json:"created_at"`
 	UpdatedAt      time.Time  `json:"updated_at"`
 	ArchivedAt     *time.Time `json:"archived_at"`
@@ -109,7 +110,7 @@ func registerCompanyRoutes(api huma.API, h *companyHandlers) {
 
 func toCompanyResponse(c models.Company) CompanyResponse {
 	return CompanyResponse{ID: c.ID, ConglomerateID: optional(c.ConglomerateID), Name: c.Name, Handle: c.Handle, Status: string(c.Status),
-		Idea: c.Idea, Mission: c.Mission, AgentChat: !c.ChatDisabled, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt, ArchivedAt: c.ArchivedAt}
+		Idea: c.Idea, Mission: c.Mission, AgentChat: !c.ChatDisabled, Generation: c.Generation, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt, ArchivedAt: c.ArchivedAt}
 }
 
 type companyOutput struct{ Body CompanyResponse }

@@ -95,7 +95,8 @@ func TestActivityAndDashboardOverREST(t *testing.T) {
 	for _, section := range []string{"company", "resources", "credits", "recent_activity", "documents", "milestones", "files", "inbox", "revenue", "open_tasks"} {
 		assert.NotNil(t, dash[section], section)
 	}
-	for _, later := range []string{"last_turn", "analytics", "domain", "ads"} { // no turn yet
+	assert.Equal(t, "30d", dash["analytics"].(map[string]any)["range"], "the analytics headline")
+	for _, later := range []string{"last_turn", "domain", "ads"} { // no turn yet
 		v, ok := dash[later]
 		assert.True(t, ok, later+" is present")
 		assert.Nil(t, v, later+" is null until its capability exists")

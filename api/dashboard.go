@@ -62,9 +62,37 @@ type DashboardResponse struct {
 	Revenue        DashboardRevenue          `json:"revenue"`
 	OpenTasks      []TaskResponse            `json:"open_tasks" doc:"Up to 20 pending, dispatched or running tasks, newest first."`
 	LastTurn       *DashboardTurn            `json:"last_turn" doc:"The company's latest agent turn; null before its first."`
-	Analytics      *map[string]any           `json:"analytics" doc:"Headline of the analytics summary; null until analytics exist."`
-	Domain         *map[string]any           `json:"domain" doc:"The attached domain; null until domains exist."`
-	Ads            *map[string]any           `json:"ads" doc:"The ad panel's state; null until ads exist."`
+	Analytics      *DashboardAnalytics       `json:"analytics" doc:"Headline of the analytics summary (30d); GET …/analytics/summary has the rest."`
+	Domain         *DashboardDomain          `json:"domain" doc:"The attached domain; null when none."`
+	Ads            *DashboardAds             `json:"ads" doc:"The ad campaign's headline; null before a cap was first set. GET …/meta-ads has the whole panel."`
+}
+
+// DashboardDomain is the company's attached domain.
+type DashboardDomain struct {
+	DomainPurchaseID string `json:"domain_purchase_id" format:"uuid"`
+	Domain           string `json:"domain"`
+	Status           string `json:"status" enum:"registered"`
+}
+
+// DashboardAds is the ad campaign's headline.
+type DashboardAds struct {
+	DailyCap    int64  `json:"daily_cap"`
+	State       string `json:"state" enum:"PAUSED,PENDING,ACTIVE,INSUFFICIENT_CREDITS"`
+	TotalSpent  int64  `json:"total_spent" doc:"Credits spent by closed days."`
+	TotalClicks int64  `json:"total_clicks"`
+	HasCreative bool   `json:"has_creative"`
+}
+
+func toDashboardGrowth(d *models.DomainPurchase, a *models.AdCampaign) (*DashboardDomain, *DashboardAds) {
+	var dom *DashboardDomain
+	if d != nil {
+		dom = &DashboardDomain{DomainPurchaseID: d.ID, Domain: d.Domain, Status: string(d.State)}
+	}
+	var ads *DashboardAds
+	if a != nil {
+		ads = &DashboardAds{DailyCap: a.DailyCap, State: string(a.State), TotalSpent: a.TotalSpent, TotalClicks: a.TotalClicks, HasCreative: a.CreativeVersion > 0}
+	}
+	return dom, ads
 }
 
 // DashboardTurn is the headline of the company's latest turn (GET
@@ -117,7 +145,10 @@ func (h *dashboardHandlers) get(ctx context.Context, in *companyIDInput) (*dashb
 	for _, v := range d.Resources {
 		res.Resources = append(res.Resources, toResourceResponse(v))
 	}
+	domain, ads := toDashboardGrowth(d.Domain, d.Ads)
 	return &dashboardOutput{Body: DashboardResponse{
+		Domain:         domain,
+		Ads:            ads,
 		Company:        toCompanyResponse(d.Company),
 		Resources:      res,
 		Credits:        DashboardCredits{Balance: d.Credits.Balance, SpentToday: d.Credits.SpentToday, DailyCreditCap: d.Credits.DailyCreditCap},
@@ -127,6 +158,7 @@ func (h *dashboardHandlers) get(ctx context.Context, in *companyIDInput) (*dashb
 		Milestones:     toMilestones(d.Milestones),
 		OpenTasks:      toTaskResponses(d.OpenTasks),
 		LastTurn:       toDashboardTurn(d.LastTurn),
+		Analytics:      toDashboardAnalytics(d.Analytics),
 		Files: DashboardFiles{FileCount: d.FileCount, UsedBytes: d.FileBytes, QuotaBytes: h.files.Limits().QuotaBytes,
 			MaxFileBytes: h.files.Limits().MaxFileBytes},
 		Inbox: DashboardInbox{Address: h.mail.Address(d.Company.Handle), Total: d.Inbox.Total, Unread: d.Inbox.Unread,

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -55,8 +56,11 @@ func accessLog(logger *slog.Logger) gin.HandlerFunc {
 		start := time.Now()
 		c.Next()
 		level := slog.LevelInfo
-		if c.Request.URL.Path == "/health" {
-			level = slog.LevelDebug // polled constantly by probes
+		if p := c.Request.URL.Path; p == "/health" || strings.HasPrefix(p, "/analytics/") {
+			level = slog.LevelDebug // polled constantly by probes; posted by every visitor's browser
+		}
+		if !logger.Enabled(c.Request.Context(), level) {
+			return
 		}
 		route := c.FullPath()
 		if route == "" {

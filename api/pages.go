@@ -50,13 +50,20 @@ type pageData struct {
 
 func renderPage(c *gin.Context, status int, d pageData) {
 	d.DevicePath = identity.DevicePagePath
+	pageHeaders(c, status)
+	_ = pageTemplate.Execute(c.Writer, d)
+}
+
+// pageHeaders starts an answer of one of holdco's own HTML pages: not
+// cached, no framing, nothing loaded but inline styles, forms only to
+// this origin.
+func pageHeaders(c *gin.Context, status int) {
 	c.Header("Cache-Control", "no-store")
 	c.Header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
 	c.Header("X-Frame-Options", "DENY")
 	c.Header("X-Content-Type-Options", "nosniff")
 	c.Header("Content-Type", "text/html; charset=utf-8")
 	c.Status(status)
-	_ = pageTemplate.Execute(c.Writer, d)
 }
 
 type pages struct {

@@ -6,6 +6,7 @@ package api
 import (
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"reflect"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -32,6 +33,9 @@ type Deps struct {
 	// Mount adds handlers that live beside the API on the same listener
 	// (the embedded development identity provider).
 	Mount map[string]http.Handler
+	// TrustedProxies may name the client's address in X-Forwarded-For
+	// (analytics capture); empty trusts no proxy.
+	TrustedProxies []netip.Prefix
 }
 
 // Router is the REST handler together with its huma API (for the OpenAPI

@@ -42,5 +42,10 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerFileRoutes(api, engine, &fileHandlers{svc: d.Service.Files, auth: d.Service.Identity, logger: d.Logger})
 	registerSalesRoutes(api, &salesHandlers{svc: d.Service.Sales})
 	registerTraceRoutes(api, &traceHandlers{svc: d.Service.Traces})
+	registerDomainRoutes(api, &domainHandlers{svc: d.Service.Growth})
+	registerAdRoutes(api, &adHandlers{svc: d.Service.Growth})
+	registerDomainPages(engine, &domainPages{svc: d.Service.Growth, ids: d.Service.Identity, logger: d.Logger})
+	registerAnalyticsRoutes(api, engine, &analyticsHandlers{svc: d.Service.Analytics, trusted: d.TrustedProxies, logger: d.Logger})
+	registerFoundingRoutes(api, &foundingHandlers{svc: d.Service.Founding})
 	registerPages(engine, &pages{svc: d.Service.Identity, logger: d.Logger, companies: d.Service.Companies})
 }

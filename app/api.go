@@ -16,12 +16,14 @@ func (a *App) apiHandler(ctx context.Context, publicURL, sitesURL string) (http.
 	if err != nil {
 		return nil, err
 	}
+	a.startAnalyticsWriter(svc.Analytics)
 	return api.New(api.Deps{
-		Logger:        a.logger,
-		Service:       svc,
-		SecureCookies: isHTTPS(publicURL),
-		Mount:         mounts,
-		Health:        a.healthChecks(true),
+		Logger:         a.logger,
+		Service:        svc,
+		SecureCookies:  isHTTPS(publicURL),
+		Mount:          mounts,
+		Health:         a.healthChecks(true),
+		TrustedProxies: a.cfg.Analytics.TrustedProxies,
 	}), nil
 }
 

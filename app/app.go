@@ -52,6 +52,9 @@ type App struct {
 	worker      worker.Worker
 	stopSweeper func(context.Context)
 
+	// Api role: drains the analytics capture queue.
+	stopAnalytics func(context.Context)
+
 	closers []func() error // adapters' resources, closed after Temporal
 }
 
@@ -240,6 +243,9 @@ func (a *App) stop(ctx context.Context) {
 		if l := a.listeners[r]; l != nil {
 			l.shutdown(ctx, a.logger)
 		}
+	}
+	if a.stopAnalytics != nil {
+		a.stopAnalytics(ctx)
 	}
 	if a.stopSweeper != nil {
 		a.stopSweeper(ctx)

@@ -13,6 +13,7 @@ import (
 	"holdco/providers/oidcrp"
 	"holdco/providers/stripepay"
 	"holdco/service"
+	"holdco/service/founding"
 	"holdco/service/identity"
 	oauthsvc "holdco/service/oauth"
 	"holdco/service/usecases"
@@ -65,7 +66,8 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*us
 		mounts[p.Prefix()] = p.Handler()
 	}
 	idp := oidcrp.New(oidcrp.Options{Issuer: issuer, ClientID: clientID, ClientSecret: secret, RedirectURIs: callbacks})
-	opts := usecases.Options{Temporal: a.Temporal, AgentRunEvery: cfg.LLM.RunEvery, OAuth: a.oauthConfig()}
+	opts := usecases.Options{Temporal: a.Temporal, AgentRunEvery: cfg.LLM.RunEvery, FoundingLimits: founding.Limits{BusinessLimit: cfg.Founding.BusinessLimit,
+		InterviewsPerDay: cfg.Founding.InterviewsPerDay, PlatformCompanies: cfg.Founding.PlatformCompanies, DenyTerms: cfg.Founding.DenyTerms}, OAuth: a.oauthConfig(), Analytics: a.analyticsOptions()}
 	if a.repos != nil {
 		opts.Repository = repoTools{repos: a.repos}
 	}
@@ -96,6 +98,10 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*us
 		return nil, nil, err
 	}
 	opts.Mail, opts.MailSender, opts.MailBodies = mailCfg, sender, bodies
+	if opts.Registrar, opts.Ads, err = a.growthProviders(); err != nil {
+		return nil, nil, err
+	}
+	opts.TLDs = cfg.Growth.TLDs
 	svc, err := usecases.New(ctx, service.Config{PublicURL: publicURL, FrontendURL: frontend, SitesURL: sitesURL, SecretKey: []byte(cfg.Identity.SecretKey), CreditPriceCents: cfg.Payments.CreditPriceCents},
 		a.Store, idp, a.logger, opts)
 	if err != nil {

@@ -20,7 +20,7 @@ func (a *App) mcpHandler(ctx context.Context, publicURL, sitesURL string) (http.
 		return nil, err
 	}
 	conn := connector.New(connector.Deps{Core: svc.Core, Companies: svc.Companies, Billing: svc.Billing, Turns: svc.Turns,
-		Files: svc.Files, Sales: svc.Sales, Tools: svc.Tools})
+		Files: svc.Files, Sales: svc.Sales, Tools: svc.Tools, Founding: svc.Founding})
 	return mcp.New(mcp.Deps{
 		Connector:           conn,
 		Tokens:              svc.OAuth,

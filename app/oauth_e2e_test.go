@@ -18,8 +18,8 @@ import (
 	"holdco/service"
 )
 
-// e2eDir holds the Node scripts that drive the authorization server.
-const e2eDir = "../scripts/e2e/oauth"
+// oauthE2EDir holds the Node scripts that drive the authorization server.
+const oauthE2EDir = "../scripts/e2e/oauth"
 
 // nodeScripts makes sure node and the pinned packages are there (npm ci
 // from the committed lock file), or skips.
@@ -28,13 +28,13 @@ func nodeScripts(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed: the oauth4webapi and Chromium end-to-end tests need Node 20")
 	}
-	if _, err := os.Stat(filepath.Join(e2eDir, "node_modules", "oauth4webapi")); err == nil {
+	if _, err := os.Stat(filepath.Join(oauthE2EDir, "node_modules", "oauth4webapi")); err == nil {
 		return
 	}
 	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-	cmd.Dir = e2eDir
+	cmd.Dir = oauthE2EDir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in %s: %v\n%s", e2eDir, err, out)
+		t.Fatalf("npm ci in %s: %v\n%s", oauthE2EDir, err, out)
 	}
 }
 
@@ -43,7 +43,7 @@ func runNode(t *testing.T, script string, env ...string) []byte {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", script)
-	cmd.Dir = e2eDir
+	cmd.Dir = oauthE2EDir
 	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -32,6 +32,8 @@ func (a *App) sitesHandler(ctx context.Context, _, sitesURL string) (http.Handle
 	if err != nil {
 		return nil, fmt.Errorf("HOLDCO_DATA_DIR: %w", err)
 	}
+	// A company's attached domain serves its site at the domain's root.
+	host.ServeDomains(a.Store)
 	_, blobs, err := a.buildBlobs(ctx, sitesURL)
 	if err != nil {
 		return nil, err

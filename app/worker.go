@@ -32,12 +32,18 @@ func (a *App) startWorker(ctx context.Context, publicURL, sitesURL string) error
 	}
 	workflows.RegisterTurns(a.worker, turns)
 	prov.Schedules = a.Service.Schedules
+	prov.FirstPasses = a.Service.Founding
+	workflows.RegisterFounding(a.worker, &activities.Founding{Store: a.Store, Founding: a.Service.Founding, Model: turns.Model})
 	workflows.RegisterAutoTopUp(a.worker, &activities.AutoTopUps{Store: a.Store, Billing: a.Service.Billing})
 	siteConfig, err := a.buildSiteConfig(ctx, publicURL, host)
 	if err != nil {
 		return err
 	}
 	workflows.RegisterSiteConfig(a.worker, siteConfig)
+	stopGrowth, err := a.registerGrowth(ctx, publicURL, sitesURL)
+	if err != nil {
+		return err
+	}
 	if err = a.worker.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
@@ -46,10 +52,13 @@ func (a *App) startWorker(ctx context.Context, publicURL, sitesURL string) error
 		return err
 	}
 	stopBlobs, stopSends, stopTurns := a.startBlobSweeper(blobs), a.startStaleSendSweeper(), a.startTurnSweeper()
+	stopFoundings := a.startFoundingSweeper()
 	a.startProvisioningSweeper(func(shutdown context.Context) {
+		stopFoundings(shutdown)
 		stopBlobs(shutdown)
 		stopSends(shutdown)
 		stopTurns(shutdown)
+		stopGrowth(shutdown)
 	})
 	return nil
 }

@@ -31,17 +31,20 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	Log             Log
 
-	Database Database
-	Temporal Temporal
-	API      API
-	Sites    Sites
-	MCP      MCP
-	OAuth    OAuth
-	Identity Identity
-	Payments Payments
-	Blob     Blob
-	Mail     Mail
-	LLM      LLM
+	Database  Database
+	Temporal  Temporal
+	API       API
+	Sites     Sites
+	MCP       MCP
+	OAuth     OAuth
+	Identity  Identity
+	Payments  Payments
+	Blob      Blob
+	Mail      Mail
+	LLM       LLM
+	Analytics Analytics
+	Founding  Founding
+	Growth    Growth
 }
 
 // Log is how the process logs.
@@ -293,6 +296,15 @@ func Load(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.LLM, err = loadLLM(e); err != nil {
+		return c, err
+	}
+	if c.Founding, err = loadFounding(e); err != nil {
+		return c, err
+	}
+	if c.Analytics, err = loadAnalytics(e); err != nil {
+		return c, err
+	}
+	if c.Growth, err = loadGrowth(e); err != nil {
 		return c, err
 	}
 	return c, nil

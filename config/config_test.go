@@ -190,6 +190,14 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{"LLM", "HOLDCO_LLM_MAX_TOKENS", map[string]string{"HOLDCO_LLM_MAX_TOKENS": "0"}},
 		{"LLM", "HOLDCO_LLM_TIMEOUT", map[string]string{"HOLDCO_LLM_TIMEOUT": "0s"}},
 		{"LLM", "HOLDCO_LLM_SCRIPTED_STEP_DELAY", map[string]string{"HOLDCO_LLM_SCRIPTED_STEP_DELAY": "-1s"}},
+		{"Founding", "HOLDCO_BUSINESS_LIMIT", map[string]string{"HOLDCO_BUSINESS_LIMIT": "0"}},
+		{"Founding", "HOLDCO_FOUNDING_INTERVIEWS_PER_DAY", map[string]string{"HOLDCO_FOUNDING_INTERVIEWS_PER_DAY": "many"}},
+		{"Founding", "HOLDCO_PLATFORM_COMPANY_CAP", map[string]string{"HOLDCO_PLATFORM_COMPANY_CAP": "-1"}},
+		{"Founding", "HOLDCO_IDEA_DENY_TERMS", map[string]string{"HOLDCO_IDEA_DENY_TERMS": "casino, online gambling"}},
+		{"Analytics", "HOLDCO_TRUSTED_PROXIES", map[string]string{"HOLDCO_TRUSTED_PROXIES": "10.0.0.0/8, proxy.internal"}},
+		{"Analytics", "HOLDCO_ANALYTICS_QUEUE_EVENTS", map[string]string{"HOLDCO_ANALYTICS_QUEUE_EVENTS": "0"}},
+		{"Growth", "HOLDCO_DOMAIN_TLDS", map[string]string{"HOLDCO_DOMAIN_TLDS": "com,.c0m"}},
+		{"Growth", "HOLDCO_REGISTRAR_DELAY", map[string]string{"HOLDCO_REGISTRAR_DELAY": "soon"}},
 	}
 	sections := map[string]bool{}
 	for _, tc := range cases {

@@ -93,6 +93,17 @@ var Settings = []Setting{
 	{"LLM", "HOLDCO_LLM_TIMEOUT", "120s", "bound on one model call, stream included; a call past it fails as `timeout` and is retried by the turn's retry policy"},
 	{"LLM", "HOLDCO_LLM_SCRIPTED_STEP_DELAY", "200ms", "time each call of the `scripted` model takes (its text streams over it); `0s` in tests"},
 	{"LLM", "HOLDCO_AGENT_RUN_EVERY", "24h", "period of each active company's scheduled agent run (a Temporal Schedule per company); `0s` turns scheduled runs off"},
+
+	{"Founding", "HOLDCO_BUSINESS_LIMIT", "10", "companies (not archived) one account may have; a new business beyond it is `business_limit_reached` (see docs/founding.md)"},
+	{"Founding", "HOLDCO_FOUNDING_INTERVIEWS_PER_DAY", "5", "founding interviews one account may open in 24 hours (429 `rate_limited` beyond)"},
+	{"Founding", "HOLDCO_PLATFORM_COMPANY_CAP", "100000", "companies (not archived) the whole platform runs; beyond it no business starts (`business_limit_reached`, scope platform)"},
+	{"Founding", "HOLDCO_IDEA_DENY_TERMS", "(empty)", "comma-separated words an idea may not contain (whole words, any case): such an idea is `idea_not_allowed`; there is no moderation call"},
+
+	{"Analytics", "HOLDCO_TRUSTED_PROXIES", "(empty)", "comma-separated IP addresses or CIDR prefixes of the reverse proxies in front of holdco; only requests from them may name the client in `X-Forwarded-For` (analytics capture derives the visitor's country from the client's address and never stores it)"},
+	{"Analytics", "HOLDCO_ANALYTICS_QUEUE_EVENTS", "100000", "captured events that may wait for the background writer; beyond it capture answers 503 with `Retry-After` instead of growing memory"},
+
+	{"Growth", "HOLDCO_DOMAIN_TLDS", "com,net,org,io,co,app,dev", "TLDs of a bare name's domain suggestion grid (comma-separated, 1 to 20)"},
+	{"Growth", "HOLDCO_REGISTRAR_DELAY", "30s", "how long the local registrar (under `<data dir>/registrar`, shared by the `api` and `worker` processes) takes to register a paid domain"},
 }
 
 // defaultOf is the value Load uses when name is unset; descriptive

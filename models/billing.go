@@ -81,6 +81,9 @@ type PaymentEvent struct {
 	// Connect account state (KindConnectAccount).
 	Connect ConnectState
 
+	// Domain purchase paid (EventDomainPaid).
+	PurchaseID string
+
 	// Dispute (KindDispute): Blocked true blocks, false unblocks.
 	Blocked bool
 	Reason  string
@@ -95,6 +98,9 @@ const (
 	EventSubscription   PaymentEventKind = "subscription"
 	EventConnectAccount PaymentEventKind = "connect_account"
 	EventDispute        PaymentEventKind = "dispute"
+	// EventDomainPaid: a domain purchase's checkout was paid (PurchaseID,
+	// Reference is the checkout session).
+	EventDomainPaid PaymentEventKind = "domain_paid"
 )
 
 // ConnectState is a connected (payout) account as the provider reports it.
@@ -123,6 +129,8 @@ type CheckoutKind string
 const (
 	CheckoutTopUp CheckoutKind = "top_up"
 	CheckoutPlan  CheckoutKind = "plan"
+	// CheckoutDomain pays a domain purchase (service/growth).
+	CheckoutDomain CheckoutKind = "domain"
 )
 
 // CheckoutRequest asks the payment provider for a hosted checkout page.
@@ -137,6 +145,10 @@ type CheckoutRequest struct {
 	Plan                  Plan
 	PriceID               string
 	SuccessURL, CancelURL string
+	// Domains: the purchase, its domain and first-year price.
+	PurchaseID  string
+	Domain      string
+	AmountCents int64
 }
 
 // CheckoutSession is a hosted checkout page.

@@ -55,9 +55,13 @@ type Company struct {
 	// owner's switch, `agent_chat: false`); scheduled runs and tasks are
 	// not affected by it.
 	ChatDisabled bool `gorm:"not null;default:false"`
-	ArchivedAt   *time.Time
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// Generation is the company's generation: CurrentCompanyGeneration for
+	// companies founded now, 2 for older ones (a v3 upgrade interview
+	// switches them).
+	Generation int `gorm:"not null"`
+	ArchivedAt *time.Time
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // BeforeCreate gives a new company its UUID and the initial status.
@@ -65,6 +69,9 @@ func (c *Company) BeforeCreate(*gorm.DB) error {
 	ensureID(&c.ID)
 	if c.Status == "" {
 		c.Status = CompanyActive
+	}
+	if c.Generation == 0 {
+		c.Generation = CurrentCompanyGeneration
 	}
 	return nil
 }

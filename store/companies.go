@@ -25,8 +25,14 @@ func (s *Store) CreateCompany(ctx context.Context, cong ConglomerateScope, compa
 		return models.Company{}, fmt.Errorf("store: create company: %w", models.Errorf(models.CodeInvalidArgument,
 			"Unknown company status %q.", company.Status).WithField("status"))
 	}
-	if err := s.db.WithContext(ctx).Create(&company).Error; err != nil {
-		return models.Company{}, wrap("create company", err)
+	err := s.InTx(ctx, func(tx *Store) error {
+		if err := tx.db.WithContext(ctx).Create(&company).Error; err != nil {
+			return wrap("create company", err)
+		}
+		return tx.createAnalyticsKey(ctx, company.ID)
+	})
+	if err != nil {
+		return models.Company{}, err
 	}
 	return company, nil
 }

@@ -33,7 +33,10 @@ func migrations() []*gormigrate.Migration {
 		migration0015Tasks(),
 		migration0016Turns(),
 		migration0017Prospects(),
+		migration0018Founding(),
 		migration0019OAuth(),
+		migration0020Analytics(),
+		migration0021DomainsAds(),
 		migration0022Connector(),
 	}
 }

@@ -84,6 +84,12 @@ func Provision(ctx workflow.Context, in contract.ProvisionInput) (contract.Provi
 					workflow.GetLogger(ctx).Warn("agent schedule not made; scheduled runs wait for a heal", "error", err)
 				}
 			}
+			// A company founded by an interview starts its first pass now.
+			if workflow.GetVersion(ctx, "first-pass", workflow.DefaultVersion, 1) == 1 {
+				if err := workflow.ExecuteActivity(ctx, a.StartPendingFirstPass, in.CompanyID).Get(ctx, nil); err != nil {
+					workflow.GetLogger(ctx).Warn("first pass not started; the founder can send a message", "error", err)
+				}
+			}
 			// Heals asked for while this run worked are answered by it.
 			for heal.ReceiveAsync(nil) {
 			}

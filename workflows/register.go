@@ -28,3 +28,19 @@ func RegisterAutoTopUp(r worker.Registry, a *activities.AutoTopUps) {
 	r.RegisterWorkflowWithOptions(AutoTopUp, workflow.RegisterOptions{Name: contract.AutoTopUpWorkflowName})
 	r.RegisterActivity(a)
 }
+
+// RegisterFounding adds the founding interview workflow and its
+// activities.
+func RegisterFounding(r worker.Registry, founding *activities.Founding) {
+	r.RegisterWorkflowWithOptions(Founding, workflow.RegisterOptions{Name: contract.FoundingWorkflowName})
+	r.RegisterActivity(founding)
+}
+
+// RegisterGrowth adds the domain purchase workflow, the ad reconciler and
+// their activities.
+func RegisterGrowth(r worker.Registry, domains *activities.Domains, ads *activities.AdReconciler) {
+	r.RegisterWorkflowWithOptions(DomainPurchase, workflow.RegisterOptions{Name: contract.DomainWorkflowName})
+	r.RegisterWorkflowWithOptions(AdReconciler, workflow.RegisterOptions{Name: contract.AdsWorkflowName})
+	r.RegisterActivity(domains)
+	r.RegisterActivity(ads)
+}

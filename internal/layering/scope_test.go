@@ -29,6 +29,9 @@ var systemAllowed = map[string]string{
 	// A signed billing link is the credential: it authorizes one payment
 	// action on the conglomerate it names.
 	"service/billing/links.go": "SystemConglomerateScope",
+	// A signed local checkout link is the credential: it names one domain
+	// purchase of the conglomerate it names.
+	"service/growth/localcheckout.go": "SystemConglomerateScope",
 }
 
 // TestRequestsGetScopesOnlyFromTheAuthorizationStep: the REST adapter (and

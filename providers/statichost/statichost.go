@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"html/template"
 	"mime"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -46,6 +48,9 @@ type Host struct {
 	baseURL string
 	src     FileSource
 	client  *http.Client
+	// baseHost is baseURL's host name; domains routes other hosts.
+	baseHost string
+	domains  DomainSites
 }
 
 // New returns a host keeping its records under root and serving at baseURL
@@ -54,7 +59,11 @@ func New(root, baseURL string, src FileSource) (*Host, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("statichost: %w", err)
 	}
-	return &Host{root: root, baseURL: strings.TrimRight(baseURL, "/"), src: src, client: &http.Client{Timeout: 5 * time.Second}}, nil
+	h := &Host{root: root, baseURL: strings.TrimRight(baseURL, "/"), src: src, client: &http.Client{Timeout: 5 * time.Second}}
+	if u, err := url.Parse(h.baseURL); err == nil {
+		h.baseHost = strings.ToLower(u.Hostname())
+	}
+	return h, nil
 }
 
 // SiteURL is where a handle's site is served.
@@ -222,6 +231,10 @@ func (h *Host) Handler(status SiteStatus, statusTTL time.Duration) http.Handler 
 			errorPage(w, r, http.StatusMethodNotAllowed, "Method not allowed", "This site only answers GET and HEAD.")
 			return
 		}
+		if companyID, ok := h.domainSite(r); ok {
+			h.serve(w, r, cache, companyID, "/", strings.TrimPrefix(r.URL.Path, "/"), true)
+			return
+		}
 		handle, rest, hasSlash := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 		rec, err := h.record(handle)
 		if err != nil {
@@ -233,55 +246,90 @@ func (h *Host) Handler(status SiteStatus, statusTTL time.Duration) http.Handler 
 			notFound(w, r)
 			return
 		}
-		online, err := cache.online(r.Context(), string(companyID))
-		if err != nil {
-			errorPage(w, r, http.StatusServiceUnavailable, "Site unavailable", "This site cannot be served right now; try again shortly.")
-			return
-		}
-		if !online {
-			errorPage(w, r, http.StatusGone, "Site offline", "This site is no longer online.")
-			return
-		}
-		if !hasSlash {
-			// Relative links resolve against the directory.
-			http.Redirect(w, r, "/"+handle+"/", http.StatusMovedPermanently)
-			return
-		}
-		isDir := rest == "" || strings.HasSuffix(rest, "/")
-		name := strings.TrimSuffix(rest, "/")
-		if name != "" && ("/"+name != path.Clean("/"+name) || strings.Contains(name, "..")) {
-			notFound(w, r)
-			return
-		}
-		if isDir {
-			name = path.Join(name, "index.html")
-		}
-		body, err := h.src.ReadFile(r.Context(), string(companyID), name)
-		if err != nil && rest == "" {
-			name = "README.md"
-			body, err = h.src.ReadFile(r.Context(), string(companyID), name)
-		}
-		if err != nil && !isDir && path.Ext(name) == "" {
-			// A directory named without its slash.
-			if _, derr := h.src.ReadFile(r.Context(), string(companyID), name+"/index.html"); derr == nil {
-				http.Redirect(w, r, path.Base(name)+"/", http.StatusMovedPermanently)
-				return
-			}
-		}
-		if err != nil {
-			notFound(w, r)
-			return
-		}
-		ctype := mime.TypeByExtension(path.Ext(name))
-		if ctype == "" || name == "README.md" {
-			ctype = "text/plain; charset=utf-8"
-		}
-		w.Header().Set("Content-Type", ctype)
-		w.Header().Set("Cache-Control", "no-cache") // the branch changes
-		if r.Method == http.MethodGet {
-			_, _ = w.Write(body)
-		}
+		h.serve(w, r, cache, string(companyID), "/"+handle+"/", rest, hasSlash)
 	})
+}
+
+// DomainSites finds the company a domain is attached to ("" when none):
+// the domain pool's rows (store.Store), so attaching a domain points it at
+// the company's site at once.
+type DomainSites interface {
+	CompanyOfDomain(ctx context.Context, domain string) (string, error)
+}
+
+// ServeDomains makes Handler serve a company's site at the root of its
+// attached domain, by the request's Host (nil: sites by path only).
+func (h *Host) ServeDomains(d DomainSites) { h.domains = d }
+
+// domainSite is the company whose attached domain the request's Host
+// names; the sites listener's own host is never a domain site.
+func (h *Host) domainSite(r *http.Request) (string, bool) {
+	if h.domains == nil {
+		return "", false
+	}
+	host := strings.ToLower(r.Host)
+	if hh, _, err := net.SplitHostPort(host); err == nil {
+		host = hh
+	}
+	host = strings.TrimSuffix(host, ".")
+	if host == "" || host == h.baseHost || !strings.Contains(host, ".") {
+		return "", false
+	}
+	id, err := h.domains.CompanyOfDomain(r.Context(), host)
+	return id, err == nil && id != ""
+}
+
+// serve answers a path of a company's site published under base ("/" for
+// a domain, "/<handle>/" otherwise).
+func (h *Host) serve(w http.ResponseWriter, r *http.Request, cache *statusCache, companyID, base, rest string, hasSlash bool) {
+	online, err := cache.online(r.Context(), companyID)
+	if err != nil {
+		errorPage(w, r, http.StatusServiceUnavailable, "Site unavailable", "This site cannot be served right now; try again shortly.")
+		return
+	}
+	if !online {
+		errorPage(w, r, http.StatusGone, "Site offline", "This site is no longer online.")
+		return
+	}
+	if !hasSlash {
+		// Relative links resolve against the directory.
+		http.Redirect(w, r, base, http.StatusMovedPermanently)
+		return
+	}
+	isDir := rest == "" || strings.HasSuffix(rest, "/")
+	name := strings.TrimSuffix(rest, "/")
+	if name != "" && ("/"+name != path.Clean("/"+name) || strings.Contains(name, "..")) {
+		notFound(w, r)
+		return
+	}
+	if isDir {
+		name = path.Join(name, "index.html")
+	}
+	body, err := h.src.ReadFile(r.Context(), companyID, name)
+	if err != nil && rest == "" {
+		name = "README.md"
+		body, err = h.src.ReadFile(r.Context(), companyID, name)
+	}
+	if err != nil && !isDir && path.Ext(name) == "" {
+		// A directory named without its slash.
+		if _, derr := h.src.ReadFile(r.Context(), companyID, name+"/index.html"); derr == nil {
+			http.Redirect(w, r, path.Base(name)+"/", http.StatusMovedPermanently)
+			return
+		}
+	}
+	if err != nil {
+		notFound(w, r)
+		return
+	}
+	ctype := mime.TypeByExtension(path.Ext(name))
+	if ctype == "" || name == "README.md" {
+		ctype = "text/plain; charset=utf-8"
+	}
+	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("Cache-Control", "no-cache") // the branch changes
+	if r.Method == http.MethodGet {
+		_, _ = w.Write(body)
+	}
 }
 
 var errorTemplate = template.Must(template.New("error").Parse(`<!doctype html>

@@ -33,6 +33,7 @@ const (
 	metaCredits      = "holdco_credits"
 	metaPlan         = "holdco_plan"
 	metaCompany      = "company_id"
+	metaPurchase     = "holdco_domain_purchase_id"
 
 	kindAutoTopUp = "auto_top_up"
 )
@@ -151,6 +152,17 @@ func (c *Client) Checkout(ctx context.Context, r models.CheckoutRequest) (models
 		sd.AddMetadata(metaConglomerate, r.ConglomerateID)
 		sd.AddMetadata(metaPlan, string(r.Plan))
 		p.SubscriptionData = sd
+	case models.CheckoutDomain:
+		p.Mode = stripe.String(string(stripe.CheckoutSessionModePayment))
+		p.AddMetadata(metaPurchase, r.PurchaseID)
+		p.LineItems = []*stripe.CheckoutSessionLineItemParams{{
+			Quantity: stripe.Int64(1),
+			PriceData: &stripe.CheckoutSessionLineItemPriceDataParams{
+				Currency:    stripe.String(string(stripe.CurrencyUSD)),
+				UnitAmount:  stripe.Int64(r.AmountCents),
+				ProductData: &stripe.CheckoutSessionLineItemPriceDataProductDataParams{Name: stripe.String("Domain " + r.Domain + " (first year)")},
+			},
+		}}
 	default:
 		return models.CheckoutSession{}, fmt.Errorf("stripe: unknown checkout kind %q", r.Kind)
 	}
@@ -370,6 +382,10 @@ func (c *Client) checkoutEvent(out models.PaymentEvent, s *stripe.CheckoutSessio
 		// async_payment_succeeded.
 		if s.PaymentStatus == stripe.CheckoutSessionPaymentStatusPaid {
 			out = creditsEvent(out, s.Metadata, "checkout:"+s.ID, models.EntryTopUp)
+		}
+	case s.Mode == stripe.CheckoutSessionModePayment && s.Metadata[metaKind] == string(models.CheckoutDomain):
+		if s.PaymentStatus == stripe.CheckoutSessionPaymentStatusPaid && s.Metadata[metaPurchase] != "" {
+			out.Kind, out.ConglomerateID, out.PurchaseID, out.Reference = models.EventDomainPaid, s.Metadata[metaConglomerate], s.Metadata[metaPurchase], "checkout:"+s.ID
 		}
 	case s.Mode == stripe.CheckoutSessionModeSubscription && s.Subscription != nil:
 		// The subscription events carry the state; this links the customer

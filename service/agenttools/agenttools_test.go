@@ -90,9 +90,9 @@ func TestSchemasMatchGoldenFiles(t *testing.T) {
 	}
 	assert.IsIncreasing(t, names, "Specs are sorted by name")
 	assert.Equal(t, []string{"add_prospect", "ask_question", "commit_repository_files", "create_payment_link", "create_product", "create_task",
-		"delete_document", "generate_image", "get_revenue", "list_activity", "list_documents", "list_emails", "list_files", "list_payments",
+		"delete_document", "generate_image", "get_ad_panel", "get_analytics", "get_revenue", "list_activity", "list_documents", "list_emails", "list_files", "list_payments",
 		"list_products", "list_prospects", "list_repository_files", "list_subscriptions", "list_tasks", "query_database", "read_document", "read_email",
-		"read_file", "read_repository_file", "send_email", "update_prospect", "update_task", "web_research", "write_document", "write_file"}, names)
+		"read_file", "read_repository_file", "regenerate_ad", "search_domains", "send_email", "set_ad_daily_cap", "update_prospect", "update_task", "web_research", "write_document", "write_file"}, names)
 	// Every input refuses unknown properties.
 	for _, s := range specs {
 		var sch struct {

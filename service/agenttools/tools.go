@@ -8,9 +8,11 @@ import (
 	"unicode/utf8"
 
 	"holdco/models"
+	"holdco/service/analytics"
 	"holdco/service/companies"
 	"holdco/service/documents"
 	"holdco/service/files"
+	"holdco/service/growth"
 	"holdco/service/mail"
 	"holdco/service/prospects"
 	"holdco/service/sales"
@@ -44,6 +46,8 @@ type Services struct {
 	Sales     *sales.Service
 	Companies *companies.Service
 	Prospects *prospects.Service
+	// Growth is domains and ads.
+	Growth *growth.Service
 	// Research and Images are providers; nil answers not_configured.
 	Research Research
 	Images   Images
@@ -53,6 +57,8 @@ type Services struct {
 	// Database is the companies' own databases (worker role); nil answers
 	// not_configured.
 	Database Database
+	// Analytics is the companies' web analytics.
+	Analytics *analytics.Service
 }
 
 // New builds the catalog of the agents' tools over svc.
@@ -67,7 +73,9 @@ func New(svc Services) *Catalog {
 	registerSales(c, svc.Sales)
 	registerActivity(c, svc.Companies)
 	registerProspects(c, svc.Prospects)
+	registerGrowth(c, svc.Growth)
 	registerResearch(c, svc.Research, svc.Images, svc.Files)
+	registerAnalytics(c, svc.Analytics)
 	authorize := func(ctx context.Context, companyID string) error {
 		_, err := svc.Companies.GetCompany(ctx, companyID)
 		return err

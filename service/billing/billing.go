@@ -26,6 +26,9 @@ type Service struct {
 	payments Payments
 	// autoTopUp is nudged after a spend under the threshold (nil: none).
 	autoTopUp AutoTopUpTrigger
+	// grantHook and domainPaidHook are the growth use cases' (nil: none).
+	grantHook      GrantHook
+	domainPaidHook DomainPaidHook
 }
 
 // New builds the billing use cases on core. payments nil: payments are not

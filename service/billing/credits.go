@@ -64,6 +64,11 @@ func (s *Service) SpendOnce(ctx context.Context, scope store.ConglomerateScope, 
 // chargeNamespace derives ledger entry ids from charge keys.
 var chargeNamespace = uuid.MustParse("0c2c3f4e-7d7b-4c55-9a43-6f1f3b7f2a10")
 
+// chargeID is the ledger entry id of a keyed charge or grant.
+func chargeID(conglomerateID, key string) string {
+	return uuid.NewSHA1(chargeNamespace, []byte(conglomerateID+"\x00"+key)).String()
+}
+
 func (s *Service) spend(ctx context.Context, scope store.ConglomerateScope, u Usage) (CreditState, bool, error) {
 	conglomerateID := scope.ID()
 	if !u.Type.Spends() || u.Credits <= 0 {
@@ -75,7 +80,7 @@ func (s *Service) spend(ctx context.Context, scope store.ConglomerateScope, u Us
 	}
 	e := models.CreditLedgerEntry{ConglomerateID: conglomerateID, Type: u.Type, Amount: -u.Credits, CreatedAt: s.now()}
 	if u.Key != "" {
-		e.ID = uuid.NewSHA1(chargeNamespace, []byte(conglomerateID+"\x00"+u.Key)).String()
+		e.ID = chargeID(conglomerateID, u.Key)
 	}
 	if u.CompanyID != "" {
 		e.CompanyID = &u.CompanyID
@@ -115,6 +120,9 @@ func (s *Service) GrantCredits(ctx context.Context, scope store.ConglomerateScop
 	if errors.Is(err, models.ErrDuplicate) { // a paid grant's reference is used once
 		return CreditState{Balance: out.Balance}, models.Errorf(models.CodeConflict, "Credits for %q were granted already.", reference).With("reason", "already_granted")
 	}
+	if err == nil && credits > 0 {
+		s.afterGrant(ctx, scope)
+	}
 	return CreditState{Balance: out.Balance, SpentToday: out.SpentToday}, err
 }
 
@@ -122,7 +130,14 @@ func (s *Service) GrantCredits(ctx context.Context, scope store.ConglomerateScop
 // already had them; exactly once even under concurrent calls (a unique
 // index decides, not a check before the insert).
 func (s *Service) GrantWelcomeCredits(ctx context.Context, scope store.ConglomerateScope) (bool, error) {
-	_, err := s.store.ApplyCreditEntry(ctx, scope, models.CreditLedgerEntry{Type: models.EntryGrantWelcome,
+	return s.GrantWelcomeCreditsIn(ctx, s.store, scope)
+}
+
+// GrantWelcomeCreditsIn is GrantWelcomeCredits on the caller's transaction
+// (tx from store.InTx), so a business start commits the company and the
+// grant together, or neither.
+func (s *Service) GrantWelcomeCreditsIn(ctx context.Context, tx *store.Store, scope store.ConglomerateScope) (bool, error) {
+	_, err := tx.ApplyCreditEntry(ctx, scope, models.CreditLedgerEntry{Type: models.EntryGrantWelcome,
 		Amount: WelcomeCredits, Reference: "welcome credits", CreatedAt: s.now()}, nil, dayStart(s.now()))
 	if errors.Is(err, models.ErrDuplicate) {
 		return false, nil

@@ -57,12 +57,22 @@ func (s *Service) applyPaymentEvent(ctx context.Context, ev models.PaymentEvent)
 			return nil
 		}
 		// The payment provider acts for no user: the system scope.
-		_, err := s.store.ApplyCreditEntry(ctx, s.store.SystemConglomerateScope(congID), models.CreditLedgerEntry{Type: ev.EntryType, Amount: ev.Credits,
+		scope := s.store.SystemConglomerateScope(congID)
+		_, err := s.store.ApplyCreditEntry(ctx, scope, models.CreditLedgerEntry{Type: ev.EntryType, Amount: ev.Credits,
 			Reference: ev.Reference, CreatedAt: s.now()}, nil, dayStart(s.now()))
 		if errors.Is(err, models.ErrDuplicate) {
 			return nil // credited by an earlier event of the same payment
 		}
+		if err == nil {
+			s.afterGrant(ctx, scope)
+		}
 		return err
+	case models.EventDomainPaid:
+		if congID == "" {
+			log.WarnContext(ctx, "domain payment for no known account: ignored")
+			return nil
+		}
+		return s.domainPaid(ctx, s.store.SystemConglomerateScope(congID), ev.PurchaseID, ev.Reference)
 	case models.EventSubscription:
 		if congID == "" {
 			log.WarnContext(ctx, "subscription event for no known account: ignored")

@@ -35,6 +35,7 @@ type Service struct {
 	temporal    client.Client
 	outbox      *ProvisioningOutbox
 	schedules   AgentSchedules
+	analytics   AnalyticsHeadline
 }
 
 // PaymentObjects deactivates a company's live-mode payment objects before
@@ -58,6 +59,9 @@ type Options struct {
 	// Schedules pauses, resumes and deletes the company's scheduled agent
 	// runs with its status; nil when there are none.
 	Schedules AgentSchedules
+	// Analytics reads the dashboard's analytics headline; nil leaves the
+	// section empty.
+	Analytics AnalyticsHeadline
 }
 
 // AgentSchedules are the companies' schedules of agent runs
@@ -79,7 +83,7 @@ type CompanyProducts interface {
 func New(core *service.Core, bill *billing.Service, opts Options) *Service {
 	s := &Service{core: core, store: core.Store(), logger: core.Logger(), now: core.Clock(), seal: core.Sealer(),
 		companyKeys: core.CompanyKeys(), billing: bill, payments: opts.Payments, temporal: opts.Temporal, products: opts.Products,
-		schedules: opts.Schedules}
+		schedules: opts.Schedules, analytics: opts.Analytics}
 	s.outbox = &ProvisioningOutbox{Store: s.store, Temporal: opts.Temporal, Logger: s.logger}
 	return s
 }

@@ -6,8 +6,15 @@ import (
 	"time"
 
 	"holdco/models"
+	"holdco/service/analytics"
 	"holdco/store"
 )
+
+// AnalyticsHeadline reads the analytics headline of an authorized company
+// (service/analytics).
+type AnalyticsHeadline interface {
+	Headline(ctx context.Context, sc store.CompanyScope) (analytics.Headline, error)
+}
 
 // The dashboard's lists are bounded: the newest events and the most
 // recently updated documents (with the total), the rest paged elsewhere.
@@ -37,6 +44,13 @@ type Dashboard struct {
 	OpenTasks      []models.Task
 	// LastTurn is the company's newest agent turn; nil before its first.
 	LastTurn *models.Turn
+	// Analytics is the headline of the analytics summary (default range);
+	// nil when the process has no analytics.
+	Analytics *analytics.Headline
+	// Domain is the company's attached domain and Ads its ad campaign
+	// (nil: none).
+	Domain *models.DomainPurchase
+	Ads    *models.AdCampaign
 }
 
 // Dashboard reads the company page in one go.
@@ -84,6 +98,16 @@ func (s *Service) Dashboard(ctx context.Context, companyID string) (Dashboard, e
 	case err == nil:
 		d.LastTurn = &t
 	case !errors.Is(err, models.ErrNotFound):
+		return Dashboard{}, err
+	}
+	if s.analytics != nil {
+		h, err := s.analytics.Headline(ctx, c.Scope)
+		if err != nil {
+			return Dashboard{}, err
+		}
+		d.Analytics = &h
+	}
+	if d.Domain, d.Ads, err = s.store.CompanyGrowth(ctx, c.Scope); err != nil {
 		return Dashboard{}, err
 	}
 	return d, nil

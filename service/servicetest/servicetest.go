@@ -15,14 +15,19 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"holdco/providers/ads"
 	"holdco/providers/blob/local"
 	"holdco/providers/email"
+	"holdco/providers/registrar"
 	"holdco/service"
 	"holdco/service/agenttools"
+	"holdco/service/analytics"
 	"holdco/service/billing"
 	"holdco/service/companies"
 	"holdco/service/documents"
 	"holdco/service/files"
+	"holdco/service/founding"
+	"holdco/service/growth"
 	"holdco/service/identity"
 	"holdco/service/mail"
 	"holdco/service/oauth"
@@ -77,6 +82,12 @@ type Services struct {
 	Tools *agenttools.Catalog
 	// OAuth is the authorization server's use cases.
 	OAuth *oauth.Service
+	// Founding is the founding interview and create_business.
+	Founding *founding.Service
+	// Analytics is the companies' web analytics.
+	Analytics *analytics.Service
+	// Growth is domains and ads.
+	Growth *growth.Service
 }
 
 // The domains' use cases, named apart so that Services can embed them all.
@@ -143,10 +154,21 @@ func (e *Env) NewServices(t testing.TB, opts usecases.Options) Services {
 	if opts.MailBodies == nil && e.Mailbox != nil {
 		opts.MailBodies = e.Mailbox
 	}
+	if opts.Registrar == nil {
+		reg, err := registrar.NewLocal(t.TempDir(), 0, e.Clock.Now)
+		require.NoError(t, err)
+		opts.Registrar = reg
+	}
+	if opts.Ads == nil {
+		sim, err := ads.NewSimulator(t.TempDir(), e.Clock.Now)
+		require.NoError(t, err)
+		opts.Ads = sim
+	}
 	s, err := usecases.New(context.Background(), Config, e.Store, e.IdP, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
 	return Services{IdentityUseCases: s.Identity, BillingUseCases: s.Billing, CompaniesUseCases: s.Companies,
-		Documents: s.Documents, Files: s.Files, Mail: s.Mail, SalesUseCases: s.Sales, Tasks: s.Tasks, Turns: s.Turns, Prospects: s.Prospects, Tools: s.Tools, Traces: s.Traces, TraceWriter: s.TraceWriter, OAuth: s.OAuth}
+		Documents: s.Documents, Files: s.Files, Mail: s.Mail, SalesUseCases: s.Sales, Tasks: s.Tasks, Turns: s.Turns, Prospects: s.Prospects, Tools: s.Tools, Traces: s.Traces, TraceWriter: s.TraceWriter, OAuth: s.OAuth,
+		Founding: s.Founding, Analytics: s.Analytics, Growth: s.Growth}
 }
 
 // Replica is a second set of use cases on the same database (another

@@ -13,10 +13,13 @@ import (
 
 	"holdco/service"
 	"holdco/service/agenttools"
+	"holdco/service/analytics"
 	"holdco/service/billing"
 	"holdco/service/companies"
 	"holdco/service/documents"
 	"holdco/service/files"
+	"holdco/service/founding"
+	"holdco/service/growth"
 	"holdco/service/identity"
 	"holdco/service/mail"
 	"holdco/service/oauth"
@@ -50,12 +53,19 @@ type Services struct {
 	TraceWriter *traces.Writer
 	// Prospects are the companies' leads.
 	Prospects *prospects.Service
+	// Analytics is the companies' web analytics (capture, loader, reports).
+	Analytics *analytics.Service
 	// Tools is the agents' tool catalog over the domains above (the turn
 	// workflow and the connector call it).
 	Tools *agenttools.Catalog
 	// OAuth is the authorization server (oauth/) and the connector's token
 	// introspection.
 	OAuth *oauth.Service
+	// Founding is the founding interview, create_business and the first
+	// pass (docs/founding.md).
+	Founding *founding.Service
+	// Growth is domains and ads.
+	Growth *growth.Service
 }
 
 // Options are optional dependencies (tests inject a clock).
@@ -96,6 +106,16 @@ type Options struct {
 	// OAuth is the authorization server's settings (issuer, connector URL,
 	// pre-registered clients).
 	OAuth oauth.Config
+	// FoundingLimits are the founding gates' numbers (zero values: the
+	// defaults).
+	FoundingLimits founding.Limits
+	// Analytics sizes the capture queue and its writer's batches.
+	Analytics analytics.Options
+	// Registrar and Ads are the growth providers (nil: domain search and
+	// ads answer upstream_unavailable); TLDs the suggestion grid's.
+	Registrar growth.Registrar
+	Ads       growth.Ads
+	TLDs      []string
 }
 
 // New builds the core (reading or creating the instance signing key) and
@@ -117,8 +137,10 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	}
 	s.Identity = identity.New(core, idp, s.Billing)
 	s.Sales = sales.New(core, s.Billing, opts.Sales)
+	s.Analytics = analytics.New(core, opts.Analytics)
 	s.Schedules = &turns.Schedules{Temporal: opts.Temporal, Every: opts.AgentRunEvery}
-	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal, Products: s.Sales, Schedules: s.Schedules})
+	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal, Products: s.Sales, Schedules: s.Schedules,
+		Analytics: s.Analytics})
 	s.Mail = mail.New(core, opts.Mail, opts.MailSender, opts.MailBodies)
 	s.Documents = documents.New(core)
 	s.Files = files.New(core, opts.Blobs, opts.FileLimits)
@@ -127,9 +149,11 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Traces = traces.New(opts.Blobs)
 	s.TraceWriter = traces.NewWriter(opts.Blobs)
 	s.Prospects = prospects.New(core)
+	s.Growth = growth.New(core, s.Billing, growth.Options{Registrar: opts.Registrar, Ads: opts.Ads, Temporal: opts.Temporal, TLDs: opts.TLDs})
+	s.Founding = founding.New(core, s.Billing, s.Companies, s.Turns, founding.Options{Temporal: opts.Temporal, Limits: opts.FoundingLimits})
 	s.Tools = agenttools.New(agenttools.Services{Documents: s.Documents, Tasks: s.Tasks, Files: s.Files, Mail: s.Mail,
 		Sales: s.Sales, Companies: s.Companies, Prospects: s.Prospects, Repository: opts.Repository,
-		Database: opts.Database})
+		Database: opts.Database, Analytics: s.Analytics, Growth: s.Growth})
 	if s.OAuth, err = oauth.New(core, s.Identity, opts.OAuth); err != nil {
 		return nil, err
 	}

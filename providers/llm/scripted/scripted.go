@@ -27,6 +27,11 @@
 //     "I asked: …", and "The tool X failed: …" for a result marked as an
 //     error), or, when no tool was called, "I read your message: <subject>.".
 //
+// A message starting with "First pass:" (a connector business's first
+// turn) makes step 1b write the document founding_plan instead of notes.
+// A request that offers propose_company is the founding interview instead
+// (interview.go, docs/llm.md).
+//
 // <subject> is the message's first line cut to 60 characters. Tool-calling
 // answers start with one short sentence of text ("I'll write down notes
 // first." / "Next, I'll create a task." / "I need an answer from you.") and
@@ -206,9 +211,17 @@ func (m *Model) answer(req models.ModelRequest) models.ModelResponse {
 	}
 	var resp models.ModelResponse
 	switch {
+	case t.offered[ToolProposeCompany]:
+		resp = interview(req)
 	case t.lastIsText && asksAQuestion(t.message) && t.offered[ToolAskQuestion]:
 		resp = call("I need an answer from you.", ToolAskQuestion, AskQuestionInput{
 			Question: fmt.Sprintf("Before I start: what matters most to you about %q?", subject),
+		})
+	case t.message != "" && t.offered[ToolWriteDocument] && !t.done(ToolWriteDocument) && !t.done(ToolAskQuestion) && isFirstPass(t.message):
+		resp = call("I'll write the founding plan first.", ToolWriteDocument, WriteDocumentInput{
+			DocumentType: "founding_plan",
+			Title:        "Founding plan",
+			Content:      "# Founding plan\n\nWhat was asked:\n\n" + t.message + "\n",
 		})
 	case t.message != "" && t.offered[ToolWriteDocument] && !t.done(ToolWriteDocument) && !t.done(ToolAskQuestion):
 		resp = call("I'll write down notes first.", ToolWriteDocument, WriteDocumentInput{
@@ -275,6 +288,10 @@ func (t turn) summary(subject string) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// isFirstPass: the message is a connector business's first pass, which
+// asks for the founding plan.
+func isFirstPass(message string) bool { return strings.HasPrefix(message, "First pass:") }
 
 func asksAQuestion(message string) bool {
 	m := strings.TrimSpace(message)

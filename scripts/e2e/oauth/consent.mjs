@@ -13,7 +13,9 @@ const resource = process.env.RESOURCE
 // The assistant's loopback redirect: records what comes back.
 const received = []
 const server = http.createServer((req, res) => {
-  received.push(new URL(req.url, 'http://127.0.0.1'))
+  // Only the redirect path counts: the browser also asks for /favicon.ico.
+  const u = new URL(req.url, 'http://127.0.0.1')
+  if (u.pathname === '/cb') received.push(u)
   res.writeHead(200, { 'content-type': 'text/html' }).end('<p id="done">back at the assistant</p>')
 })
 await new Promise(r => server.listen(0, '127.0.0.1', r))

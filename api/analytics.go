@@ -1,0 +1,405 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/gin-gonic/gin"
+
+	"holdco/models"
+	"holdco/service/analytics"
+)
+
+// AnalyticsMetric is a figure of the period, the one of the period
+// before and the change.
+type AnalyticsMetric struct {
+	Value    float64  `json:"value"`
+	Previous float64  `json:"previous" doc:"The same figure over the period of equal length just before."`
+	Change   *float64 `json:"change" doc:"Relative change in percent; null when the previous period's figure is 0."`
+}
+
+// AnalyticsPage is a path with its page views.
+type AnalyticsPage struct {
+	Path      string          `json:"path"`
+	Pageviews AnalyticsMetric `json:"pageviews"`
+}
+
+// AnalyticsReferrer is a referring host with the page views it brought.
+type AnalyticsReferrer struct {
+	Referrer  *string         `json:"referrer" doc:"The referring host (without www.); null for direct visits (no referrer)."`
+	Pageviews AnalyticsMetric `json:"pageviews"`
+}
+
+// AnalyticsPoint is one step of the trend.
+type AnalyticsPoint struct {
+	Start     time.Time `json:"start" doc:"Start of the hour or day (UTC)."`
+	Visitors  int64     `json:"visitors" doc:"Distinct visitors in the hour or day."`
+	Pageviews int64     `json:"pageviews"`
+}
+
+// AnalyticsTrend is the series of the summary's period.
+type AnalyticsTrend struct {
+	Step   string           `json:"step" enum:"hour,day" doc:"hour for 1d (24 points), day otherwise (one point per day)."`
+	Points []AnalyticsPoint `json:"points"`
+}
+
+// AnalyticsSummary is a company's web analytics over a range.
+type AnalyticsSummary struct {
+	Key                string              `json:"key" doc:"The company's public analytics key: the loader's c, and api_key/token for PostHog clients (api_host <public URL>/analytics)."`
+	LoaderURL          string              `json:"loader_url" format:"uri" doc:"The loader script for the site's <script src>."`
+	Range              string              `json:"range" enum:"1d,7d,30d,90d"`
+	From               string              `json:"from" format:"date" doc:"First UTC day of the period."`
+	To                 string              `json:"to" format:"date" doc:"Last UTC day of the period (today)."`
+	Visitors           AnalyticsMetric     `json:"visitors" doc:"Distinct visitors (anonymous ids) in the period."`
+	Pageviews          AnalyticsMetric     `json:"pageviews"`
+	Sessions           AnalyticsMetric     `json:"sessions" doc:"A session ends after 30 minutes without an event, and at midnight UTC."`
+	BounceRate         AnalyticsMetric     `json:"bounce_rate" doc:"Percent of sessions with exactly one page view."`
+	AvgSessionDuration AnalyticsMetric     `json:"avg_session_duration" doc:"Mean time from a session's first to its last event, in seconds."`
+	TopPages           []AnalyticsPage     `json:"top_pages" doc:"Up to 10 paths with the most page views."`
+	TopReferrers       []AnalyticsReferrer `json:"top_referrers" doc:"Up to 10 referrers with the most page views (navigation within the site is not a referrer)."`
+	Trend              AnalyticsTrend      `json:"trend"`
+}
+
+// AnalyticsCountry is a country's visitors and page views.
+type AnalyticsCountry struct {
+	Country   *string `json:"country" doc:"ISO 3166-1 alpha-2 code; null when the visitor's address has no known country."`
+	Visitors  int64   `json:"visitors"`
+	Pageviews int64   `json:"pageviews"`
+}
+
+// AnalyticsCountries is a company's visitors and page views per country.
+type AnalyticsCountries struct {
+	Range     string             `json:"range" enum:"1d,7d,30d,90d"`
+	From      string             `json:"from" format:"date"`
+	To        string             `json:"to" format:"date"`
+	Countries []AnalyticsCountry `json:"countries" doc:"Most visitors first; a visitor's day counts in the country of its first event."`
+}
+
+type analyticsHandlers struct {
+	svc     *analytics.Service
+	trusted []netip.Prefix // proxies allowed to name the client in X-Forwarded-For
+	logger  *slog.Logger
+}
+
+const capturePaths = "/analytics/e/ and /analytics/batch/"
+
+func registerAnalyticsRoutes(api huma.API, engine *gin.Engine, h *analyticsHandlers) {
+	tags := []string{"analytics"}
+	huma.Register(api, huma.Operation{OperationID: "get-analytics-summary", Method: http.MethodGet, Path: "/companies/{company_id}/analytics/summary",
+		Tags: tags, Summary: "The company's analytics over a range", Security: bearerSecurity,
+		Description: "Visitors, page views, sessions, bounce rate and mean session duration, each with the change against the period before; " +
+			"top pages and referrers; a trend (hourly for 1d, daily otherwise). Ranges are whole UTC days ending today (1d is today so far). " +
+			"A range other than 1d, 7d, 30d or 90d answers 400 `bad_request`. Read from rollups, not raw events.",
+		Responses: map[string]*huma.Response{"400": {Description: "range is not one of 1d, 7d, 30d, 90d"}}}, h.summary)
+	huma.Register(api, huma.Operation{OperationID: "get-analytics-countries", Method: http.MethodGet, Path: "/companies/{company_id}/analytics/countries",
+		Tags: tags, Summary: "The company's visitors and page views per country", Security: bearerSecurity,
+		Description: "Countries come from the visitor's address (never stored) through an embedded offline database. Same ranges as the summary.",
+		Responses:   map[string]*huma.Response{"400": {Description: "range is not one of 1d, 7d, 30d, 90d"}}}, h.countries)
+	huma.Register(api, huma.Operation{OperationID: "get-analytics-loader", Method: http.MethodGet, Path: "/analytics/v1.js",
+		Tags: tags, Summary: "A company's analytics loader script",
+		Description: "The script a site includes to record page views (referrer, UTM parameters, screen size, a first-party anonymous id) " +
+			"to " + capturePaths + "; it records nothing under Do-Not-Track or Global Privacy Control. An unknown key answers a valid script " +
+			"that records nothing. Cacheable: ETag (If-None-Match answers 304) and Cache-Control.",
+		Responses: loaderResponses()}, h.loader)
+	huma.Register(api, huma.Operation{OperationID: "get-beacon-snippet", Method: http.MethodGet, Path: "/beacon/snippet.js",
+		Tags: tags, Summary: "The analytics loader of the company with this handle",
+		Description: "The same script as /analytics/v1.js for the company whose handle is `s`; an unknown handle answers the script that records nothing.",
+		Responses:   loaderResponses()}, h.snippet)
+
+	// Capture is served by gin handlers: PostHog clients send gzip, form
+	// and base64 bodies huma would refuse, and it must stay cheap per
+	// request. The operations are documented in the OpenAPI document.
+	for _, p := range []struct{ id, path, what string }{{"capture-event", "/analytics/e/", "one event (or any body /batch/ takes)"},
+		{"capture-batch", "/analytics/batch/", "a batch: {api_key, batch: [events]} or an array of events"}} {
+		documentCapture(api.OpenAPI(), tags, p.id, p.path, p.what)
+		engine.POST(p.path, h.capture)
+		engine.OPTIONS(p.path, h.preflight)
+	}
+}
+
+func loaderResponses() map[string]*huma.Response {
+	return map[string]*huma.Response{"304": {Description: "Not modified (If-None-Match matched the ETag)"}}
+}
+
+type analyticsRangeInput struct {
+	CompanyID string `path:"company_id" format:"uuid"`
+	Range     string `query:"range" doc:"1d, 7d, 30d or 90d (default 30d); anything else answers 400."`
+}
+
+type analyticsSummaryOutput struct{ Body AnalyticsSummary }
+
+func metricOf(m analytics.Metric) AnalyticsMetric {
+	return AnalyticsMetric{Value: m.Value, Previous: m.Previous, Change: m.Change}
+}
+
+func (h *analyticsHandlers) summary(ctx context.Context, in *analyticsRangeInput) (*analyticsSummaryOutput, error) {
+	s, err := h.svc.Summary(ctx, in.CompanyID, in.Range)
+	if err != nil {
+		return nil, err
+	}
+	out := AnalyticsSummary{Key: s.Key, LoaderURL: s.LoaderURL, Range: s.Range, From: s.From.Format(time.DateOnly), To: s.To.Format(time.DateOnly),
+		Visitors: metricOf(s.Visitors), Pageviews: metricOf(s.Pageviews), Sessions: metricOf(s.Sessions), BounceRate: metricOf(s.BounceRate),
+		AvgSessionDuration: metricOf(s.AvgSessionSecs), TopPages: make([]AnalyticsPage, len(s.TopPages)),
+		TopReferrers: make([]AnalyticsReferrer, len(s.TopReferrers)),
+		Trend:        AnalyticsTrend{Step: s.TrendStep, Points: make([]AnalyticsPoint, len(s.Trend))}}
+	for i, p := range s.TopPages {
+		out.TopPages[i] = AnalyticsPage{Path: p.Name, Pageviews: metricOf(p.Pageviews)}
+	}
+	for i, r := range s.TopReferrers {
+		out.TopReferrers[i] = AnalyticsReferrer{Referrer: nonEmpty(r.Name), Pageviews: metricOf(r.Pageviews)}
+	}
+	for i, p := range s.Trend {
+		out.Trend.Points[i] = AnalyticsPoint{Start: p.Start, Visitors: p.Visitors, Pageviews: p.Pageviews}
+	}
+	return &analyticsSummaryOutput{Body: out}, nil
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+type analyticsCountriesOutput struct{ Body AnalyticsCountries }
+
+func (h *analyticsHandlers) countries(ctx context.Context, in *analyticsRangeInput) (*analyticsCountriesOutput, error) {
+	c, err := h.svc.Countries(ctx, in.CompanyID, in.Range)
+	if err != nil {
+		return nil, err
+	}
+	out := AnalyticsCountries{Range: c.Range, From: c.From.Format(time.DateOnly), To: c.To.Format(time.DateOnly),
+		Countries: make([]AnalyticsCountry, len(c.Countries))}
+	for i, x := range c.Countries {
+		out.Countries[i] = AnalyticsCountry{Country: nonEmpty(x.Country), Visitors: x.Visitors, Pageviews: x.Pageviews}
+	}
+	return &analyticsCountriesOutput{Body: out}, nil
+}
+
+type loaderInput struct {
+	Key         string `query:"c" required:"true" minLength:"8" maxLength:"64" doc:"The company's public analytics key."`
+	IfNoneMatch string `header:"If-None-Match"`
+}
+
+type snippetInput struct {
+	Handle      string `query:"s" required:"true" minLength:"1" maxLength:"64" doc:"The company's handle."`
+	IfNoneMatch string `header:"If-None-Match"`
+}
+
+type scriptOutput struct {
+	Status       int
+	ContentType  string `header:"Content-Type"`
+	ETag         string `header:"ETag"`
+	CacheControl string `header:"Cache-Control"`
+	NoSniff      string `header:"X-Content-Type-Options"`
+	CORP         string `header:"Cross-Origin-Resource-Policy"`
+	Body         []byte
+}
+
+func scriptOut(s analytics.Script, ifNoneMatch string, err error) (*scriptOutput, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := &scriptOutput{Status: http.StatusOK, ContentType: "text/javascript; charset=utf-8", ETag: s.ETag,
+		CacheControl: "public, max-age=" + strconv.Itoa(analytics.LoaderMaxAge), NoSniff: "nosniff", CORP: "cross-origin", Body: s.Body}
+	for _, tag := range strings.Split(ifNoneMatch, ",") {
+		if t := strings.TrimPrefix(strings.TrimSpace(tag), "W/"); t == s.ETag || t == "*" {
+			out.Status, out.Body = http.StatusNotModified, nil
+		}
+	}
+	return out, nil
+}
+
+func (h *analyticsHandlers) loader(ctx context.Context, in *loaderInput) (*scriptOutput, error) {
+	s, err := h.svc.Loader(ctx, in.Key)
+	return scriptOut(s, in.IfNoneMatch, err)
+}
+
+func (h *analyticsHandlers) snippet(ctx context.Context, in *snippetInput) (*scriptOutput, error) {
+	s, err := h.svc.LoaderByHandle(ctx, in.Handle)
+	return scriptOut(s, in.IfNoneMatch, err)
+}
+
+// allowCORS opens the capture paths to every site: the loader and
+// PostHog clients post from the companies' own origins.
+func allowCORS(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	if o := r.Header.Get("Origin"); o != "" {
+		hd.Set("Access-Control-Allow-Origin", o)
+		hd.Set("Access-Control-Allow-Credentials", "true")
+		hd.Add("Vary", "Origin")
+	} else {
+		hd.Set("Access-Control-Allow-Origin", "*")
+	}
+}
+
+func (h *analyticsHandlers) preflight(c *gin.Context) {
+	allowCORS(c.Writer, c.Request)
+	hd := c.Writer.Header()
+	hd.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+	if req := c.GetHeader("Access-Control-Request-Headers"); req != "" {
+		hd.Set("Access-Control-Allow-Headers", req)
+	} else {
+		hd.Set("Access-Control-Allow-Headers", "Content-Type")
+	}
+	hd.Set("Access-Control-Max-Age", "86400")
+	c.Status(http.StatusNoContent)
+}
+
+// captureRetryAfter is the Retry-After of a 503 when the queue is full.
+const captureRetryAfter = "1"
+
+func (h *analyticsHandlers) capture(c *gin.Context) {
+	w, r := c.Writer, c.Request
+	allowCORS(w, r)
+	// The edge rule of every input (inputs.go) holds here too: this route
+	// is not a huma operation, so it checks its query itself.
+	for name, vs := range r.URL.Query() {
+		for _, v := range vs {
+			if typ, msg := textFailure(v, ruleSingleLine); typ != "" {
+				writeValidation(w, []any{"query", name}, msg, typ)
+				return
+			}
+		}
+	}
+	if r.ContentLength > analytics.MaxBodyBytes {
+		writeError(w, models.CodeTooLarge, "A capture body may have at most 1 MB.")
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, analytics.MaxBodyBytes))
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			writeError(w, models.CodeTooLarge, "A capture body may have at most 1 MB.")
+			return
+		}
+		writeError(w, models.CodeBadRequest, "The capture body could not be read.")
+		return
+	}
+	_, err = h.svc.Capture(r.Context(), analytics.CaptureInput{Body: body, ContentType: r.Header.Get("Content-Type"),
+		ContentEncoding: r.Header.Get("Content-Encoding"), Compression: r.URL.Query().Get("compression"),
+		ClientIP: clientIP(r, h.trusted), DoNotTrack: r.Header.Get("DNT") == "1" || r.Header.Get("Sec-GPC") == "1"})
+	switch {
+	case err == nil:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte(`{"status":1}`))
+	case models.IsCode(err, models.CodeTooLarge):
+		writeError(w, models.CodeTooLarge, "The capture body inflates beyond 8 MB.")
+	default:
+		// A full queue, a stopping process or an unreachable database:
+		// the client keeps its events and retries.
+		if !errors.Is(err, analytics.ErrQueueFull) && !errors.Is(err, analytics.ErrStopped) {
+			h.logger.WarnContext(r.Context(), "analytics capture failed", "error", err)
+		}
+		w.Header().Set("Retry-After", captureRetryAfter)
+		body, _ := json.Marshal(&models.ErrorBody{Status: http.StatusServiceUnavailable, Code: string(models.CodeUpstreamUnavailable),
+			Detail: "Capture is busy; retry shortly."})
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write(body)
+	}
+}
+
+// clientIP is the address of the client: the peer's, or, when the peer is
+// a trusted proxy, the nearest address in X-Forwarded-For that is not one.
+func clientIP(r *http.Request, trusted []netip.Prefix) netip.Addr {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	peer, err := netip.ParseAddr(host)
+	if err != nil {
+		return netip.Addr{}
+	}
+	peer = peer.Unmap()
+	isTrusted := func(a netip.Addr) bool {
+		for _, p := range trusted {
+			if p.Contains(a) {
+				return true
+			}
+		}
+		return false
+	}
+	if !isTrusted(peer) {
+		return peer
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			return peer // a hop we cannot read: trust nothing beyond it
+		}
+		a = a.Unmap()
+		if !isTrusted(a) {
+			return a
+		}
+		peer = a
+	}
+	return peer
+}
+
+// documentCapture adds a capture operation to the OpenAPI document (its
+// handler is a gin route).
+func documentCapture(oapi *huma.OpenAPI, tags []string, id, path, what string) {
+	errorRef := &huma.MediaType{Schema: oapi.Components.Schemas.Schema(reflect.TypeFor[models.ErrorBody](), true, "ErrorBody")}
+	errResp := func(desc string) *huma.Response {
+		return &huma.Response{Description: desc, Content: map[string]*huma.MediaType{"application/json": errorRef}}
+	}
+	oapi.AddOperation(&huma.Operation{
+		OperationID: id, Method: http.MethodPost, Path: path, Tags: tags,
+		Summary: "Capture analytics events (PostHog protocol)",
+		Description: "Takes " + what + " as PostHog clients send them: JSON with `api_key` or `token` (the company's public key), `event`, " +
+			"`distinct_id`, `properties`, `timestamp`; gzip bodies (`compression=gzip-js` or Content-Encoding), a form with a base64 `data` field, " +
+			"or `compression=base64`. Answers 200 once the events are queued; events with an unknown key or malformed fields are dropped " +
+			"and counted, still 200. No event is stored under `DNT: 1` or `Sec-GPC: 1`. CORS is open. The client's address gives the country " +
+			"and is not stored.",
+		RequestBody: &huma.RequestBody{Content: map[string]*huma.MediaType{
+			"application/json":                  {Schema: &huma.Schema{Type: "object"}},
+			"text/plain":                        {Schema: &huma.Schema{Type: "string"}},
+			"application/x-www-form-urlencoded": {Schema: &huma.Schema{Type: "object", Properties: map[string]*huma.Schema{"data": {Type: "string"}}}},
+		}},
+		Parameters: []*huma.Param{{Name: "compression", In: "query", Schema: &huma.Schema{Type: "string", Enum: []any{"gzip-js", "base64"}}}},
+		Responses: map[string]*huma.Response{
+			"200": {Description: "Queued (or dropped: unknown key, malformed, Do-Not-Track)", Content: map[string]*huma.MediaType{"application/json": {Schema: &huma.Schema{
+				Type: "object", Properties: map[string]*huma.Schema{"status": {Type: "integer"}}}}}},
+			"413": errResp("The body is over 1 MB (or inflates beyond 8 MB)"),
+			"503": errResp("The capture queue is full or the process is stopping; retry after Retry-After seconds"),
+		},
+	})
+}
+
+// DashboardAnalytics is the company page's analytics headline.
+type DashboardAnalytics struct {
+	Range      string          `json:"range" enum:"30d"`
+	Visitors   AnalyticsMetric `json:"visitors" doc:"Daily visitors summed over the range (a visitor of two days counts twice); the summary counts them once."`
+	Pageviews  AnalyticsMetric `json:"pageviews"`
+	Sessions   AnalyticsMetric `json:"sessions"`
+	BounceRate AnalyticsMetric `json:"bounce_rate" doc:"Percent of sessions with exactly one page view."`
+}
+
+func toDashboardAnalytics(h *analytics.Headline) *DashboardAnalytics {
+	if h == nil {
+		return nil
+	}
+	return &DashboardAnalytics{Range: h.Range, Visitors: metricOf(h.Visitors), Pageviews: metricOf(h.Pageviews), Sessions: metricOf(h.Sessions),
+		BounceRate: metricOf(h.BounceRate)}
+}
+
+func writeValidation(w http.ResponseWriter, loc []any, msg, typ string) {
+	b, _ := json.Marshal(&HTTPValidationError{Detail: []ValidationError{{Loc: loc, Msg: msg, Type: typ}}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusUnprocessableEntity)
+	_, _ = w.Write(b)
+}

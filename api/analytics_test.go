@@ -1,0 +1,160 @@
+package api_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"holdco/service/analytics"
+	"holdco/service/usecases"
+)
+
+func (w *world) analyticsKey() string {
+	w.t.Helper()
+	var key struct{ Key string }
+	sc, err := w.store.SystemCompanyScope(context.Background(), w.adaCo)
+	require.NoError(w.t, err)
+	key.Key, err = w.store.AnalyticsKey(context.Background(), sc)
+	require.NoError(w.t, err)
+	return key.Key
+}
+
+func (w *world) post(path, contentType string, body io.Reader, header http.Header) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodPost, path, body)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	rec := httptest.NewRecorder()
+	w.handler.ServeHTTP(rec, req)
+	return rec
+}
+
+func TestCaptureEndpoints(t *testing.T) {
+	w := newWorld(t)
+	key := w.analyticsKey()
+	ev := func(id, path string) map[string]any {
+		return map[string]any{"event": "$pageview", "distinct_id": id, "properties": map[string]any{"token": key, "$current_url": "https://ada.example" + path}}
+	}
+	batch, _ := json.Marshal([]any{ev("a", "/"), ev("b", "/x")})
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = zw.Write(batch)
+	require.NoError(t, zw.Close())
+	single, _ := json.Marshal(map[string]any{"api_key": key, "event": "$pageview", "distinct_id": "c", "properties": map[string]any{}})
+	wrapped, _ := json.Marshal(map[string]any{"api_key": key, "batch": []any{ev("d", "/")}})
+
+	origin := http.Header{"Origin": {"https://ada.example"}}
+	for _, c := range []struct {
+		name, path, ctype string
+		body              []byte
+	}{
+		{"json event", "/analytics/e/", "application/json", single},
+		{"json array", "/analytics/e/?ip=1&ver=1.0", "text/plain", batch},
+		{"gzip-js", "/analytics/e/?compression=gzip-js", "text/plain", gz.Bytes()},
+		{"base64 form", "/analytics/e/", "application/x-www-form-urlencoded", []byte("data=" + url.QueryEscape(base64.StdEncoding.EncodeToString(batch)))},
+		{"batch", "/analytics/batch/", "application/json", wrapped},
+		{"unknown key", "/analytics/e/", "application/json", []byte(`{"api_key":"hca_unknown0000000000000000","event":"$pageview","distinct_id":"x"}`)},
+		{"malformed json", "/analytics/batch/", "application/json", []byte(`{"batch":[`)},
+		{"empty body", "/analytics/e/", "", nil},
+		{"bad gzip", "/analytics/e/?compression=gzip-js", "text/plain", []byte("not gzip")},
+	} {
+		rec := w.post(c.path, c.ctype, bytes.NewReader(c.body), origin)
+		require.Equal(t, http.StatusOK, rec.Code, "%s: %s", c.name, rec.Body.String())
+		assert.JSONEq(t, `{"status":1}`, rec.Body.String(), c.name)
+		assert.Equal(t, "https://ada.example", rec.Header().Get("Access-Control-Allow-Origin"), c.name)
+	}
+	w.svc.Analytics.Flush(context.Background())
+	st := w.svc.Analytics.Stats()
+	assert.Equal(t, int64(8), st.Stored)
+	assert.Equal(t, int64(1), st.UnknownKey)
+	assert.Equal(t, int64(3), st.Malformed)
+
+	pre := httptest.NewRequest(http.MethodOptions, "/analytics/e/", nil)
+	pre.Header.Set("Origin", "https://ada.example")
+	pre.Header.Set("Access-Control-Request-Method", "POST")
+	pre.Header.Set("Access-Control-Request-Headers", "content-type")
+	rec := httptest.NewRecorder()
+	w.handler.ServeHTTP(rec, pre)
+	assert.Equal(t, http.StatusNoContent, rec.Code)
+	assert.Equal(t, "https://ada.example", rec.Header().Get("Access-Control-Allow-Origin"))
+	assert.Contains(t, rec.Header().Get("Access-Control-Allow-Methods"), "POST")
+	assert.Equal(t, "content-type", rec.Header().Get("Access-Control-Allow-Headers"))
+
+	var sum map[string]any
+	w.call(http.MethodGet, "/companies/"+w.adaCo+"/analytics/summary?range=1d", userA, "", http.StatusOK, &sum)
+	assert.Equal(t, float64(8), sum["pageviews"].(map[string]any)["value"])
+	assert.Equal(t, "hour", sum["trend"].(map[string]any)["step"])
+
+	// Over 1 MB: 413, with or without a Content-Length.
+	big := bytes.Repeat([]byte("x"), analytics.MaxBodyBytes+1)
+	rec = w.post("/analytics/e/", "application/json", bytes.NewReader(big), nil)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, rec.Code)
+	chunked := httptest.NewRequest(http.MethodPost, "/analytics/batch/", io.MultiReader(bytes.NewReader(big)))
+	chunked.ContentLength = -1
+	rec = httptest.NewRecorder()
+	w.handler.ServeHTTP(rec, chunked)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, rec.Code)
+	assert.Contains(t, rec.Body.String(), `"too_large"`)
+}
+
+func TestCaptureQueueFullAnswers503(t *testing.T) {
+	w := newWorldWith(t, usecases.Options{Analytics: analytics.Options{QueueEvents: 1}})
+	key := w.analyticsKey()
+	body := `{"api_key":"` + key + `","event":"$pageview","distinct_id":"q"}`
+	assert.Equal(t, http.StatusOK, w.post("/analytics/e/", "application/json", strings.NewReader(body), nil).Code)
+	rec := w.post("/analytics/e/", "application/json", strings.NewReader(body), nil)
+	require.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	assert.Equal(t, "1", rec.Header().Get("Retry-After"))
+	assert.Contains(t, rec.Body.String(), `"upstream_unavailable"`)
+	w.svc.Analytics.Flush(context.Background())
+	assert.Equal(t, http.StatusOK, w.post("/analytics/e/", "application/json", strings.NewReader(body), nil).Code)
+}
+
+func TestLoaderEndpoints(t *testing.T) {
+	w := newWorld(t)
+	key := w.analyticsKey()
+	rec := w.do(http.MethodGet, "/analytics/v1.js?c="+key, "", "")
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.Equal(t, "text/javascript; charset=utf-8", rec.Header().Get("Content-Type"))
+	assert.Contains(t, rec.Header().Get("Cache-Control"), "max-age=")
+	etag := rec.Header().Get("ETag")
+	require.NotEmpty(t, etag)
+	assert.Contains(t, rec.Body.String(), key)
+
+	again := w.doWith(http.MethodGet, "/analytics/v1.js?c="+key, "", "", http.Header{"If-None-Match": {etag}})
+	assert.Equal(t, http.StatusNotModified, again.Code)
+	assert.Empty(t, again.Body.String())
+
+	var co map[string]any
+	w.call(http.MethodGet, "/companies/"+w.adaCo, userA, "", http.StatusOK, &co)
+	snippet := w.do(http.MethodGet, "/beacon/snippet.js?s="+co["handle"].(string), "", "")
+	require.Equal(t, http.StatusOK, snippet.Code)
+	assert.Equal(t, rec.Body.String(), snippet.Body.String())
+
+	unknown := w.do(http.MethodGet, "/analytics/v1.js?c=hca_doesnotexist000000000000", "", "")
+	require.Equal(t, http.StatusOK, unknown.Code, "no enumeration of keys")
+	assert.Contains(t, unknown.Body.String(), `var key = ""`)
+
+	for _, p := range []string{"/analytics/v1.js?c=short", "/analytics/v1.js?c=" + strings.Repeat("k", 65), "/beacon/snippet.js?s=" + strings.Repeat("h", 65), "/beacon/snippet.js?s="} {
+		rec := w.do(http.MethodGet, p, "", "")
+		assert.Equal(t, http.StatusUnprocessableEntity, rec.Code, p)
+		assert.Contains(t, rec.Body.String(), `"detail"`, p)
+	}
+	bad := w.do(http.MethodGet, "/companies/"+w.adaCo+"/analytics/summary?range=365d", userA, "")
+	assert.Equal(t, http.StatusBadRequest, bad.Code)
+	assert.Contains(t, bad.Body.String(), "range must be one of 1d, 7d, 30d or 90d")
+}

@@ -1,0 +1,117 @@
+// Package analytics is a company's web analytics: the public key and the
+// loader script, the capture of PostHog-protocol events through a bounded
+// queue and a background writer (writer.go), and the reports (summary with
+// trend, countries, the dashboard's headline) read from rollups. See
+// docs/analytics.md.
+package analytics
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"holdco/models"
+	"holdco/service"
+	"holdco/store"
+)
+
+// Service is the analytics use cases.
+type Service struct {
+	core   *service.Core
+	store  *store.Store
+	logger *slog.Logger
+	now    func() time.Time
+	// keys caches key → company id ("" for an unknown key) so capture
+	// reads the database once a minute per key, not per event.
+	keys *service.Cache[string, string]
+	// handleKeys caches handle → key ("" for an unknown handle).
+	handleKeys *service.Cache[string, string]
+	queue      *Queue
+	counter    Counters
+}
+
+// Options size the capture queue (zero values: the defaults).
+type Options struct {
+	// QueueEvents is how many events may wait for the writer; beyond it
+	// capture answers 503.
+	QueueEvents int
+	// FlushEvents is the batch the writer flushes at once (it also flushes
+	// every FlushEvery).
+	FlushEvents int
+	FlushEvery  time.Duration
+}
+
+// Defaults of Options.
+const (
+	DefaultQueueEvents = 100_000
+	DefaultFlushEvents = 5_000
+	DefaultFlushEvery  = 250 * time.Millisecond
+	keyCacheTTL        = time.Minute
+	keyCacheMax        = 100_000
+)
+
+// New builds the analytics use cases on core. The writer that drains the
+// capture queue is started by the process serving capture (Writer).
+func New(core *service.Core, opts Options) *Service {
+	if opts.QueueEvents <= 0 {
+		opts.QueueEvents = DefaultQueueEvents
+	}
+	if opts.FlushEvents <= 0 {
+		opts.FlushEvents = DefaultFlushEvents
+	}
+	if opts.FlushEvery <= 0 {
+		opts.FlushEvery = DefaultFlushEvery
+	}
+	s := &Service{core: core, store: core.Store(), logger: core.Logger().With("component", "analytics"), now: core.Clock(),
+		keys: service.NewCache[string, string](keyCacheTTL, keyCacheMax, core.Clock()), handleKeys: service.NewCache[string, string](keyCacheTTL, keyCacheMax, core.Clock())}
+	s.queue = newQueue(opts)
+	return s
+}
+
+// Range is a report's period: the last N UTC days, today included
+// (1d is today so far), compared with the N days before.
+type Range struct {
+	Name string
+	Days int
+}
+
+// Ranges are the allowed report ranges.
+var Ranges = []Range{{"1d", 1}, {"7d", 7}, {"30d", 30}, {"90d", 90}}
+
+// DefaultRange is the range of a report that names none.
+const DefaultRange = "30d"
+
+// ParseRange reads a range name; "" is the default, anything but 1d, 7d,
+// 30d and 90d is bad_request (400) on range.
+func ParseRange(name string) (Range, error) {
+	if name == "" {
+		name = DefaultRange
+	}
+	for _, r := range Ranges {
+		if r.Name == name {
+			return r, nil
+		}
+	}
+	return Range{}, models.Errorf(models.CodeBadRequest, "range must be one of 1d, 7d, 30d or 90d.").WithField("range")
+}
+
+// period is a range's days as of today: [From, To] and the period before,
+// [PrevFrom, From-1].
+type period struct {
+	From, To, PrevFrom, PrevTo time.Time
+}
+
+func (r Range) period(now time.Time) period {
+	today := now.UTC().Truncate(24 * time.Hour)
+	from := today.AddDate(0, 0, -(r.Days - 1))
+	return period{From: from, To: today, PrevFrom: from.AddDate(0, 0, -r.Days), PrevTo: from.AddDate(0, 0, -1)}
+}
+
+// Key returns the company's public analytics key (the loader's `c`).
+func (s *Service) Key(ctx context.Context, companyID string) (string, error) {
+	ac, err := s.core.AuthorizeCompany(ctx, companyID, false)
+	if err != nil {
+		return "", err
+	}
+	return s.store.AnalyticsKey(ctx, ac.Scope)
+}

@@ -1,0 +1,427 @@
+package analytics
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/phuslu/iploc"
+
+	"holdco/models"
+	"holdco/service"
+)
+
+// MaxBodyBytes is the largest capture body accepted as sent (413 above);
+// MaxDecodedBytes bounds it once decompressed.
+const (
+	MaxBodyBytes    = 1 << 20
+	MaxDecodedBytes = 8 << 20
+)
+
+// Time window of an event's own timestamp: older events are dropped as
+// malformed, later ones are taken as now.
+const maxEventAge = 7 * 24 * time.Hour
+
+// CaptureInput is one capture request as PostHog clients send it.
+type CaptureInput struct {
+	Body            []byte
+	ContentType     string
+	ContentEncoding string
+	// Compression is the `compression` query parameter (gzip-js, base64;
+	// lz64 is not supported and its events are counted malformed).
+	Compression string
+	// ClientIP is the client's address, used for the country and never
+	// stored; invalid when unknown.
+	ClientIP netip.Addr
+	// DoNotTrack is the browser's Do-Not-Track or Global Privacy Control
+	// signal: nothing is stored.
+	DoNotTrack bool
+}
+
+// CaptureResult says how many events were queued.
+type CaptureResult struct{ Accepted int }
+
+// Capture reads a PostHog capture body (one event, an array of events, or
+// {api_key, batch}; JSON, gzip, or base64 in a `data` form field), drops
+// events with unknown keys or malformed fields (counted, not an error for
+// the sender) and queues the rest, all or none. It answers ErrQueueFull
+// when the writer is behind, ErrStopped after shutdown, too_large for a
+// body that inflates beyond MaxDecodedBytes.
+func (s *Service) Capture(ctx context.Context, in CaptureInput) (CaptureResult, error) {
+	raw, err := decodeBody(in)
+	if err != nil {
+		if models.IsCode(err, models.CodeTooLarge) {
+			return CaptureResult{}, err
+		}
+		s.counter.Malformed.Add(1)
+		return CaptureResult{}, nil
+	}
+	wires, top, n := splitEvents(raw)
+	s.counter.Malformed.Add(int64(n - len(wires)))
+	if in.DoNotTrack || len(wires) == 0 {
+		return CaptureResult{}, nil
+	}
+	now := s.now().UTC()
+	country := ""
+	if in.ClientIP.IsValid() {
+		country = iploc.IPCountry(in.ClientIP.Unmap())
+	}
+	events := make([]models.AnalyticsEvent, 0, len(wires))
+	for _, w := range wires {
+		key := firstNonEmpty(w.APIKey, w.Token, w.Properties.Token, top.APIKey, top.Token)
+		companyID, err := s.companyOf(ctx, key)
+		if err != nil {
+			return CaptureResult{}, err
+		}
+		if companyID == "" {
+			s.counter.UnknownKey.Add(1)
+			continue
+		}
+		e, ok := w.event(now, top.SentAt)
+		if !ok {
+			s.counter.Malformed.Add(1)
+			continue
+		}
+		e.CompanyID, e.Country = companyID, country
+		events = append(events, e)
+	}
+	if len(events) == 0 {
+		return CaptureResult{}, nil
+	}
+	if err := s.queue.push(events); err != nil {
+		if errors.Is(err, ErrQueueFull) {
+			s.counter.QueueFull.Add(int64(len(events)))
+		}
+		return CaptureResult{}, err
+	}
+	s.counter.Accepted.Add(int64(len(events)))
+	return CaptureResult{Accepted: len(events)}, nil
+}
+
+// companyOf resolves a public key to its company ("" when unknown), from
+// the cache when it can.
+func (s *Service) companyOf(ctx context.Context, key string) (string, error) {
+	if !ValidKey(key) {
+		return "", nil
+	}
+	if id, ok := s.keys.Get(key); ok {
+		return id, nil
+	}
+	id, err := s.store.AnalyticsCompanyByKey(ctx, key)
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		id = ""
+	case err != nil:
+		return "", err
+	}
+	s.keys.Set(key, id)
+	return id, nil
+}
+
+// ValidKey reports whether k has the shape of a public key: 8 to 64
+// letters, digits, '_' or '-'.
+func ValidKey(k string) bool {
+	if len(k) < models.AnalyticsKeyMinLen || len(k) > models.AnalyticsKeyMaxLen {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+var errMalformed = errors.New("malformed capture body")
+
+// decodeBody undoes the encodings PostHog clients use: gzip (the
+// gzip-js compression, Content-Encoding or the gzip magic), a form with
+// a base64 `data` field, or a base64 body.
+func decodeBody(in CaptureInput) ([]byte, error) {
+	body := in.Body
+	compression := strings.ToLower(in.Compression)
+	if strings.HasPrefix(strings.ToLower(in.ContentType), "application/x-www-form-urlencoded") || bytes.HasPrefix(body, []byte("data=")) {
+		form, err := url.ParseQuery(string(body))
+		if err != nil || form.Get("data") == "" {
+			return nil, errMalformed
+		}
+		if c := form.Get("compression"); c != "" {
+			compression = strings.ToLower(c)
+		}
+		body = []byte(form.Get("data"))
+		if compression == "" || compression == "base64" {
+			if body, err = decodeBase64(body); err != nil {
+				return nil, errMalformed
+			}
+		}
+	} else if compression == "base64" {
+		var err error
+		if body, err = decodeBase64(bytes.TrimSpace(body)); err != nil {
+			return nil, errMalformed
+		}
+	}
+	if compression == "lz64" {
+		return nil, errMalformed
+	}
+	if compression == "gzip-js" || compression == "gzip" || strings.EqualFold(in.ContentEncoding, "gzip") || bytes.HasPrefix(body, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			return nil, errMalformed
+		}
+		out, err := io.ReadAll(io.LimitReader(zr, MaxDecodedBytes+1))
+		if err != nil {
+			return nil, errMalformed
+		}
+		if len(out) > MaxDecodedBytes {
+			return nil, models.Errorf(models.CodeTooLarge, "The capture body inflates beyond %d bytes.", MaxDecodedBytes)
+		}
+		body = out
+	}
+	return body, nil
+}
+
+func decodeBase64(b []byte) ([]byte, error) {
+	s := strings.TrimRight(string(b), "=")
+	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+		if out, err := enc.DecodeString(s); err == nil {
+			return out, nil
+		}
+	}
+	return nil, errMalformed
+}
+
+// wireTop is what a batch body carries around its events.
+type wireTop struct {
+	APIKey string          `json:"api_key"`
+	Token  string          `json:"token"`
+	SentAt string          `json:"sent_at"`
+	Batch  json.RawMessage `json:"batch"`
+	Data   json.RawMessage `json:"data"`
+}
+
+// wireEvent is one PostHog event; fields holdco does not use are skipped.
+type wireEvent struct {
+	Event      string          `json:"event"`
+	DistinctID json.RawMessage `json:"distinct_id"`
+	APIKey     string          `json:"api_key"`
+	Token      string          `json:"token"`
+	Timestamp  string          `json:"timestamp"`
+	Offset     *float64        `json:"offset"`
+	Properties wireProps       `json:"properties"`
+}
+
+type wireProps struct {
+	Token         string          `json:"token"`
+	DistinctID    json.RawMessage `json:"distinct_id"`
+	CurrentURL    string          `json:"$current_url"`
+	Pathname      string          `json:"$pathname"`
+	Host          string          `json:"$host"`
+	Referrer      string          `json:"$referrer"`
+	ReferringHost string          `json:"$referring_domain"`
+	ScreenWidth   any             `json:"$screen_width"`
+	ScreenHeight  any             `json:"$screen_height"`
+	UTMSource     string          `json:"utm_source"`
+	UTMMedium     string          `json:"utm_medium"`
+	UTMCampaign   string          `json:"utm_campaign"`
+}
+
+// splitEvents finds the events of a body: an array, {batch: [...]},
+// {data: ...} or one event. It returns the events that decode, what
+// surrounds them, and how many there were in all.
+func splitEvents(raw []byte) ([]wireEvent, wireTop, int) {
+	var top wireTop
+	raw = bytes.TrimSpace(raw)
+	var items []json.RawMessage
+	switch {
+	case len(raw) > 0 && raw[0] == '[':
+		if json.Unmarshal(raw, &items) != nil {
+			return nil, top, 1
+		}
+	case len(raw) > 0 && raw[0] == '{':
+		if json.Unmarshal(raw, &top) != nil {
+			return nil, top, 1
+		}
+		switch {
+		case len(top.Batch) > 0:
+			if json.Unmarshal(top.Batch, &items) != nil {
+				return nil, top, 1
+			}
+		case len(top.Data) > 0:
+			inner := top.Data
+			var s string
+			if json.Unmarshal(inner, &s) == nil { // base64 text
+				b, err := decodeBase64([]byte(s))
+				if err != nil {
+					return nil, top, 1
+				}
+				inner = b
+			}
+			evs, innerTop, n := splitEvents(inner)
+			if top.APIKey == "" {
+				top.APIKey = innerTop.APIKey
+			}
+			return evs, top, n
+		default:
+			items = []json.RawMessage{raw}
+		}
+	default:
+		return nil, top, 1
+	}
+	out := make([]wireEvent, 0, len(items))
+	for _, it := range items {
+		var w wireEvent
+		if json.Unmarshal(it, &w) == nil {
+			out = append(out, w)
+		}
+	}
+	return out, top, len(items)
+}
+
+// event checks w and turns it into a row (without company and country).
+func (w wireEvent) event(now time.Time, sentAt string) (models.AnalyticsEvent, bool) {
+	id := distinctID(w.DistinctID)
+	if id == "" {
+		id = distinctID(w.Properties.DistinctID)
+	}
+	if !oneLine(w.Event, 200) || !oneLine(id, 200) {
+		return models.AnalyticsEvent{}, false
+	}
+	at, ok := eventTime(w, now, sentAt)
+	if !ok {
+		return models.AnalyticsEvent{}, false
+	}
+	p := w.Properties
+	e := models.AnalyticsEvent{At: at, DistinctID: id, Event: w.Event, ScreenWidth: dimension(p.ScreenWidth), ScreenHeight: dimension(p.ScreenHeight)}
+	page, _ := url.Parse(p.CurrentURL)
+	if page == nil {
+		page = &url.URL{}
+	}
+	e.Path = firstNonEmpty(p.Pathname, page.Path)
+	if e.Path == "" {
+		e.Path = "/"
+	}
+	e.Path = clip(e.Path, 500)
+	host := strings.ToLower(firstNonEmpty(page.Hostname(), p.Host))
+	e.Referrer = referrerHost(p.Referrer, p.ReferringHost, host)
+	q := page.Query()
+	e.UTMSource = clip(firstNonEmpty(p.UTMSource, q.Get("utm_source")), 200)
+	e.UTMMedium = clip(firstNonEmpty(p.UTMMedium, q.Get("utm_medium")), 200)
+	e.UTMCampaign = clip(firstNonEmpty(p.UTMCampaign, q.Get("utm_campaign")), 200)
+	for _, f := range []*string{&e.Path, &e.Referrer, &e.UTMSource, &e.UTMMedium, &e.UTMCampaign} {
+		if service.CheckText(*f, false) != nil {
+			*f = ""
+		}
+	}
+	return e, true
+}
+
+func distinctID(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
+	}
+	return ""
+}
+
+func oneLine(s string, maxLen int) bool {
+	return s != "" && utf8.RuneCountInString(s) <= maxLen && service.CheckText(s, false) == nil
+}
+
+// eventTime is when the event happened by the server's clock: the
+// client's offset (ms before sending) or its timestamp shifted by the
+// clock skew that sent_at shows; never later than now, and not older than
+// maxEventAge.
+func eventTime(w wireEvent, now time.Time, sentAt string) (time.Time, bool) {
+	at := now
+	switch {
+	case w.Offset != nil:
+		at = now.Add(-time.Duration(*w.Offset * float64(time.Millisecond)))
+	case w.Timestamp != "":
+		ts, err := time.Parse(time.RFC3339Nano, w.Timestamp)
+		if err != nil {
+			return at, false
+		}
+		if sent, err := time.Parse(time.RFC3339Nano, sentAt); err == nil && sentAt != "" {
+			ts = ts.Add(now.Sub(sent))
+		}
+		at = ts.UTC()
+	}
+	if at.After(now) {
+		at = now
+	}
+	return at, now.Sub(at) <= maxEventAge
+}
+
+func dimension(v any) int {
+	var f float64
+	switch x := v.(type) {
+	case float64:
+		f = x
+	case string:
+		f, _ = strconv.ParseFloat(x, 64)
+	}
+	if f < 0 || f > 100_000 {
+		return 0
+	}
+	return int(f)
+}
+
+// referrerHost is the external host that sent the visitor, "" for a
+// direct visit, models.ReferrerInternal for the site itself.
+func referrerHost(ref, refDomain, pageHost string) string {
+	h := ""
+	if ref != "" && ref != "$direct" {
+		if u, err := url.Parse(ref); err == nil {
+			h = u.Hostname()
+		}
+	}
+	if h == "" && refDomain != "$direct" {
+		h = refDomain
+	}
+	h = strings.TrimPrefix(strings.ToLower(h), "www.")
+	switch {
+	case h == "":
+		return ""
+	case h == strings.TrimPrefix(pageHost, "www."):
+		return models.ReferrerInternal
+	}
+	return clip(h, 253)
+}
+
+// clip cuts s to at most n bytes on a character boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

@@ -1,0 +1,255 @@
+package founding
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"holdco/models"
+	"holdco/service"
+	"holdco/store"
+	"holdco/workflows/contract"
+)
+
+// The interview's steps for the worker: each takes the conglomerate's
+// scope (the worker's) and is idempotent, so an activity retried after a
+// crash changes nothing twice.
+
+// RecordAnswer stores the founder's seq-th answer in the transcript: an
+// answer claims the interviewer's segment (segment_running), accept moves
+// to founding, withdraw rejects the interview. Already stored (a retry):
+// nothing changes.
+func (s *Service) RecordAnswer(ctx context.Context, cong store.ConglomerateScope, interviewID string, seq int, a contract.FoundingAnswer) (contract.FoundingStatus, error) {
+	f, err := s.store.UpdateFoundingInterview(ctx, cong, interviewID, func(f *models.FoundingInterview) error {
+		if founderAnswers(*f) >= seq || !f.State.Open() {
+			return nil
+		}
+		at := s.now()
+		entry := models.FoundingEntry{Role: models.RoleFounder, Kind: models.EntryAnswer, Text: a.Text, At: at}
+		switch a.Action {
+		case contract.FoundingActionAccept:
+			entry.Kind, entry.Text = models.EntryAccept, "Found it."
+			f.State, f.SegmentRunning, f.SegmentHeartbeatAt = models.FoundingFounding, true, &at
+		case contract.FoundingActionWithdraw:
+			entry.Kind, entry.Text = models.EntryWithdraw, "Withdrawn."
+			f.State, f.RejectedReason, f.EndedAt = models.FoundingRejected, "Withdrawn by the founder.", &at
+			f.SegmentRunning, f.SegmentHeartbeatAt = false, nil
+		default:
+			f.SegmentRunning, f.SegmentHeartbeatAt = true, &at
+		}
+		f.Transcript = append(f.Transcript, entry)
+		return nil
+	})
+	return statusOf(f), err
+}
+
+// HeartbeatSegment renews the interviewer's claim while it works.
+func (s *Service) HeartbeatSegment(ctx context.Context, cong store.ConglomerateScope, interviewID string) error {
+	return s.store.HeartbeatFoundingSegment(ctx, cong, interviewID, s.now())
+}
+
+// Reject ends an open interview rejected with reason (an idle interview).
+func (s *Service) Reject(ctx context.Context, cong store.ConglomerateScope, interviewID, reason string) (contract.FoundingStatus, error) {
+	f, err := s.store.UpdateFoundingInterview(ctx, cong, interviewID, func(f *models.FoundingInterview) error {
+		if !f.State.Open() {
+			return nil
+		}
+		at := s.now()
+		f.State, f.RejectedReason, f.EndedAt = models.FoundingRejected, reason, &at
+		f.SegmentRunning, f.SegmentHeartbeatAt = false, nil
+		f.Transcript = append(f.Transcript, models.FoundingEntry{Role: models.RoleInterviewer, Kind: models.EntryRejection, Text: reason, At: at})
+		return nil
+	})
+	return statusOf(f), err
+}
+
+// Found founds what an accepted interview proposed. A new company is
+// created with its provisioning intent, the welcome credits (unless the
+// account had them), its founding plan document and the interview's end,
+// all in one transaction; provisioning starts after the commit (the
+// sweeper covers a crash), and the first pass starts when provisioning is
+// ready (StartPendingFirstPass). A v3 upgrade renames the company, sets its
+// mission, replaces its founding plan and moves it to the current
+// generation. An account at its business limit, or a company archived
+// meanwhile, ends the interview rejected with the reason.
+func (s *Service) Found(ctx context.Context, cong store.ConglomerateScope, interviewID string) (contract.FoundingStatus, error) {
+	f, err := s.store.FoundingInterview(ctx, cong, interviewID)
+	if err != nil || f.State != models.FoundingFounding {
+		return statusOf(f), err
+	}
+	if f.Proposal == nil {
+		return s.Reject(ctx, cong, interviewID, "There was no proposal to found.")
+	}
+	if f.Kind == models.FoundingV3Upgrade {
+		return s.upgrade(ctx, cong, f)
+	}
+	v := service.ConglomerateView{Scope: cong}
+	if v.Conglomerate, err = s.store.GetConglomerate(ctx, cong.ID()); err != nil {
+		return contract.FoundingStatus{}, err
+	}
+	if err := s.businessLimit(ctx, v); err != nil {
+		return s.rejectRefused(ctx, cong, interviewID, err)
+	}
+	p := *f.Proposal
+	c := models.Company{Name: p.Name, Handle: p.Handle, Idea: f.Idea, Mission: p.Mission, Status: models.CompanyActive}
+	var scope store.CompanyScope
+	for attempt := 0; ; attempt++ {
+		err = s.store.InTx(ctx, func(tx *store.Store) error {
+			var err error
+			var created models.Company
+			if created, scope, err = tx.CreateCompanyToProvision(ctx, cong, c, true, nil); err != nil {
+				return err
+			}
+			c = created
+			if _, err := s.billing.GrantWelcomeCreditsIn(ctx, tx, cong); err != nil {
+				return err
+			}
+			if _, _, err := tx.PutDocument(ctx, scope, planDocument(p.FoundingPlan), models.ActivityInput{Kind: models.ActivityDocumentUpdated,
+				Actor: models.ActorSystem, Summary: "Founding plan written by the founding interview", Subject: models.DocFoundingPlan}); err != nil {
+				return err
+			}
+			_, err = tx.UpdateFoundingInterview(ctx, cong, interviewID, func(f *models.FoundingInterview) error {
+				if f.State != models.FoundingFounding {
+					return errFoundAlready
+				}
+				at := s.now()
+				f.State, f.CompanyID, f.EndedAt = models.FoundingFounded, &c.ID, &at
+				f.SegmentRunning, f.SegmentHeartbeatAt = false, nil
+				f.Transcript = append(f.Transcript, models.FoundingEntry{Role: models.RoleInterviewer, Kind: models.EntryProposal,
+					Text: "Founded " + c.Name + " (" + c.Handle + ").", At: at})
+				return nil
+			})
+			return err
+		})
+		if errors.Is(err, errFoundAlready) {
+			f, err = s.store.FoundingInterview(ctx, cong, interviewID)
+			return statusOf(f), err
+		}
+		if !errors.Is(err, models.ErrDuplicate) || attempt >= 5 {
+			break
+		}
+		// The handle was taken meanwhile: the interview's handle is a
+		// proposal, so a free one close to it is taken.
+		if c.Handle, err = s.companies.SuggestHandle(ctx, p.Handle); err != nil {
+			return contract.FoundingStatus{}, err
+		}
+		c.ID = ""
+	}
+	if err != nil {
+		return contract.FoundingStatus{}, err
+	}
+	s.startProvisioning(ctx, scope, c)
+	f, err = s.store.FoundingInterview(ctx, cong, interviewID)
+	return statusOf(f), err
+}
+
+var errFoundAlready = errors.New("founding: the interview is no longer being founded")
+
+// rejectRefused ends the interview with a service refusal's sentence.
+func (s *Service) rejectRefused(ctx context.Context, cong store.ConglomerateScope, interviewID string, refusal error) (contract.FoundingStatus, error) {
+	var de *models.Error
+	if !errors.As(refusal, &de) {
+		return contract.FoundingStatus{}, refusal
+	}
+	return s.Reject(ctx, cong, interviewID, de.Detail)
+}
+
+func planDocument(plan string) models.Document {
+	return models.Document{DocumentType: models.DocFoundingPlan, Title: "Founding plan", Content: plan,
+		Visibility: models.DocumentVisible, UpdatedBy: models.ActorSystem}
+}
+
+// upgrade applies an accepted v3 upgrade interview to its company.
+func (s *Service) upgrade(ctx context.Context, cong store.ConglomerateScope, f models.FoundingInterview) (contract.FoundingStatus, error) {
+	if f.CompanyID == nil {
+		return s.Reject(ctx, cong, f.ID, "The interview names no company to upgrade.")
+	}
+	scope, c, err := s.store.CompanyInConglomerate(ctx, cong, *f.CompanyID)
+	if errors.Is(err, models.ErrNotFound) || err == nil && c.Status == models.CompanyArchived {
+		return s.Reject(ctx, cong, f.ID, "The company no longer exists or was archived.")
+	}
+	if err != nil {
+		return contract.FoundingStatus{}, err
+	}
+	p := *f.Proposal
+	err = s.store.InTx(ctx, func(tx *store.Store) error {
+		c.Name, c.Mission = p.Name, p.Mission
+		if err := tx.UpdateCompanyFields(ctx, scope, c); err != nil {
+			return err
+		}
+		if err := tx.SetCompanyGeneration(ctx, scope, models.CurrentCompanyGeneration); err != nil {
+			return err
+		}
+		if _, _, err := tx.PutDocument(ctx, scope, planDocument(p.FoundingPlan), models.ActivityInput{Kind: models.ActivityDocumentUpdated,
+			Actor: models.ActorSystem, Summary: "Founding plan rewritten by the v3 upgrade interview", Subject: models.DocFoundingPlan}); err != nil {
+			return err
+		}
+		_, err := tx.UpdateFoundingInterview(ctx, cong, f.ID, func(f *models.FoundingInterview) error {
+			if f.State != models.FoundingFounding {
+				return nil
+			}
+			at := s.now()
+			f.State, f.EndedAt = models.FoundingFounded, &at
+			f.SegmentRunning, f.SegmentHeartbeatAt = false, nil
+			f.FirstPassStatus = string(FirstPassSkipped)
+			f.Transcript = append(f.Transcript, models.FoundingEntry{Role: models.RoleInterviewer, Kind: models.EntryProposal,
+				Text: c.Name + " moved to generation " + strconv.Itoa(models.CurrentCompanyGeneration) + ".", At: at})
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return contract.FoundingStatus{}, err
+	}
+	f, err = s.store.FoundingInterview(ctx, cong, f.ID)
+	return statusOf(f), err
+}
+
+// StartPendingFirstPass starts the first pass of a company founded by an
+// interview, once (the provisioning workflow calls it when the company is
+// ready; for the worker, which passes the company's scope and its
+// conglomerate's). The outcome is
+// kept on the interview (first_pass); a company without a pending first
+// pass is left alone.
+func (s *Service) StartPendingFirstPass(ctx context.Context, cong store.ConglomerateScope, scope store.CompanyScope) error {
+	if scope.ConglomerateID() != cong.ID() {
+		return errors.New("founding: first pass: the company is not the conglomerate's")
+	}
+	f, err := s.store.PendingFirstPass(ctx, scope)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	c, err := s.store.GetCompany(ctx, scope)
+	if err != nil {
+		return err
+	}
+	var fp FirstPass
+	if t, had, err := s.store.HasFirstPassTurn(ctx, scope); err != nil {
+		return err
+	} else if had {
+		fp = FirstPass{Status: FirstPassStarted, TurnID: t.ID}
+	} else if c.Status == models.CompanyArchived {
+		fp = FirstPass{Status: FirstPassNotStarted, Error: models.CodeNotFound, Detail: "The company was archived."}
+	} else if fp, err = s.startFirstPass(ctx, service.AuthorizedCompany{Company: c, Scope: scope}, firstPassBrief(c, true)); err != nil {
+		return err
+	}
+	if fp.Status == FirstPassProvisioning {
+		return nil // not ready after all: the next ready run tries again
+	}
+	if fp.Error == models.CodeUpstreamUnavailable {
+		// Temporal did not take the turn: the activity's retry tries again.
+		return fmt.Errorf("founding: first pass of %s not started: %s", c.ID, fp.Detail)
+	}
+	_, err = s.store.UpdateFoundingInterview(ctx, cong, f.ID, func(f *models.FoundingInterview) error {
+		f.FirstPassStatus, f.FirstPassError, f.FirstPassDetail = string(fp.Status), string(fp.Error), cut(fp.Detail, 1000)
+		if fp.TurnID != "" {
+			f.FirstPassTurnID = &fp.TurnID
+		}
+		return nil
+	})
+	return err
+}

@@ -1,0 +1,88 @@
+package founding_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"holdco/models"
+	"holdco/providers/llm/scripted"
+	"holdco/service/founding"
+	"holdco/service/servicetest"
+	"holdco/service/usecases"
+	"holdco/testenv"
+	"holdco/workflows/contract"
+)
+
+// TestInterviewStepsAreIdempotent plays the workflow's activities by hand,
+// each twice as a retry after a crash would: nothing is stored twice, the
+// company is founded once with its plan and the welcome credits, and the
+// first pass waits for provisioning.
+func TestInterviewStepsAreIdempotent(t *testing.T) {
+	tmp := testenv.NewTemporal(t, nil)
+	e := servicetest.NewWith(t, usecases.Options{Temporal: unreachableTemporal{tmp.Client}})
+	ada, congID := e.User(t, "ada@example.com")
+	iv, err := e.Svc.Founding.StartFounding(ada, founding.StartInput{Idea: "Guided hiking maps for families"})
+	require.NoError(t, err)
+	ctx := context.Background()
+	cong := e.Store.SystemConglomerateScope(congID)
+	svc, model := e.Svc.Founding, scripted.New(0)
+	segment := func(state models.FoundingState) {
+		t.Helper()
+		for range 2 {
+			st, err := svc.RunSegment(ctx, cong, iv.ID, model)
+			require.NoError(t, err)
+			assert.Equal(t, state, st.State)
+			assert.False(t, st.Busy)
+		}
+	}
+	answer := func(seq int, a contract.FoundingAnswer) {
+		t.Helper()
+		for range 2 {
+			st, err := svc.RecordAnswer(ctx, cong, iv.ID, seq, a)
+			require.NoError(t, err)
+			assert.Equal(t, seq, st.Answers)
+		}
+	}
+	segment(models.FoundingNaming)
+	answer(1, contract.FoundingAnswer{Action: contract.FoundingActionAnswer, Text: "Trail Kin"})
+	segment(models.FoundingShaping)
+	answer(2, contract.FoundingAnswer{Action: contract.FoundingActionAnswer, Text: "Families who hike"})
+	segment(models.FoundingReviewing)
+	answer(3, contract.FoundingAnswer{Action: contract.FoundingActionAccept})
+	for range 2 {
+		st, err := svc.Found(ctx, cong, iv.ID)
+		require.NoError(t, err)
+		assert.Equal(t, models.FoundingFounded, st.State)
+	}
+	cur, err := svc.CurrentFounding(ada)
+	require.NoError(t, err)
+	require.NotNil(t, cur.CompanyID)
+	assert.Len(t, cur.Transcript, 8, "idea, 3 questions and answers…: %+v", cur.Transcript)
+	assert.False(t, cur.SegmentLive)
+	live, err := e.Svc.ListCompanies(ada, congID)
+	require.NoError(t, err)
+	require.Len(t, live, 1)
+	assert.Equal(t, "trail-kin", live[0].Handle)
+	assert.EqualValues(t, 1, welcomeEntries(t, e, congID))
+	doc, err := e.Svc.Documents.Get(ada, *cur.CompanyID, models.DocFoundingPlan)
+	require.NoError(t, err)
+	assert.Contains(t, doc.Content, "# Founding plan: Trail Kin")
+
+	// The first pass waits for provisioning; once ready, a Temporal that
+	// does not take the turn is an error for the activity to retry, and
+	// nothing is recorded.
+	scope, err := e.Store.SystemCompanyScope(ctx, *cur.CompanyID)
+	require.NoError(t, err)
+	require.NoError(t, svc.StartPendingFirstPass(ctx, cong, scope))
+	setReady(t, e, *cur.CompanyID)
+	require.Error(t, svc.StartPendingFirstPass(ctx, cong, scope))
+	cur, err = svc.CurrentFounding(ada)
+	require.NoError(t, err)
+	assert.Empty(t, cur.FirstPassStatus)
+	// Another account's scope is refused.
+	_, bobCong := e.User(t, "bob@example.com")
+	require.Error(t, svc.StartPendingFirstPass(ctx, e.Store.SystemConglomerateScope(bobCong), scope))
+}

@@ -1,0 +1,371 @@
+package growth_test
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"holdco/models"
+	"holdco/service/companies"
+	"holdco/service/growth"
+	"holdco/service/servicetest"
+	"holdco/store"
+)
+
+func extra(t *testing.T, err error) map[string]any {
+	t.Helper()
+	var de *models.Error
+	require.ErrorAs(t, err, &de)
+	return de.Extra
+}
+
+type world struct {
+	e              *servicetest.Env
+	ada, bob       context.Context
+	adaCong, bobCo string
+	shop, cafe     string // two companies of ada's account
+}
+
+func newWorldB(t testing.TB) *world { return newWorldTB(t) }
+
+func newWorld(t *testing.T) *world { return newWorldTB(t) }
+
+func newWorldTB(t testing.TB) *world {
+	t.Helper()
+	e := servicetest.New(t)
+	w := &world{e: e}
+	w.ada, w.adaCong = e.User(t, "ada@example.com")
+	var bobCong string
+	w.bob, bobCong = e.User(t, "bob@example.com")
+	for _, c := range []struct {
+		ctx  context.Context
+		cong string
+		name string
+		dst  *string
+	}{{w.ada, w.adaCong, "Tea Shop", &w.shop}, {w.ada, w.adaCong, "Cafe Ada", &w.cafe}, {w.bob, bobCong, "Bob Bikes", &w.bobCo}} {
+		co, err := e.Svc.CreateCompany(c.ctx, c.cong, companies.CompanyInput{Name: c.name, Mission: "Sell good things. More later."})
+		require.NoError(t, err)
+		*c.dst = co.ID
+	}
+	return w
+}
+
+func (w *world) grant(t *testing.T, n int64) {
+	t.Helper()
+	_, err := w.e.Svc.GrantCredits(context.Background(), w.e.Store.SystemConglomerateScope(w.adaCong), models.EntryAdminAdjustment, n, "test")
+	require.NoError(t, err)
+}
+
+// buy checks a free name out and confirms it on the local page.
+func (w *world) buy(t *testing.T, ctx context.Context, companyID, domain string) models.DomainPurchase {
+	t.Helper()
+	c, err := w.e.Svc.Growth.CreateCheckout(ctx, companyID, growth.CheckoutInput{Domain: domain})
+	require.NoError(t, err)
+	assert.Equal(t, growth.ProviderLocal, c.Provider)
+	u, err := url.Parse(c.URL)
+	require.NoError(t, err)
+	assert.Equal(t, growth.LocalCheckoutPath, u.Path)
+	lc, err := w.e.Svc.Growth.ConfirmLocalCheckout(context.Background(), u.Query().Get("t"))
+	require.NoError(t, err)
+	assert.Equal(t, models.DomainOrderPending, lc.Purchase.State)
+	return lc.Purchase
+}
+
+// register runs what the domain workflow does, at once.
+func (w *world) register(t *testing.T, p models.DomainPurchase) models.DomainPurchase {
+	t.Helper()
+	scope := w.e.Store.SystemConglomerateScope(p.ConglomerateID)
+	order, err := w.e.Svc.Growth.PlaceOrder(context.Background(), scope, p.ID)
+	require.NoError(t, err)
+	st, err := w.e.Svc.Growth.OrderStatus(context.Background(), order)
+	require.NoError(t, err)
+	require.Equal(t, models.OrderRegistered, st.State, "the local registrar of the tests registers at once")
+	p, err = w.e.Svc.Growth.FinishPurchase(context.Background(), scope, p.ID, true, "")
+	require.NoError(t, err)
+	return p
+}
+
+// freeName is an available name of the local registrar.
+func freeName(t *testing.T, w *world, companyID, label string) string {
+	t.Helper()
+	rs, err := w.e.Svc.Growth.Search(w.ada, companyID, label)
+	require.NoError(t, err)
+	for _, r := range rs {
+		if r.Available && !r.Premium {
+			return r.Domain
+		}
+	}
+	t.Fatalf("no free name for %s", label)
+	return ""
+}
+
+func TestSearchGridExactAndInvalidNames(t *testing.T) {
+	w := newWorld(t)
+	grid, err := w.e.Svc.Growth.Search(w.ada, w.shop, "teatime")
+	require.NoError(t, err)
+	require.Len(t, grid, len(growth.DefaultTLDs))
+	for i, r := range grid {
+		assert.Equal(t, "teatime."+growth.DefaultTLDs[i], r.Domain)
+		assert.False(t, r.Exact)
+		assert.Positive(t, r.PriceCents)
+	}
+	empty, err := w.e.Svc.Growth.Search(w.ada, w.shop, "")
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(empty[0].Domain, "tea-shop."), "an empty q suggests from the handle: %s", empty[0].Domain)
+
+	exact, err := w.e.Svc.Growth.Search(w.ada, w.shop, "Bücher.example.COM")
+	require.NoError(t, err)
+	require.Len(t, exact, 1)
+	assert.Equal(t, "xn--bcher-kva.example.com", exact[0].Domain)
+	assert.Equal(t, "bücher.example.com", exact[0].Unicode)
+	assert.True(t, exact[0].Exact)
+	taken, err := w.e.Svc.Growth.Search(w.ada, w.shop, "google.com")
+	require.NoError(t, err)
+	assert.False(t, taken[0].Available)
+	assert.Equal(t, "taken", taken[0].Reason)
+
+	for q, want := range map[string]string{
+		strings.Repeat("a", 64) + ".com":  "at most 63",
+		strings.Repeat("a.", 127) + "com": "at most 253",
+		"-shop.com":                       "hyphen",
+		"a..com":                          "empty label",
+		"shop_now.com":                    "IDNA",
+		"my shop":                         "not a domain name",
+		"shop.c0m":                        "letters only",
+		strings.Repeat("ü", 60) + ".com":  "at most 63",
+		"xn--zz.com":                      "IDNA",
+		strings.Repeat("b", 254):          "at most 253",
+	} {
+		_, err := w.e.Svc.Growth.Search(w.ada, w.shop, q)
+		require.Error(t, err, q)
+		assert.True(t, models.IsCode(err, models.CodeInvalidArgument), q)
+		assert.Contains(t, err.Error(), want, q)
+	}
+}
+
+// The pool: a company sees the domain attached to it, the parked ones of
+// its conglomerate and the ones bought from it; another account sees none
+// and is refused.
+func TestDomainPoolVisibility(t *testing.T) {
+	w := newWorld(t)
+	name := freeName(t, w, w.shop, "greenleaf")
+	p := w.buy(t, w.ada, w.shop, name)
+
+	pending, err := w.e.Svc.Growth.Attach(w.ada, w.shop, p.ID)
+	require.Error(t, err, "not registered yet")
+	assert.True(t, models.IsCode(err, models.CodeConflict))
+	assert.Contains(t, err.Error(), "order_pending")
+	assert.Empty(t, pending.ID)
+
+	p = w.register(t, p)
+	require.NotNil(t, p.AttachedCompanyID, "a company without a domain gets the one it bought")
+	assert.Equal(t, w.shop, *p.AttachedCompanyID)
+
+	list := func(ctx context.Context, company string) []string {
+		es, err := w.e.Svc.Growth.ListDomains(ctx, company)
+		require.NoError(t, err)
+		var out []string
+		for _, e := range es {
+			out = append(out, e.Domain)
+		}
+		return out
+	}
+	assert.Equal(t, []string{name}, list(w.ada, w.shop), "attached to and bought from the shop")
+	assert.Empty(t, list(w.ada, w.cafe), "attached to a sibling: not visible")
+	_, err = w.e.Svc.Growth.Attach(w.ada, w.cafe, p.ID)
+	assert.True(t, models.IsCode(err, models.CodeNotFound), "a sibling's attached domain is not in the cafe's view: %v", err)
+	_, err = w.e.Svc.Growth.Attach(w.bob, w.bobCo, p.ID)
+	assert.True(t, models.IsCode(err, models.CodeForbidden), "another account's purchase: %v", err)
+	_, err = w.e.Svc.Growth.ListDomains(w.bob, w.shop)
+	assert.True(t, models.IsCode(err, models.CodeForbidden))
+	_, err = w.e.Svc.Growth.Attach(w.ada, w.shop, uuid.NewString())
+	assert.True(t, models.IsCode(err, models.CodeNotFound))
+
+	// Detached, it is parked: every company of the account sees it, and
+	// the cafe may take it.
+	d, err := w.e.Svc.Growth.Detach(w.ada, w.shop, p.ID)
+	require.NoError(t, err)
+	assert.True(t, d.Parked())
+	assert.Equal(t, []string{name}, list(w.ada, w.cafe))
+	_, err = w.e.Svc.Growth.Detach(w.ada, w.shop, p.ID)
+	assert.True(t, models.IsCode(err, models.CodeConflict), "parked: nothing to detach")
+	a, err := w.e.Svc.Growth.Attach(w.ada, w.cafe, p.ID)
+	require.NoError(t, err)
+	assert.True(t, a.AttachedHere)
+	assert.Equal(t, []string{name}, list(w.ada, w.shop), "still bought from the shop")
+	_, err = w.e.Svc.Growth.Attach(w.ada, w.shop, p.ID)
+	assert.True(t, models.IsCode(err, models.CodeConflict), "attached to the cafe: detach there first: %v", err)
+
+	// Attaching another domain replaces the current one, which is parked.
+	second := w.register(t, w.buy(t, w.ada, w.cafe, freeName(t, w, w.cafe, "cafeada")))
+	assert.Nil(t, second.AttachedCompanyID, "the cafe already had a domain: the new one is parked")
+	_, err = w.e.Svc.Growth.Attach(w.ada, w.cafe, second.ID)
+	require.NoError(t, err)
+	got, err := w.e.Store.CompanyOfDomain(context.Background(), name)
+	require.NoError(t, err)
+	assert.Empty(t, got, "the first domain was parked")
+	got, err = w.e.Store.CompanyOfDomain(context.Background(), second.Domain)
+	require.NoError(t, err)
+	assert.Equal(t, w.cafe, got, "the sites listener routes the attached domain to the cafe")
+}
+
+func TestCheckoutRefusals(t *testing.T) {
+	w := newWorld(t)
+	name := freeName(t, w, w.shop, "teaparty")
+	_, err := w.e.Svc.Growth.CreateCheckout(w.ada, w.shop, growth.CheckoutInput{Domain: "teaparty"})
+	assert.True(t, models.IsCode(err, models.CodeInvalidArgument), "a bare name is not a domain")
+	wrong := int64(1)
+	_, err = w.e.Svc.Growth.CreateCheckout(w.ada, w.shop, growth.CheckoutInput{Domain: name, ExpectedPriceCents: &wrong})
+	assert.True(t, models.IsCode(err, models.CodeConflict))
+	assert.Contains(t, err.Error(), "price")
+	_, err = w.e.Svc.Growth.CreateCheckout(w.bob, w.shop, growth.CheckoutInput{Domain: name})
+	assert.True(t, models.IsCode(err, models.CodeForbidden))
+	key, err := w.e.Svc.CompanyAPIKey(w.ada, w.shop)
+	require.NoError(t, err)
+	_, err = w.e.Svc.Growth.CreateCheckout(w.e.As(t, key.Key), w.shop, growth.CheckoutInput{Domain: name})
+	assert.True(t, models.IsCode(err, models.CodeForbidden), "agents do not buy domains")
+
+	// Two checkouts of one name: the second payment fails and is refunded.
+	first, err := w.e.Svc.Growth.CreateCheckout(w.ada, w.shop, growth.CheckoutInput{Domain: name})
+	require.NoError(t, err)
+	second, err := w.e.Svc.Growth.CreateCheckout(w.ada, w.cafe, growth.CheckoutInput{Domain: name})
+	require.NoError(t, err)
+	confirm := func(c growth.Checkout) growth.LocalCheckout {
+		u, _ := url.Parse(c.URL)
+		lc, err := w.e.Svc.Growth.ConfirmLocalCheckout(context.Background(), u.Query().Get("t"))
+		require.NoError(t, err)
+		return lc
+	}
+	assert.Equal(t, models.DomainOrderPending, confirm(first).Purchase.State)
+	assert.Equal(t, models.DomainOrderPending, confirm(first).Purchase.State, "confirming twice changes nothing")
+	lost := confirm(second)
+	assert.Equal(t, models.DomainFailed, lost.Purchase.State)
+	st, err := w.e.Svc.Credits(w.ada, w.adaCong)
+	require.NoError(t, err)
+	assert.Equal(t, (lost.Purchase.PriceCents+9)/10, st.Balance, "the price came back as credits")
+	_, err = w.e.Svc.Growth.CreateCheckout(w.ada, w.shop, growth.CheckoutInput{Domain: name})
+	assert.True(t, models.IsCode(err, models.CodeConflict), "held by a paid purchase")
+	_, err = w.e.Svc.Growth.ConfirmLocalCheckout(context.Background(), "forged.token")
+	assert.True(t, models.IsCode(err, models.CodeNotFound))
+}
+
+func TestFailedRegistrationRefundsOnce(t *testing.T) {
+	w := newWorld(t)
+	p := w.buy(t, w.ada, w.shop, freeName(t, w, w.shop, "oolong"))
+	scope := w.e.Store.SystemConglomerateScope(w.adaCong)
+	for range 2 { // a retried activity refunds once
+		f, err := w.e.Svc.Growth.FinishPurchase(context.Background(), scope, p.ID, false, "registry said no")
+		require.NoError(t, err)
+		assert.Equal(t, models.DomainFailed, f.State)
+		assert.Equal(t, "registry said no", f.FailureReason)
+	}
+	st, err := w.e.Svc.Credits(w.ada, w.adaCong)
+	require.NoError(t, err)
+	assert.Equal(t, (p.PriceCents+9)/10, st.Balance)
+	ev, err := w.e.Svc.Activity(w.ada, w.shop, companies.ActivityInput{Limit: 5})
+	require.NoError(t, err)
+	assert.Equal(t, models.ActivityDomainFailed, ev.Events[0].Kind)
+}
+
+func TestDailyCapRules(t *testing.T) {
+	w := newWorld(t)
+	for _, c := range []int64{1, 2, 151, -1} {
+		_, err := w.e.Svc.Growth.SetDailyCap(w.ada, w.shop, c)
+		require.Error(t, err)
+		assert.True(t, models.IsCode(err, models.CodeInvalidArgument), "%d", c)
+		assert.Contains(t, err.Error(), "0 (pauses the ads) or from 3 to 150")
+	}
+	w.grant(t, 7)
+	_, err := w.e.Svc.Growth.SetDailyCap(w.ada, w.shop, 10)
+	require.Error(t, err)
+	assert.True(t, models.IsCode(err, models.CodeInsufficientCredits))
+	body := extra(t, err)
+	assert.EqualValues(t, 7, body["balance"])
+	assert.EqualValues(t, 10, body["needed"])
+	p, err := w.e.Svc.Growth.Panel(w.ada, w.shop)
+	require.NoError(t, err)
+	assert.False(t, p.Exists, "a refused cap stores nothing")
+
+	p, err = w.e.Svc.Growth.SetDailyCap(w.ada, w.shop, 5)
+	require.NoError(t, err)
+	assert.Equal(t, models.AdPending, p.Campaign.State)
+	assert.True(t, p.Campaign.ReconcilePending, "no Temporal here: left to the sweeper")
+	assert.Equal(t, int64(1), p.Campaign.CreativeVersion)
+	p, err = w.e.Svc.Growth.SetDailyCap(w.ada, w.shop, 0)
+	require.NoError(t, err)
+	assert.Equal(t, models.AdPaused, p.Campaign.State)
+	_, err = w.e.Svc.Growth.SetDailyCap(w.bob, w.shop, 0)
+	assert.True(t, models.IsCode(err, models.CodeForbidden))
+}
+
+func TestRegenerateLimitAndPreview(t *testing.T) {
+	w := newWorld(t)
+	_, err := w.e.Svc.Growth.Preview(w.ada, w.shop, "")
+	assert.True(t, models.IsCode(err, models.CodeNotFound), "no creative yet")
+	for i := int64(2); i <= 3; i++ {
+		p, err := w.e.Svc.Growth.Regenerate(w.ada, w.shop)
+		require.NoError(t, err)
+		assert.Equal(t, i-1, p.Campaign.CreativeVersion)
+		assert.Equal(t, 3-i, p.RegenerationsLeft)
+	}
+	_, err = w.e.Svc.Growth.Regenerate(w.ada, w.shop)
+	require.Error(t, err)
+	assert.True(t, models.IsCode(err, models.CodeRateLimited))
+	tomorrow := w.e.Clock.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
+	assert.Equal(t, tomorrow.Format(time.RFC3339), extra(t, err)["resets_at"])
+	w.e.Clock.Advance(tomorrow.Sub(w.e.Clock.Now()))
+	p, err := w.e.Svc.Growth.Regenerate(w.ada, w.shop)
+	require.NoError(t, err, "a new day")
+	assert.Equal(t, int64(3), p.Campaign.CreativeVersion)
+
+	pv, err := w.e.Svc.Growth.Preview(w.ada, w.shop, "")
+	require.NoError(t, err)
+	assert.Equal(t, growth.DefaultPlacement, pv.Placement)
+	assert.Contains(t, pv.HTML, "Tea Shop")
+	assert.Contains(t, pv.HTML, "Content-Security-Policy")
+	assert.NotContains(t, pv.HTML, "<script")
+	_, err = w.e.Svc.Growth.Preview(w.ada, w.shop, "BILLBOARD")
+	require.Error(t, err)
+	assert.True(t, models.IsCode(err, models.CodeInvalidArgument))
+	assert.Contains(t, err.Error(), "MOBILE_FEED_STANDARD, DESKTOP_FEED_STANDARD")
+	for _, pl := range growth.PlacementNames() {
+		_, err := w.e.Svc.Growth.Preview(w.ada, w.shop, pl)
+		require.NoError(t, err, pl)
+	}
+}
+
+// A tenant's name cannot break out of the preview's markup.
+func TestPreviewEscapesTenantText(t *testing.T) {
+	w := newWorld(t)
+	c, err := w.e.Svc.CreateCompany(w.ada, w.adaCong, companies.CompanyInput{Name: `Evil</h1><script>alert(1)</script>`, Mission: `"><img src=x onerror=alert(1)>.`})
+	require.NoError(t, err)
+	_, err = w.e.Svc.Growth.Regenerate(w.ada, c.ID)
+	require.NoError(t, err)
+	pv, err := w.e.Svc.Growth.Preview(w.ada, c.ID, "")
+	require.NoError(t, err)
+	assert.NotContains(t, pv.HTML, "<script>")
+	assert.NotContains(t, pv.HTML, "<img")
+	assert.Contains(t, pv.HTML, "&lt;script&gt;")
+}
+
+func TestSweeperSignalsWhatACrashLeft(t *testing.T) {
+	w := newWorld(t)
+	w.grant(t, 10)
+	_, err := w.e.Svc.Growth.SetDailyCap(w.ada, w.shop, 3)
+	require.NoError(t, err)
+	pending, err := w.e.Store.PendingAdReconciles(context.Background(), time.Now().Add(time.Minute), 10)
+	require.NoError(t, err)
+	require.Len(t, pending, 1, "no Temporal: the campaign waits in its outbox")
+	p := w.buy(t, w.ada, w.shop, freeName(t, w, w.shop, "matcha"))
+	unstarted, err := w.e.Store.UnstartedDomainPurchases(context.Background(), time.Now().Add(time.Minute), 10)
+	require.NoError(t, err)
+	require.Len(t, unstarted, 1)
+	assert.Equal(t, p.ID, unstarted[0].Purchase.ID)
+	var _ store.UnstartedDomain = unstarted[0]
+}

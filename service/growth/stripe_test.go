@@ -1,0 +1,61 @@
+package growth_test
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"holdco/models"
+	"holdco/service/companies"
+	"holdco/service/growth"
+	"holdco/service/servicetest"
+	"holdco/service/usecases"
+	"holdco/testenv"
+)
+
+const growthWebhookSecret = "whsec_test_growth"
+
+// With payments configured the checkout is a Stripe Checkout Session
+// (stripe-mock), and its paid webhook moves the purchase to order_pending
+// once, however often it is delivered.
+func TestStripeDomainCheckout(t *testing.T) {
+	e := servicetest.NewWith(t, usecases.Options{Payments: testenv.StripePayments(t, growthWebhookSecret)})
+	ada, cong := e.User(t, "ada@example.com")
+	co, err := e.Svc.CreateCompany(ada, cong, companies.CompanyInput{Name: "Stripe Tea"})
+	require.NoError(t, err)
+	rs, err := e.Svc.Growth.Search(ada, co.ID, "stripetea")
+	require.NoError(t, err)
+	domain := ""
+	for _, r := range rs {
+		if r.Available {
+			domain = r.Domain
+			break
+		}
+	}
+	require.NotEmpty(t, domain)
+	c, err := e.Svc.Growth.CreateCheckout(ada, co.ID, growth.CheckoutInput{Domain: domain})
+	require.NoError(t, err)
+	assert.Equal(t, growth.ProviderStripe, c.Provider)
+	_, err = url.Parse(c.URL)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(c.Purchase.CheckoutID, "cs_"), c.Purchase.CheckoutID)
+	_, err = e.Svc.Growth.ConfirmLocalCheckout(context.Background(), "x.y")
+	assert.True(t, models.IsCode(err, models.CodeNotFound), "no local confirmation with payments configured")
+
+	session := map[string]any{"id": c.Purchase.CheckoutID, "object": "checkout.session", "mode": "payment", "payment_status": "paid",
+		"metadata": map[string]any{"holdco_conglomerate_id": cong, "holdco_kind": "domain", "holdco_domain_purchase_id": c.Purchase.ID}}
+	for i, id := range []string{"evt_domain_1", "evt_domain_2"} {
+		payload, sig := testenv.SignedStripeEvent(t, growthWebhookSecret, id, "checkout.session.completed", session)
+		_, err := e.Svc.HandlePaymentWebhook(context.Background(), payload, sig)
+		require.NoError(t, err, "delivery %d", i+1)
+	}
+	es, err := e.Svc.Growth.ListDomains(ada, co.ID)
+	require.NoError(t, err)
+	require.Len(t, es, 1)
+	assert.Equal(t, models.DomainOrderPending, es[0].State)
+	assert.NotNil(t, es[0].PaidAt)
+}
