@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"testing"
 	"time"
 
@@ -46,15 +45,6 @@ func runConnectorScript(t *testing.T, script string, env ...string) string {
 	return string(out)
 }
 
-// foundingWired reports whether the use cases carry founding's service
-// (branch founding), which app/mcp.go passes to the connector as
-// connector.Deps.Founding. Read by name so this test builds before and
-// after that merge.
-func foundingWired(a *app.App) bool {
-	f := reflect.ValueOf(a.Service).Elem().FieldByName("Founding")
-	return f.IsValid() && !f.IsZero()
-}
-
 // TestConnectorEndToEndWithOAuth runs the whole app (every role, the
 // embedded identity provider, the scripted model) and the official
 // TypeScript client (@modelcontextprotocol/client 2.4.0 pinned to
@@ -90,8 +80,9 @@ func TestConnectorEndToEndWithOAuth(t *testing.T) {
 	})
 
 	// The user signs up at the development provider (the password is the
-	// one the script types on the sign-in page) and gets credits for the
-	// turns.
+	// one the script types on the sign-in page). create_business grants
+	// the welcome credits, which the first pass mostly spends: two more
+	// turns need more.
 	const email, password = "connector-e2e@example.com", "correct horse"
 	base := "http://" + a.APIAddr()
 	key := cliLogin(t, base, email)
@@ -99,24 +90,9 @@ func TestConnectorEndToEndWithOAuth(t *testing.T) {
 	_, err = a.Service.Billing.GrantCredits(ctx, a.Store.SystemConglomerateScope(cong), models.EntryAdminAdjustment, 50, "connector e2e")
 	require.NoError(t, err)
 
-	env := []string{"MCP_URL=" + mcpURL, "E2E_EMAIL=" + email, "E2E_PASSWORD=" + password, "E2E_TIMEOUT_MS=240000"}
-	if !foundingWired(a) {
-		// Until founding is merged the connector answers create_business
-		// with upstream_unavailable: the business is created over REST
-		// and the script uses it. Once founding's service is in the use
-		// cases this branch is skipped and create_business runs (and
-		// fails here if app/mcp.go does not pass it to the connector).
-		t.Log("founding is not wired: the business is created over REST; create_business is not exercised")
-		co := authedJSON(t, "POST", base+"/conglomerates/"+cong+"/companies", key, `{"name":"Fern Letters","idea":"A newsletter about houseplants"}`, 201)
-		id := co["id"].(string)
-		require.Eventually(t, func() bool {
-			return authedJSON(t, "GET", base+"/companies/"+id+"/resources", key, "", 200)["ready"] == true
-		}, 90*time.Second, 250*time.Millisecond, "the company is provisioned")
-		env = append(env, "E2E_BUSINESS="+co["handle"].(string))
-	}
-
-	out := runConnectorScript(t, "connector.mjs", env...)
-	assert.Contains(t, out, "ok: OAuth, ")
+	out := runConnectorScript(t, "connector.mjs",
+		"MCP_URL="+mcpURL, "E2E_EMAIL="+email, "E2E_PASSWORD="+password, "E2E_TIMEOUT_MS=240000")
+	assert.Contains(t, out, "ok: OAuth, create_business, ")
 	assert.Contains(t, out, "a task polled to completion, a task cancelled")
 
 	// The assistant is one of the user's connections, with its live token.
