@@ -168,3 +168,17 @@ func BulkInsert(t testing.TB, db *sql.DB, style, table string, cols []string, ro
 		}
 	}
 }
+
+// DatabaseURL is a DATABASE_URL for a whole app under test (app.Start):
+// with TEST_DATABASE_URL a fresh Postgres schema of that database, dropped
+// when the test ends; without it "" (the app's own SQLite file under its
+// data directory).
+func DatabaseURL(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv(DatabaseURLEnv)
+	if base == "" {
+		return ""
+	}
+	dsn, _ := newPostgresSchema(t, base)
+	return dsn
+}

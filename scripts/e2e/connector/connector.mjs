@@ -19,6 +19,11 @@
 //   E2E_BEARER     an access token to use instead of running OAuth
 //   E2E_IDEA       the idea of the business to create
 //   E2E_EMAIL      who signs in on the authorization server's pages
+//   E2E_PASSWORD   their password at the identity provider (a password
+//                  field of a sign-in form gets it; the development
+//                  provider makes a new account with it)
+//   E2E_BUSINESS   the handle (or id) of an active business to use instead
+//                  of creating one with create_business
 //   E2E_CONSENT_MODULE  a module whose default export approve(url) returns
 //                  the redirect URL carrying the code (replaces the
 //                  built-in form walker)
@@ -99,6 +104,14 @@ class E2EProvider {
   codeVerifier() {
     return this._verifier;
   }
+  // Kept with the verifier so the client checks, on the callback leg, that
+  // the code goes to the authorization server it was issued by (SEP-2352).
+  saveDiscoveryState(state) {
+    this._discovery = state;
+  }
+  discoveryState() {
+    return this._discovery;
+  }
 }
 
 // approve walks the authorization server's pages as a browser would, with
@@ -137,6 +150,7 @@ async function approve(authorizationUrl, redirectUri) {
       continue;
     }
     const html = await res.text();
+    if (res.status >= 400) fail(`the authorization page ${req.url} answered ${res.status}:`, html.slice(0, 500));
     const form = pickForm(html);
     if (!form) fail(`the authorization page ${req.url} (${res.status}) has no form to approve:`, html.slice(0, 500));
     req = { url: new URL(form.action || req.url, req.url).toString(), method: form.method, body: form.body };
@@ -175,7 +189,8 @@ function pickForm(html) {
         continue;
       }
       if (!name) continue;
-      if (/email|login|user/i.test(name) && !value) fields.set(name, process.env.E2E_EMAIL || "e2e@example.com");
+      if (type === "password") fields.set(name, process.env.E2E_PASSWORD || "correct horse battery");
+      else if (/email|login|user/i.test(name) && !value) fields.set(name, process.env.E2E_EMAIL || "e2e@example.com");
       else if (type !== "checkbox" || /checked/i.test(tag)) fields.set(name, value);
     }
     if (pressed) return { action: attr(head, "action"), method: (attr(head, "method") || "GET").toUpperCase(), body: fields.toString() };
@@ -202,7 +217,9 @@ async function oauth(client) {
     await transport.finishAuth(back.searchParams);
     const token = provider.tokens()?.access_token;
     if (!token) fail("no access token from the token endpoint");
-    step(`token from the discovered token endpoint (scope ${provider.tokens().scope})`);
+    const issuer = provider.discoveryState()?.authorizationServerMetadata?.issuer;
+    if (back.searchParams.get("iss") !== issuer) fail(`iss ${back.searchParams.get("iss")} is not the issuer ${issuer}`);
+    step(`token from ${issuer}'s token endpoint (scope ${provider.tokens().scope})`);
     return token;
   } finally {
     server.close();
@@ -264,11 +281,18 @@ async function main() {
   for (const n of ["create_business", "send_message", "get_turn", "interrupt_turn"]) if (!names.includes(n)) fail(`no tool ${n}`);
   step(`tools/list: ${names.length} tools`);
 
-  const idea = process.env.E2E_IDEA || `A newsletter about houseplants (e2e ${Date.now()})`;
-  const created = await call(client, "create_business", { idea });
-  const business = created.business.handle;
-  step(`created ${business}; first_pass ${created.first_pass.status}`);
-  await settleFirstPass(client, business, created.first_pass);
+  let business = process.env.E2E_BUSINESS;
+  if (business) {
+    const b = await call(client, "get_business", { business });
+    if (b.status !== "active" || !b.ready) fail(`E2E_BUSINESS ${business} is not active and ready:`, JSON.stringify(b));
+    step(`using ${b.handle} (E2E_BUSINESS) instead of create_business`);
+  } else {
+    const idea = process.env.E2E_IDEA || `A newsletter about houseplants (e2e ${Date.now()})`;
+    const created = await call(client, "create_business", { idea });
+    business = created.business.handle;
+    step(`created ${business}; first_pass ${created.first_pass.status}`);
+    await settleFirstPass(client, business, created.first_pass);
+  }
 
   const session = createTaskSessionFromClient(client, {
     endpointId: "holdco-e2e",
@@ -300,7 +324,9 @@ async function main() {
     await session.close();
   }
   await client.close();
-  console.log("ok: OAuth (or the given token), create_business, a task polled to completion, a task cancelled");
+  console.log(
+    `ok: ${process.env.E2E_BEARER ? "the given token" : "OAuth"}, ${process.env.E2E_BUSINESS ? "the given business" : "create_business"}, a task polled to completion, a task cancelled`,
+  );
 }
 
 // settleFirstPass waits until the new business has no turn running.
