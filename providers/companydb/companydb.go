@@ -38,7 +38,10 @@ func validID(companyID string) error {
 // SQLite keeps one database file per company under root.
 type SQLite struct {
 	root string
-	mu   sync.Mutex
+	// absRoot is root as an absolute path (SQLite's messages name files
+	// by their full path).
+	absRoot string
+	mu      sync.Mutex
 }
 
 // NewSQLite returns the SQLite adapter.
@@ -46,7 +49,11 @@ func NewSQLite(root string) (*SQLite, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("companydb: %w", err)
 	}
-	return &SQLite{root: root}, nil
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("companydb: %w", err)
+	}
+	return &SQLite{root: root, absRoot: abs}, nil
 }
 
 func (s *SQLite) file(companyID string) string { return filepath.Join(s.root, companyID+".db") }
@@ -134,7 +141,9 @@ func (s *SQLite) Drop(_ context.Context, companyID string) error {
 // owner: CONNECT, TEMPORARY, CREATE there). Every Ensure revokes PUBLIC's
 // CONNECT and TEMPORARY on the company's database and on holdco's own
 // database (where the admin role may), and resets the role to NOSUPERUSER
-// NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS. Databases holdco does
+// NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS, a member of no other
+// role (so none of the server's file, program or settings roles). The
+// database is made from template0. Databases holdco does
 // not own by purpose (postgres, template1, others its role happens to
 // own) are shared with other users of the server: holdco does not change
 // them but logs once, for each still open to PUBLIC, the statement an
@@ -251,12 +260,17 @@ func (p *Postgres) Ensure(ctx context.Context, companyID string) (string, error)
 			return "", fmt.Errorf("companydb: role %s has superuser, replication or bypassrls and it cannot be cleared: %w", name, err)
 		}
 	}
+	if err := revokeMemberships(ctx, conn, name); err != nil {
+		return "", err
+	}
 	if err := conn.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
 		return "", fmt.Errorf("companydb: %w", err)
 	}
 	if !exists {
 		// CREATE DATABASE cannot run in a transaction and has no IF NOT EXISTS.
-		if _, err := conn.ExecContext(ctx, "CREATE DATABASE "+ident+" OWNER "+ident); err != nil && !isCode(err, "42P04") {
+		// From template0: extensions an operator installed in template1
+		// (dblink, file_fdw…) are not the company's.
+		if _, err := conn.ExecContext(ctx, "CREATE DATABASE "+ident+" OWNER "+ident+" TEMPLATE template0"); err != nil && !isCode(err, "42P04") {
 			return "", fmt.Errorf("companydb: create database: %w", err)
 		}
 	}
@@ -272,6 +286,39 @@ func (p *Postgres) Ensure(ctx context.Context, companyID string) (string, error)
 		return "", err
 	}
 	return name, nil
+}
+
+// revokeMemberships makes the company's role a member of no other role:
+// the server's predefined roles (pg_read_server_files,
+// pg_write_server_files, pg_execute_server_program, pg_read_all_settings…)
+// would give it the server's files, programs and settings, and any other
+// role its privileges. A membership that cannot be revoked stops Ensure.
+func revokeMemberships(ctx context.Context, conn *sql.Conn, name string) error {
+	rows, err := conn.QueryContext(ctx, `SELECT r.rolname FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid
+WHERE m.member = (SELECT oid FROM pg_roles WHERE rolname = $1) ORDER BY r.rolname`, name)
+	if err != nil {
+		return fmt.Errorf("companydb: list role memberships: %w", err)
+	}
+	var granted []string
+	for rows.Next() {
+		var r string
+		if err := rows.Scan(&r); err != nil {
+			rows.Close()
+			return fmt.Errorf("companydb: list role memberships: %w", err)
+		}
+		granted = append(granted, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("companydb: list role memberships: %w", err)
+	}
+	for _, r := range granted {
+		stmt := "REVOKE " + pgx.Identifier{r}.Sanitize() + " FROM " + pgx.Identifier{name}.Sanitize()
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("companydb: role %s is a member of %s and it cannot be revoked: %w", name, r, err)
+		}
+	}
+	return nil
 }
 
 // roleAttributes are a company role's attributes at creation; Ensure

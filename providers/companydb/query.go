@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Query limits.
@@ -29,9 +32,14 @@ type QueryResult struct {
 
 // ErrStatement is the company's SQL being wrong (a syntax error, a write
 // in read-only mode, a timeout); its text is the database's message.
-type ErrStatement struct{ Msg string }
+type ErrStatement struct {
+	Msg   string
+	cause error // the driver's error
+}
 
 func (e *ErrStatement) Error() string { return e.Msg }
+
+func (e *ErrStatement) Unwrap() error { return e.cause }
 
 // ErrNoDatabase: the company's database does not exist (not provisioned).
 var ErrNoDatabase = errors.New("companydb: the company has no database")
@@ -55,7 +63,48 @@ func (s *SQLite) Query(ctx context.Context, companyID, stmt string, readOnly boo
 		return QueryResult{}, err
 	}
 	defer db.Close()
-	return run(ctx, db, stmt, readOnly, nil)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return QueryResult{}, s.scrub(err)
+	}
+	defer conn.Close()
+	if err := sandbox(conn); err != nil {
+		return QueryResult{}, err
+	}
+	res, err := run(ctx, conn, stmt, readOnly, nil)
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_AUTH {
+		return QueryResult{}, &ErrStatement{Msg: refusedBySandbox}
+	}
+	return res, s.scrub(err)
+}
+
+// refusedBySandbox is the answer to a statement the SQLite authorizer
+// denied (sandbox.go).
+const refusedBySandbox = "not authorized: a statement reaches only the company's own database " +
+	"(no ATTACH, DETACH or VACUUM INTO, no file or extension functions, and PRAGMA only for the schema and counters: " +
+	"table_info, table_list, index_list, foreign_key_list, integrity_check, user_version…)"
+
+// scrub takes the data directory's path out of an error, so no answer
+// names a file of the server's.
+func (s *SQLite) scrub(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	for _, dir := range []string{s.absRoot, s.root} {
+		if dir != "" && dir != "." {
+			msg = strings.ReplaceAll(msg, dir, "…")
+		}
+	}
+	var se *ErrStatement
+	if errors.As(err, &se) {
+		return &ErrStatement{Msg: msg}
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return errors.New(msg)
 }
 
 // Query runs one statement on the company's own Postgres database as its
@@ -82,7 +131,12 @@ func (p *Postgres) Query(ctx context.Context, companyID, stmt string, readOnly b
 	})
 }
 
-func run(ctx context.Context, db *sql.DB, stmt string, readOnly bool, setup func(context.Context, *sql.Tx) error) (QueryResult, error) {
+// beginner is a *sql.DB or a *sql.Conn.
+type beginner interface {
+	BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error)
+}
+
+func run(ctx context.Context, db beginner, stmt string, readOnly bool, setup func(context.Context, *sql.Tx) error) (QueryResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, QueryTimeout)
 	defer cancel()
 	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: readOnly})
@@ -146,7 +200,7 @@ func statementError(ctx context.Context, err error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) || strings.Contains(err.Error(), "statement timeout") {
 		return &ErrStatement{Msg: fmt.Sprintf("the statement ran longer than %s and was cancelled", QueryTimeout)}
 	}
-	return &ErrStatement{Msg: err.Error()}
+	return &ErrStatement{Msg: err.Error(), cause: err}
 }
 
 // jsonValue makes a scanned value JSON-friendly: text as strings, binary
