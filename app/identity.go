@@ -74,6 +74,10 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*us
 	if a.dbs != nil {
 		opts.Database = dbTools{dbs: a.dbs}
 	}
+	var err error
+	if opts.Research, opts.Images, err = toolProviders(cfg.Tools); err != nil {
+		return nil, nil, err
+	}
 	if pc := cfg.Payments; pc.Enabled() {
 		pay, err := stripepay.New(stripepay.Config{SecretKey: pc.StripeSecretKey, ConnectSecretKey: pc.StripeConnectSecretKey,
 			WebhookSecret: pc.StripeWebhookSecret, ConnectWebhookSecret: pc.StripeConnectWebhookSecret, APIBase: pc.StripeAPIBase,

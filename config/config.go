@@ -45,6 +45,7 @@ type Config struct {
 	Analytics Analytics
 	Founding  Founding
 	Growth    Growth
+	Tools     Tools
 }
 
 // Log is how the process logs.
@@ -305,6 +306,9 @@ func Load(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.Growth, err = loadGrowth(e); err != nil {
+		return c, err
+	}
+	if c.Tools, err = loadTools(e); err != nil {
 		return c, err
 	}
 	return c, nil

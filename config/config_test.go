@@ -198,6 +198,9 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{"Analytics", "HOLDCO_ANALYTICS_QUEUE_EVENTS", map[string]string{"HOLDCO_ANALYTICS_QUEUE_EVENTS": "0"}},
 		{"Growth", "HOLDCO_DOMAIN_TLDS", map[string]string{"HOLDCO_DOMAIN_TLDS": "com,.c0m"}},
 		{"Growth", "HOLDCO_REGISTRAR_DELAY", map[string]string{"HOLDCO_REGISTRAR_DELAY": "soon"}},
+		{"Tools", "HOLDCO_RESEARCH_BASE_URL", map[string]string{"HOLDCO_RESEARCH_API_KEY": "k", "HOLDCO_RESEARCH_BASE_URL": "search.example"}},
+		{"Tools", "HOLDCO_RESEARCH_API_KEY", map[string]string{"HOLDCO_RESEARCH_BASE_URL": "http://search.example/res/v1"}},
+		{"Tools", "HOLDCO_IMAGES_BASE_URL", map[string]string{"HOLDCO_IMAGES_BASE_URL": "localhost:8000/v1"}},
 	}
 	sections := map[string]bool{}
 	for _, tc := range cases {

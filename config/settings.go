@@ -104,6 +104,12 @@ var Settings = []Setting{
 
 	{"Growth", "HOLDCO_DOMAIN_TLDS", "com,net,org,io,co,app,dev", "TLDs of a bare name's domain suggestion grid (comma-separated, 1 to 20)"},
 	{"Growth", "HOLDCO_REGISTRAR_DELAY", "30s", "how long the local registrar (under `<data dir>/registrar`, shared by the `api` and `worker` processes) takes to register a paid domain"},
+
+	{"Tools", "HOLDCO_RESEARCH_API_KEY", "(empty)", "Brave Search API key (`X-Subscription-Token`) of the agents' and the connector's `web_research`; empty: the tool answers `not_configured` (see docs/agent-tools.md)"},
+	{"Tools", "HOLDCO_RESEARCH_BASE_URL", "(empty)", "Brave Search API address override, up to `/res/v1` (a proxy or a test server); empty uses Brave's"},
+	{"Tools", "HOLDCO_IMAGES_API_KEY", "(empty)", "API key of the OpenAI Images API (or a compatible server) used by `generate_image`; empty (and no `HOLDCO_IMAGES_BASE_URL`): the tool answers `not_configured`"},
+	{"Tools", "HOLDCO_IMAGES_BASE_URL", "(empty)", "address of an OpenAI-compatible Images API up to `/v1` (a local server needs no key); empty uses OpenAI's"},
+	{"Tools", "HOLDCO_IMAGES_MODEL", "gpt-image-1", "image model `generate_image` asks for (`dall-e-*` models are asked for base64)"},
 }
 
 // defaultOf is the value Load uses when name is unset; descriptive

@@ -79,6 +79,9 @@ func registerResearch(c *Catalog, r Research, images Images, fs *files.Service) 
 			if images == nil {
 				return GeneratedImage{}, notConfigured("Image generation", "HOLDCO_IMAGES_API_KEY")
 			}
+			if strings.TrimSpace(in.Prompt) == "" {
+				return GeneratedImage{}, invalid("prompt", "prompt is empty.")
+			}
 			size := in.Size
 			if size == "" {
 				size = "1024x1024"

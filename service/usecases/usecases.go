@@ -97,6 +97,10 @@ type Options struct {
 	Repository agenttools.Repository
 	// Database is the companies' own databases for the agents' tools.
 	Database agenttools.Database
+	// Research and Images are the providers of the agents' web_research
+	// and generate_image (nil: those tools answer not_configured).
+	Research agenttools.Research
+	Images   agenttools.Images
 	// AgentRunEvery is the period of companies' scheduled agent runs (0:
 	// none).
 	AgentRunEvery time.Duration
@@ -153,7 +157,7 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Founding = founding.New(core, s.Billing, s.Companies, s.Turns, founding.Options{Temporal: opts.Temporal, Limits: opts.FoundingLimits})
 	s.Tools = agenttools.New(agenttools.Services{Documents: s.Documents, Tasks: s.Tasks, Files: s.Files, Mail: s.Mail,
 		Sales: s.Sales, Companies: s.Companies, Prospects: s.Prospects, Repository: opts.Repository,
-		Database: opts.Database, Analytics: s.Analytics, Growth: s.Growth})
+		Database: opts.Database, Analytics: s.Analytics, Growth: s.Growth, Research: opts.Research, Images: opts.Images})
 	if s.OAuth, err = oauth.New(core, s.Identity, opts.OAuth); err != nil {
 		return nil, err
 	}
