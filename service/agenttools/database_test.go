@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -59,4 +61,68 @@ func TestQueryDatabaseTool(t *testing.T) {
 	plain := newWorld(t, usecases.Options{})
 	_, err = plain.cat.Call(plain.agent, plain.company, "query_database", json.RawMessage(`{"sql":"SELECT 1"}`))
 	assert.Equal(t, agenttools.CodeNotConfigured, domainErr(t, err).Code)
+}
+
+// companyTools adapts either company database to query_database, as the
+// worker does (app/repository.go).
+type companyTools struct {
+	db interface {
+		Query(ctx context.Context, companyID, stmt string, readOnly bool) (companydb.QueryResult, error)
+	}
+}
+
+func (c companyTools) Query(ctx context.Context, companyID, stmt string, readOnly bool) (agenttools.QueryResult, error) {
+	r, err := c.db.Query(ctx, companyID, stmt, readOnly)
+	var se *companydb.ErrStatement
+	if errors.As(err, &se) {
+		return agenttools.QueryResult{}, &agenttools.SQLError{Msg: se.Msg}
+	}
+	return agenttools.QueryResult{Columns: r.Columns, Rows: r.Rows, Truncated: r.Truncated}, err
+}
+
+// query_database reaches only the company's own database, on both
+// databases: ATTACH, the database list and the server's files are refused
+// as invalid_argument on sql, and no answer names a file of the server's.
+func TestQueryDatabaseToolStaysInTheCompanyDatabase(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	sqlite, err := companydb.NewSQLite(dir)
+	require.NoError(t, err)
+	dbs := map[string]interface {
+		Ensure(ctx context.Context, companyID string) (string, error)
+		Drop(ctx context.Context, companyID string) error
+		Query(ctx context.Context, companyID, stmt string, readOnly bool) (companydb.QueryResult, error)
+	}{"sqlite": sqlite}
+	if dsn := os.Getenv("TEST_DATABASE_URL"); dsn != "" {
+		pg, err := companydb.NewPostgres(dsn, []byte("test secret"), nil)
+		require.NoError(t, err)
+		t.Cleanup(func() { pg.Close() })
+		dbs["postgres"] = pg
+	}
+	for name, db := range dbs {
+		t.Run(name, func(t *testing.T) {
+			w := newWorld(t, usecases.Options{Database: companyTools{db}})
+			t.Cleanup(func() { _ = db.Drop(ctx, w.company) })
+			_, err := db.Ensure(ctx, w.company)
+			require.NoError(t, err)
+			outside := filepath.Join(t.TempDir(), "taken")
+			for _, mode := range []string{"read_only", "read_write"} {
+				for _, stmt := range []string{
+					"ATTACH DATABASE '" + outside + "' AS x",
+					"SELECT * FROM pragma_database_list",
+					"SELECT pg_read_file('/etc/hostname')",
+					"COPY (SELECT 1) TO PROGRAM 'touch " + outside + "'",
+				} {
+					raw, err := json.Marshal(map[string]string{"sql": stmt, "mode": mode})
+					require.NoError(t, err)
+					_, err = w.cat.Call(w.agent, w.company, "query_database", raw)
+					de := domainErr(t, err)
+					assert.Equal(t, models.CodeInvalidArgument, de.Code, stmt)
+					assert.Equal(t, "sql", de.Field, stmt)
+					assert.NotContains(t, de.Detail, dir, stmt)
+					assert.NoFileExists(t, outside, stmt)
+				}
+			}
+		})
+	}
 }
