@@ -120,6 +120,23 @@ func TestQuerySandbox(t *testing.T) {
 				}
 			}
 
+			if name == "sqlite" {
+				// A view or a trigger of the company's own schema cannot get
+				// around the authorizer: it is compiled into the statement.
+				_, _ = a.q.Query(ctx, id, "CREATE VIEW leak AS SELECT * FROM pragma_database_list", false)
+				_, err = a.q.Query(ctx, id, "SELECT * FROM leak", true)
+				var se *companydb.ErrStatement
+				require.ErrorAs(t, err, &se, "a view over pragma_database_list")
+				assert.Contains(t, se.Msg, "not authorized")
+				assert.NotContains(t, se.Msg, a.dir)
+				_, _ = a.q.Query(ctx, id, "CREATE TRIGGER attach_on_insert AFTER INSERT ON probe BEGIN SELECT load_extension('"+filepath.Join(outside, "lib")+"'); END", false)
+				_, err = a.q.Query(ctx, id, "INSERT INTO probe (line) VALUES ('x')", false)
+				require.ErrorAs(t, err, &se, "a trigger calling load_extension")
+				assert.Contains(t, se.Msg, "not authorized")
+				_, _ = a.q.Query(ctx, id, "DROP TRIGGER IF EXISTS attach_on_insert", false)
+				_, _ = a.q.Query(ctx, id, "DROP VIEW IF EXISTS leak", false)
+			}
+
 			// What the company needs still works.
 			_, err = a.q.Query(ctx, id, "INSERT INTO probe (line) VALUES ('kept')", false)
 			require.NoError(t, err)
