@@ -22,14 +22,14 @@ func TestWebLoginCreatesAccountOnceAndSignsIn(t *testing.T) {
 	e := servicetest.New(t)
 	ctx := context.Background()
 
-	authURL, err := e.Svc.BeginWebLogin(ctx, "/companies", "spring", "sign-up")
+	start, err := e.Svc.BeginWebLogin(ctx, "/companies", "spring", "sign-up")
 	require.NoError(t, err)
-	u, _ := url.Parse(authURL)
+	u, _ := url.Parse(start.URL)
 	assert.Equal(t, "http://holdco.test/auth/callback", u.Query().Get("redirect_uri"))
 	assert.Equal(t, "sign-up", u.Query().Get("screen_hint"))
 	state := u.Query().Get("state")
 
-	res, err := e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(state, "Ada@Example.com", "ada"), state)
+	res, err := e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(state, "Ada@Example.com", "ada"), state, start.Binding)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(res.RedirectURL, "http://app.test/companies?login_code="), res.RedirectURL)
 	assert.NotContains(t, res.RedirectURL, res.Token, "no session token in a URL")
@@ -58,15 +58,15 @@ func TestWebLoginRefusesBadStateAndOpenRedirects(t *testing.T) {
 	_, err = e.Svc.BeginWebLogin(ctx, "//evil.example/x", "", "")
 	assert.True(t, models.IsCode(err, models.CodeInvalidArgument))
 
-	authURL, err := e.Svc.BeginWebLogin(ctx, "http://holdco.test/auth/cli/device", "", "")
+	start, err := e.Svc.BeginWebLogin(ctx, "http://holdco.test/auth/cli/device", "", "")
 	require.NoError(t, err, "holdco's own pages are a valid target")
-	state := servicetest.StateOf(t, authURL)
+	state := servicetest.StateOf(t, start.URL)
 	code := e.IdP.Approve(state, "ada@example.com", "ada")
-	_, err = e.Svc.CompleteWebLogin(ctx, code, state+"x")
+	_, err = e.Svc.CompleteWebLogin(ctx, code, state+"x", start.Binding)
 	assert.True(t, models.IsCode(err, models.CodeBadRequest), "tampered state")
 
 	e.Clock.Advance(11 * time.Minute)
-	_, err = e.Svc.CompleteWebLogin(ctx, code, state)
+	_, err = e.Svc.CompleteWebLogin(ctx, code, state, start.Binding)
 	assert.True(t, models.IsCode(err, models.CodeBadRequest), "expired state")
 }
 
@@ -83,10 +83,9 @@ func TestLoginCodeIsExchangedOnceWithinAMinute(t *testing.T) {
 	e := servicetest.New(t)
 	ctx := context.Background()
 	login := func() string {
-		authURL, err := e.Svc.BeginWebLogin(ctx, "/companies?tab=all", "", "")
+		start, err := e.Svc.BeginWebLogin(ctx, "/companies?tab=all", "", "")
 		require.NoError(t, err)
-		state := servicetest.StateOf(t, authURL)
-		res, err := e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(state, "ada@example.com", "ada"), state)
+		res, err := e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(start.State, "ada@example.com", "ada"), start.State, start.Binding)
 		require.NoError(t, err)
 		assert.Equal(t, "all", mustQuery(t, res.RedirectURL).Get("tab"), "the frontend's own query is kept")
 		return loginCodeOf(t, res.RedirectURL)
@@ -182,11 +181,10 @@ func TestDeletedMailboxCannotSignUpAgain(t *testing.T) {
 		assert.True(t, models.IsCode(err, models.CodeUnauthenticated), "credentials die with the account")
 	}
 	ctx := context.Background()
-	authURL, err := e.Svc.BeginWebLogin(ctx, "", "", "")
+	start, err := e.Svc.BeginWebLogin(ctx, "", "", "")
 	require.NoError(t, err)
-	state := servicetest.StateOf(t, authURL)
 	// Another identity with the same normalized mailbox.
-	_, err = e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(state, "ADA@googlemail.com", "ada-2"), state)
+	_, err = e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(start.State, "ADA@googlemail.com", "ada-2"), start.State, start.Binding)
 	require.Error(t, err)
 	assert.Equal(t, identity.ReasonAccountDeleted, identity.RefusalReason(err))
 }
