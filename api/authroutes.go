@@ -72,7 +72,7 @@ func registerAuthRoutes(api huma.API, h *authHandlers) {
 	}, h.session)
 	huma.Register(api, huma.Operation{
 		OperationID: "auth-logout", Method: http.MethodGet, Path: "/auth/logout", Tags: []string{"auth"},
-		Summary:       "End the web session",
+		Summary: "End the web session",
 		Description: "Revokes every web session of the token's user, ends the provider session where it supports logout, and redirects to the frontend login page. " +
 			"Every response clears the SSO cookie, except for a navigation from another site (a tenant page, say) whose token was not issued to the cookie's user: that one leaves the browser signed in to holdco's pages.",
 		DefaultStatus: http.StatusFound,
