@@ -202,3 +202,71 @@ func TestAuthenticateRefusesWrongCredentials(t *testing.T) {
 	_, err := e.Svc.Authenticate(ctx, tok)
 	assert.True(t, models.IsCode(err, models.CodeUnauthenticated), "expired web session")
 }
+
+// TestWebLoginIsBoundToTheBrowserThatStartedIt: login CSRF (RFC 9700
+// §4.7.1). Whoever opens someone else's callback (their code and state)
+// without that sign-in's binding cookie is not signed in, and the code is
+// not spent: the browser that started the sign-in still finishes it.
+func TestWebLoginIsBoundToTheBrowserThatStartedIt(t *testing.T) {
+	e := servicetest.New(t)
+	ctx := context.Background()
+	attacker, err := e.Svc.BeginWebLogin(ctx, "/companies", "", "")
+	require.NoError(t, err)
+	victim, err := e.Svc.BeginWebLogin(ctx, "/companies", "", "")
+	require.NoError(t, err)
+	assert.NotEqual(t, attacker.Binding, victim.Binding)
+	assert.NotEqual(t, identity.SignInCookieName(attacker.State, false), identity.SignInCookieName(victim.State, false), "one cookie per sign-in")
+	assert.NotContains(t, attacker.URL, attacker.Binding, "the binding never travels in a URL")
+	code := e.IdP.Approve(attacker.State, "mallory@example.com", "mallory")
+
+	for name, binding := range map[string]string{"no cookie": "", "another sign-in's cookie": victim.Binding, "a guess": "x"} {
+		_, err := e.Svc.CompleteWebLogin(ctx, code, attacker.State, binding)
+		require.Error(t, err, name)
+		assert.True(t, models.IsCode(err, models.CodeBadRequest), name)
+		assert.Equal(t, identity.ReasonOtherBrowser, identity.RefusalReason(err), name)
+	}
+	res, err := e.Svc.CompleteWebLogin(ctx, code, attacker.State, attacker.Binding)
+	require.NoError(t, err, "the code was not spent by the refused callbacks")
+	assert.NotEmpty(t, res.Token)
+}
+
+// TestAuthServerLoginIsBoundToTheBrowser: the authorization server's
+// sign-in (its /oidc/callback) has the same binding.
+func TestAuthServerLoginIsBoundToTheBrowser(t *testing.T) {
+	e := servicetest.New(t)
+	ctx := context.Background()
+	const cb = "http://auth.test/oidc/callback"
+	start, err := e.Svc.BeginAuthServerLogin(ctx, cb, "/oidc/authorize?x=1", false)
+	require.NoError(t, err)
+	code := e.IdP.Approve(start.State, "mallory@example.com", "mallory")
+	_, _, err = e.Svc.CompleteAuthServerLogin(ctx, cb, code, start.State, "")
+	assert.Equal(t, identity.ReasonOtherBrowser, identity.RefusalReason(err))
+	user, back, err := e.Svc.CompleteAuthServerLogin(ctx, cb, code, start.State, start.Binding)
+	require.NoError(t, err)
+	assert.Equal(t, "mallory@example.com", user.Email)
+	assert.Equal(t, "/oidc/authorize?x=1", back)
+}
+
+// TestLoginCodeOnlyWhereAPageExchangesIt: a sign-in that lands on one of
+// holdco's own pages that use the SSO cookie (device approval, an action
+// page) gets no login_code in its address; the frontend and holdco's landing page get one.
+func TestLoginCodeOnlyWhereAPageExchangesIt(t *testing.T) {
+	e := servicetest.New(t)
+	ctx := context.Background()
+	land := func(target string) string {
+		start, err := e.Svc.BeginWebLogin(ctx, target, "", "")
+		require.NoError(t, err)
+		res, err := e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(start.State, "ada@example.com", "ada"), start.State, start.Binding)
+		require.NoError(t, err)
+		assert.NotEmpty(t, res.Token, "the SSO cookie's session")
+		return res.RedirectURL
+	}
+	for _, target := range []string{"http://holdco.test/auth/cli/device?user_code=BCDF-GHJK", "http://holdco.test/dashboard?action=buy_credits&conglomerate_id=x"} {
+		to := land(target)
+		assert.Equal(t, target, to)
+		assert.Empty(t, mustQuery(t, to).Get("login_code"), target)
+	}
+	for _, target := range []string{"/companies", "http://holdco.test/", "http://holdco.test/login", "http://holdco.test/dashboard"} {
+		assert.NotEmpty(t, mustQuery(t, land(target)).Get("login_code"), target)
+	}
+}
