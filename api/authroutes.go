@@ -72,12 +72,17 @@ func registerAuthRoutes(api huma.API, h *authHandlers) {
 	}, h.session)
 	huma.Register(api, huma.Operation{
 		OperationID: "auth-logout", Method: http.MethodGet, Path: "/auth/logout", Tags: []string{"auth"},
-		Summary:       "End the web session",
-		Description:   "Revokes every web session of the token's user, ends the provider session where it supports logout, and redirects to the frontend login page. Every response clears the SSO cookie.",
+		Summary: "End the web session",
+		Description: "Revokes every web session of the token's user, ends the provider session where it supports logout, and redirects to the frontend login page. " +
+			"Every response clears the SSO cookie, except for a navigation from another site (a tenant page, say) whose token was not issued to the cookie's user: that one leaves the browser signed in to holdco's pages.",
 		DefaultStatus: http.StatusFound,
 		Middlewares: huma.Middlewares{func(ctx huma.Context, next func(huma.Context)) {
-			c := h.cookie("", -1)
-			ctx.AppendHeader("Set-Cookie", c.String())
+			// Decided before the handler revokes anything: the cookie's
+			// session is still live then.
+			if h.svc.LogoutClearsCookie(ctx.Context(), ctx.Query("token"), cookieValue(ctx.Header("Cookie"), ssoCookie), navigationFromOwnPage(ctx.Header("Sec-Fetch-Site"))) {
+				c := h.cookie("", -1)
+				ctx.AppendHeader("Set-Cookie", c.String())
+			}
 			next(ctx)
 		}},
 	}, h.logout)
@@ -100,24 +105,60 @@ type loginInput struct {
 }
 
 func (h *authHandlers) login(ctx context.Context, in *loginInput) (*redirectOutput, error) {
-	u, err := h.svc.BeginWebLogin(ctx, in.RedirectURL, in.Ref, in.ScreenHint)
+	start, err := h.svc.BeginWebLogin(ctx, in.RedirectURL, in.Ref, in.ScreenHint)
 	if err != nil {
 		return nil, err
 	}
-	return redirect(u), nil
+	// The cookie that binds the sign-in to this browser (login CSRF).
+	binding := http.Cookie{Name: identity.SignInCookieName(start.State, h.secure), Value: start.Binding, Path: "/",
+		MaxAge: int(identity.SignInCookieTTL.Seconds()), HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode}
+	return redirect(start.URL, binding), nil
 }
 
 type callbackInput struct {
 	Code  string `query:"code" required:"true"`
 	State string `query:"state"`
+	// cookie is the request's Cookie header (read by Resolve, so that the
+	// per-sign-in cookie names stay out of the OpenAPI document).
+	cookie string
+}
+
+func (in *callbackInput) Resolve(ctx huma.Context) []error {
+	in.cookie = ctx.Header("Cookie")
+	return nil
 }
 
 func (h *authHandlers) callback(ctx context.Context, in *callbackInput) (*redirectOutput, error) {
-	res, err := h.svc.CompleteWebLogin(ctx, in.Code, in.State)
+	name := identity.SignInCookieName(in.State, h.secure)
+	binding := cookieValue(in.cookie, name)
+	// A binding serves one callback.
+	spent := http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode}
+	res, err := h.svc.CompleteWebLogin(ctx, in.Code, in.State, binding)
 	if err != nil {
-		return redirect(h.svc.LoginPageURL(identity.RefusalReason(err))), nil
+		return redirect(h.svc.LoginPageURL(identity.RefusalReason(err)), spent), nil
 	}
-	return redirect(res.RedirectURL, h.cookie(res.Token, int(identity.WebSessionTTL.Seconds()))), nil
+	return redirect(res.RedirectURL, h.cookie(res.Token, int(identity.WebSessionTTL.Seconds())), spent), nil
+}
+
+// cookieValue is the value of the named cookie in a Cookie header ("" when
+// absent).
+func cookieValue(header, name string) string {
+	if header == "" {
+		return ""
+	}
+	c, err := (&http.Request{Header: http.Header{"Cookie": {header}}}).Cookie(name)
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
+// navigationFromOwnPage reports whether a browser's GET comes from one of
+// holdco's own pages or from the user (the address bar, a bookmark:
+// Sec-Fetch-Site none), not from another site's page; a client that sends
+// no Sec-Fetch-Site is not a browser following another site's link.
+func navigationFromOwnPage(secFetchSite string) bool {
+	return secFetchSite == "" || secFetchSite == "same-origin" || secFetchSite == "none"
 }
 
 // LoginCodeRequest exchanges a sign-in's one-time code.

@@ -165,10 +165,9 @@ const testVerifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
 
 func (w *world) webLogin(email, subject string) string {
 	ctx := context.Background()
-	authURL, err := w.svc.Identity.BeginWebLogin(ctx, "", "", "")
+	start, err := w.svc.Identity.BeginWebLogin(ctx, "", "", "")
 	require.NoError(w.t, err)
-	state := testenv.StateOf(w.t, authURL)
-	res, err := w.svc.Identity.CompleteWebLogin(ctx, w.idp.Approve(state, email, subject), state)
+	res, err := w.svc.Identity.CompleteWebLogin(ctx, w.idp.Approve(start.State, email, subject), start.State, start.Binding)
 	require.NoError(w.t, err)
 	return res.Token
 }
@@ -631,8 +630,11 @@ func TestBrowserRedirects(t *testing.T) {
 	loc, _ := url.Parse(rec.Header().Get("Location"))
 	assert.Equal(t, "idp.test", loc.Host)
 	state := loc.Query().Get("state")
+	binding := rec.Header().Get("Set-Cookie") // the sign-in's browser binding
+	name, value, _ := strings.Cut(strings.Split(binding, ";")[0], "=")
 
-	rec = w.do("GET", "/auth/callback?code="+url.QueryEscape(w.idp.Approve(state, "cy@example.com", "cy"))+"&state="+url.QueryEscape(state), anon, "")
+	rec = w.doWith("GET", "/auth/callback?code="+url.QueryEscape(w.idp.Approve(state, "cy@example.com", "cy"))+"&state="+url.QueryEscape(state), anon, "",
+		http.Header{"Cookie": {name + "=" + value}})
 	require.Equal(t, http.StatusFound, rec.Code)
 	landing, err := url.Parse(rec.Header().Get("Location"))
 	require.NoError(t, err)

@@ -20,7 +20,7 @@ import (
 // the confirmation is a same-origin form post.
 var domainCheckoutTemplate = template.Must(template.New("checkout").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>holdco — Buy {{.Domain}}</title>
+<meta name="referrer" content="same-origin"><title>holdco — Buy {{.Domain}}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:34rem;margin:4rem auto;padding:0 1rem;line-height:1.5}
 button{font-size:1rem;padding:.5rem 1.2rem}.error{color:#a00}.note{color:#555;font-size:.9rem}</style></head>
 <body><h1>Buy {{.Domain}}</h1>
@@ -81,7 +81,7 @@ func (p *domainPages) show(c *gin.Context) {
 }
 
 func (p *domainPages) confirm(c *gin.Context) {
-	if !(&pages{svc: p.ids}).fromOwnPage(c) {
+	if !fromOwnPage(c, p.ids) {
 		renderDomainPage(c, http.StatusForbidden, domainPageData{Error: "This form was not sent from holdco's page; open the payment link again."})
 		return
 	}

@@ -22,7 +22,7 @@ import (
 // document.
 var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>holdco — {{.Title}}</title>
+<meta name="referrer" content="same-origin"><title>holdco — {{.Title}}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:34rem;margin:4rem auto;padding:0 1rem;line-height:1.5}
 code,.code{font-family:ui-monospace,monospace;font-size:1.4rem;letter-spacing:.1em}
 button{font-size:1rem;padding:.5rem 1.2rem;margin-right:.5rem}.error{color:#a00}</style></head>
@@ -56,12 +56,16 @@ func renderPage(c *gin.Context, status int, d pageData) {
 
 // pageHeaders starts an answer of one of holdco's own HTML pages: not
 // cached, no framing, nothing loaded but inline styles, forms only to
-// this origin.
+// this origin. The referrer policy same-origin sends nothing to other
+// origins, and lets the browser name this origin on the pages' own form
+// posts (no-referrer would make it send Origin: null, as a sandboxed
+// page does).
 func pageHeaders(c *gin.Context, status int) {
 	c.Header("Cache-Control", "no-store")
 	c.Header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
 	c.Header("X-Frame-Options", "DENY")
 	c.Header("X-Content-Type-Options", "nosniff")
+	c.Header("Referrer-Policy", "same-origin")
 	c.Header("Content-Type", "text/html; charset=utf-8")
 	c.Status(status)
 }
@@ -105,6 +109,8 @@ func (p *pages) home(c *gin.Context) {
 	case "":
 	case identity.ReasonAccountDeleted:
 		d.Error = "An account with this email address was deleted; it cannot sign up again."
+	case identity.ReasonOtherBrowser:
+		d.Error = "This sign-in was started in another browser or took too long; sign in again here."
 	default:
 		d.Error = "Sign-in failed; please try again."
 	}
@@ -161,14 +167,22 @@ func (p *pages) device(c *gin.Context) {
 }
 
 // fromOwnPage reports whether a form post comes from a page of holdco's
-// own origin. Browsers send Sec-Fetch-Site and Origin with posts; a
+// own origin. Sec-Fetch-Site decides when the browser sends it (every
+// current one does): only "same-origin" passes; a sandboxed tenant page
+// (an opaque origin) sends "cross-site", another origin of the same site
+// "same-site". A browser without it is judged by Origin, which must be
+// holdco's own ("null", a sandboxed or no-referrer page, is refused). A
 // request with neither is not a browser's cross-site post.
 func (p *pages) fromOwnPage(c *gin.Context) bool {
-	if site := c.GetHeader("Sec-Fetch-Site"); site != "" && site != "same-origin" {
-		return false
+	return fromOwnPage(c, p.svc)
+}
+
+func fromOwnPage(c *gin.Context, ids *identity.Service) bool {
+	if site := c.GetHeader("Sec-Fetch-Site"); site != "" {
+		return site == "same-origin"
 	}
-	if origin := c.GetHeader("Origin"); origin != "" && !p.svc.IsOwnOrigin(origin) {
-		return false
+	if origin := c.GetHeader("Origin"); origin != "" {
+		return ids.IsOwnOrigin(origin)
 	}
 	return true
 }

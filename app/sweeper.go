@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"holdco/service/companies"
+	"holdco/service/identity"
 	"holdco/service/mail"
 	"holdco/service/turns"
 )
@@ -58,6 +59,25 @@ func (a *App) startTurnSweeper() func(context.Context) {
 	go func() {
 		defer close(done)
 		sw.Run(ctx, turns.SweepEvery)
+	}()
+	return func(shutdown context.Context) {
+		cancel()
+		select {
+		case <-done:
+		case <-shutdown.Done():
+		}
+	}
+}
+
+// startCodeSweeper deletes expired sign-in codes (login, CLI and device
+// codes; worker role); the returned function stops it.
+func (a *App) startCodeSweeper() func(context.Context) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	sw := &identity.CodeSweeper{Store: a.Store, Logger: a.logger.With("component", "sign-in-code-sweeper")}
+	go func() {
+		defer close(done)
+		sw.Run(ctx, identity.CodeSweepEvery)
 	}()
 	return func(shutdown context.Context) {
 		cancel()

@@ -52,9 +52,10 @@ func (a *App) startWorker(ctx context.Context, publicURL, sitesURL string) error
 		return err
 	}
 	stopBlobs, stopSends, stopTurns := a.startBlobSweeper(blobs), a.startStaleSendSweeper(), a.startTurnSweeper()
-	stopFoundings := a.startFoundingSweeper()
+	stopFoundings, stopCodes := a.startFoundingSweeper(), a.startCodeSweeper()
 	a.startProvisioningSweeper(func(shutdown context.Context) {
 		stopFoundings(shutdown)
+		stopCodes(shutdown)
 		stopBlobs(shutdown)
 		stopSends(shutdown)
 		stopTurns(shutdown)

@@ -64,7 +64,7 @@ type CLIAuthCode struct {
 	CodeChallenge string `gorm:"size:64;not null"`
 	Env           string `gorm:"size:64;not null"`
 	CreatedAt     time.Time
-	ExpiresAt     time.Time `gorm:"not null"`
+	ExpiresAt     time.Time `gorm:"not null;index:idx_cli_auth_codes_expires_at"`
 	UsedAt        *time.Time
 }
 
@@ -75,7 +75,7 @@ type WebLoginCode struct {
 	CodeHash  string `gorm:"primaryKey;size:64"`
 	UserID    string `gorm:"size:36;not null"`
 	CreatedAt time.Time
-	ExpiresAt time.Time `gorm:"not null"`
+	ExpiresAt time.Time `gorm:"not null;index:idx_web_login_codes_expires_at"`
 	UsedAt    *time.Time
 }
 
@@ -100,7 +100,7 @@ type DeviceAuthorization struct {
 	UserID          *string      `gorm:"size:36"`
 	IntervalSeconds int          `gorm:"not null"`
 	LastPolledAt    *time.Time
-	ExpiresAt       time.Time `gorm:"not null"`
+	ExpiresAt       time.Time `gorm:"not null;index:idx_device_authorizations_expires_at"`
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 }

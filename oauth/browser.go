@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"holdco/models"
+	"holdco/service/identity"
 	authz "holdco/service/oauth"
 )
 
@@ -25,6 +26,25 @@ func (s *server) setSession(w http.ResponseWriter, raw string) {
 
 func (s *server) clearSession(w http.ResponseWriter) {
 	http.SetCookie(w, &http.Cookie{Name: s.cookieName(), Value: "", Path: "/", HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteLaxMode, MaxAge: -1})
+}
+
+// setSignInBinding hands the browser the cookie that binds a sign-in to
+// it (login CSRF, RFC 9700 §4.7.1); the callback reads it back.
+func (s *server) setSignInBinding(w http.ResponseWriter, start identity.SignInStart) {
+	http.SetCookie(w, &http.Cookie{Name: identity.SignInCookieName(start.State, s.secure), Value: start.Binding, Path: "/",
+		HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteLaxMode, MaxAge: int(identity.SignInCookieTTL.Seconds())})
+}
+
+// signInBinding reads the binding cookie of the callback's state ("" when
+// the browser has none) and clears it: a binding serves one callback.
+func (s *server) signInBinding(w http.ResponseWriter, r *http.Request, state string) string {
+	name := identity.SignInCookieName(state, s.secure)
+	c, err := r.Cookie(name)
+	if err != nil {
+		return ""
+	}
+	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/", HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteLaxMode, MaxAge: -1})
+	return c.Value
 }
 
 // session is the signed-in user of the request, if any.
@@ -71,12 +91,13 @@ func (s *server) authorize(w http.ResponseWriter, r *http.Request) {
 	case req.PromptNone && !current:
 		s.authorizeFailed(w, r, s.svc.RefusePromptNone(ctx, req, signedIn))
 	case !signedIn:
-		u, err := s.svc.BeginSignIn(ctx, authz.AuthorizePath+"?"+r.URL.RawQuery, false)
+		start, err := s.svc.BeginSignIn(ctx, authz.AuthorizePath+"?"+r.URL.RawQuery, false)
 		if err != nil {
 			s.authorizeFailed(w, r, err)
 			return
 		}
-		http.Redirect(w, r, u, http.StatusFound)
+		s.setSignInBinding(w, start)
+		http.Redirect(w, r, start.URL, http.StatusFound)
 	case current:
 		u, err := s.svc.IssueCode(ctx, sess.User.ID, req)
 		if err != nil {
@@ -180,12 +201,13 @@ func (s *server) switchAccount(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.clearSession(w)
-	u, err := s.svc.BeginSignIn(ctx, returnTo, true)
+	start, err := s.svc.BeginSignIn(ctx, returnTo, true)
 	if err != nil {
 		s.authorizeFailed(w, r, err)
 		return
 	}
-	renderMessage(w, http.StatusOK, messageData{Title: "Switch account", Message: "You are signed out of the authorization server. Sign in with the account the assistant should use.", Refresh: u})
+	s.setSignInBinding(w, start)
+	renderMessage(w, http.StatusOK, messageData{Title: "Switch account", Message: "You are signed out of the authorization server. Sign in with the account the assistant should use.", Refresh: start.URL})
 }
 
 // callback is the identity provider's redirect back to this origin.
@@ -197,7 +219,7 @@ func (s *server) callback(w http.ResponseWriter, r *http.Request) {
 		renderMessage(w, http.StatusBadRequest, messageData{Title: "Sign-in did not finish", Message: "The sign-in was cancelled or failed; start again from the assistant.", Code: authz.ErrAccessDenied})
 		return
 	}
-	raw, returnTo, err := s.svc.CompleteSignIn(ctx, q.Get("code"), q.Get("state"))
+	raw, returnTo, err := s.svc.CompleteSignIn(ctx, q.Get("code"), q.Get("state"), s.signInBinding(w, r, q.Get("state")))
 	if err != nil {
 		var de *models.Error
 		if errors.As(err, &de) && de.Code != models.CodeInternal {

@@ -192,3 +192,25 @@ func (s *Store) GetAdminTokenByHash(ctx context.Context, hash string) (models.Ad
 	err := s.db.WithContext(ctx).Where("token_hash = ?", hash).Take(&t).Error
 	return t, wrap("get admin token", err)
 }
+
+// DeleteExpiredSignInCodes deletes the browser login codes, CLI loopback
+// codes and device-flow grants that expired before the given time, used
+// or not, at most batch rows per statement, and says how many went.
+func (s *Store) DeleteExpiredSignInCodes(ctx context.Context, before time.Time, batch int) (int64, error) {
+	var total int64
+	for _, t := range []struct{ table, key string }{
+		{"web_login_codes", "code_hash"}, {"cli_auth_codes", "code_hash"}, {"device_authorizations", "id"},
+	} {
+		for {
+			res := s.db.WithContext(ctx).Exec("DELETE FROM "+t.table+" WHERE "+t.key+" IN (SELECT "+t.key+" FROM "+t.table+" WHERE expires_at < ? LIMIT ?)", before, batch)
+			if res.Error != nil {
+				return total, wrap("delete expired "+t.table, res.Error)
+			}
+			total += res.RowsAffected
+			if res.RowsAffected < int64(batch) {
+				break
+			}
+		}
+	}
+	return total, nil
+}

@@ -44,7 +44,7 @@ func (s *Service) BeginCLILogin(ctx context.Context, port int, challenge, env, s
 	if err != nil {
 		return CLIStart{}, err
 	}
-	u, err := s.idpAuthURL(ctx, CLICallbackPath, purposeCLILogin, state, st.Nonce, screenHint)
+	u, err := s.idpAuthURL(ctx, CLICallbackPath, s.idpVerifier(purposeCLILogin, st.Nonce, ""), state, screenHint)
 	if err != nil {
 		return CLIStart{}, err
 	}
@@ -77,7 +77,7 @@ func (s *Service) CompleteCLILogin(ctx context.Context, state, code, idpError st
 	case code == "":
 		return fail("missing_code")
 	}
-	id, err := s.idp.Exchange(ctx, s.cfg.PublicURL+CLICallbackPath, code, s.idpVerifier(purposeCLILogin, st.Nonce))
+	id, err := s.idp.Exchange(ctx, s.cfg.PublicURL+CLICallbackPath, code, s.idpVerifier(purposeCLILogin, st.Nonce, ""))
 	if err != nil {
 		s.logger.WarnContext(ctx, "cli login: code exchange failed", "error", err)
 		return fail("exchange_failed")

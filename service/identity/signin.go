@@ -32,42 +32,55 @@ const (
 type webLoginState struct {
 	service.Expiring
 	Nonce       string `json:"n"`
+	Binding     string `json:"b"` // hash of the browser binding cookie's value
 	RedirectURL string `json:"r"`
 	Ref         string `json:"ref,omitempty"`
 }
 
-// BeginWebLogin returns the identity provider URL that starts a browser
-// sign-in. redirectURL (where the frontend wants to land afterwards) must be
-// on the frontend's or holdco's own origin.
-func (s *Service) BeginWebLogin(ctx context.Context, redirectURL, ref, screenHint string) (string, error) {
+// BeginWebLogin starts a browser sign-in: the identity provider URL and
+// the cookie that binds the sign-in to this browser (binding.go).
+// redirectURL (where the frontend wants to land afterwards) must be on the
+// frontend's or holdco's own origin.
+func (s *Service) BeginWebLogin(ctx context.Context, redirectURL, ref, screenHint string) (SignInStart, error) {
 	target, err := s.safeRedirect(redirectURL)
 	if err != nil {
-		return "", err
+		return SignInStart{}, err
 	}
-	st := webLoginState{Expiring: service.Expiring{Exp: s.now().Add(loginStateTTL).Unix()}, Nonce: service.NewSecret(16), RedirectURL: target, Ref: ref}
+	binding, hash := newBinding()
+	st := webLoginState{Expiring: service.Expiring{Exp: s.now().Add(loginStateTTL).Unix()}, Nonce: service.NewSecret(16), Binding: hash, RedirectURL: target, Ref: ref}
 	state, err := s.sign.Seal(purposeWebLogin, st)
 	if err != nil {
-		return "", err
+		return SignInStart{}, err
 	}
-	return s.idpAuthURL(ctx, WebCallbackPath, purposeWebLogin, state, st.Nonce, screenHint)
+	u, err := s.idpAuthURL(ctx, WebCallbackPath, s.idpVerifier(purposeWebLogin, st.Nonce, binding), state, screenHint)
+	if err != nil {
+		return SignInStart{}, err
+	}
+	return SignInStart{URL: u, Binding: binding, State: state}, nil
 }
 
-// idpAuthURL builds the provider URL. holdco's PKCE verifier towards the
-// provider is derived from the signed state's nonce, so no cookie or row is
-// needed to finish the flow.
-func (s *Service) idpAuthURL(ctx context.Context, callbackPath, purpose, state, nonce, screenHint string) (string, error) {
+// idpAuthURL builds the provider URL with the S256 challenge of holdco's
+// PKCE verifier towards the provider.
+func (s *Service) idpAuthURL(ctx context.Context, callbackPath, verifier, state, screenHint string) (string, error) {
 	params := map[string]string{}
 	if screenHint == "sign-up" || screenHint == "sign-in" {
 		params["screen_hint"] = screenHint
 	}
-	u, err := s.idp.AuthURL(ctx, s.cfg.PublicURL+callbackPath, state, service.PKCEChallenge(s.idpVerifier(purpose, nonce)), params)
+	u, err := s.idp.AuthURL(ctx, s.cfg.PublicURL+callbackPath, state, service.PKCEChallenge(verifier), params)
 	if err != nil {
 		return "", models.Errorf(models.CodeUpstreamUnavailable, "The sign-in provider cannot be reached right now; retry shortly.").Wrap(err)
 	}
 	return u, nil
 }
 
-func (s *Service) idpVerifier(purpose, nonce string) string {
+// idpVerifier derives holdco's PKCE verifier towards the provider from the
+// state's nonce and, for a browser sign-in, the binding cookie's value, so
+// no row is needed to finish the flow and the state alone does not finish
+// it.
+func (s *Service) idpVerifier(purpose, nonce, binding string) string {
+	if binding != "" {
+		nonce += "." + binding
+	}
 	return s.sign.Derive("idp-pkce:"+purpose, nonce)
 }
 
@@ -82,7 +95,10 @@ type WebLoginResult struct {
 }
 
 // CompleteWebLogin handles the provider's redirect to /auth/callback.
-func (s *Service) CompleteWebLogin(ctx context.Context, code, state string) (WebLoginResult, error) {
+// binding is the value of the browser's SignInCookieName(state) cookie
+// ("" when it sent none): a callback opened in another browser is refused
+// before the code is exchanged.
+func (s *Service) CompleteWebLogin(ctx context.Context, code, state, binding string) (WebLoginResult, error) {
 	var st webLoginState
 	if err := s.sign.Open(purposeWebLogin, state, &st); err != nil {
 		return WebLoginResult{}, models.Errorf(models.CodeBadRequest, "The sign-in state is missing or was tampered with; start the sign-in again.")
@@ -90,7 +106,10 @@ func (s *Service) CompleteWebLogin(ctx context.Context, code, state string) (Web
 	if st.Expired(s.now()) {
 		return WebLoginResult{}, models.Errorf(models.CodeBadRequest, "The sign-in took too long; start it again.")
 	}
-	id, err := s.idp.Exchange(ctx, s.cfg.PublicURL+WebCallbackPath, code, s.idpVerifier(purposeWebLogin, st.Nonce))
+	if err := checkBinding(st.Binding, binding, "start the sign-in again."); err != nil {
+		return WebLoginResult{}, err
+	}
+	id, err := s.idp.Exchange(ctx, s.cfg.PublicURL+WebCallbackPath, code, s.idpVerifier(purposeWebLogin, st.Nonce, binding))
 	if err != nil {
 		return WebLoginResult{}, models.Errorf(models.CodeBadRequest, "The sign-in provider did not accept the sign-in; start it again.").Wrap(err)
 	}
@@ -102,6 +121,16 @@ func (s *Service) CompleteWebLogin(ctx context.Context, code, state string) (Web
 	if err != nil {
 		return WebLoginResult{}, err
 	}
+	target, err := url.Parse(st.RedirectURL)
+	if err != nil {
+		return WebLoginResult{}, err
+	}
+	if !s.exchangesLoginCode(target) {
+		// holdco's other pages (device approval, action links) use the
+		// SSO cookie; a live code in their address would only wait there
+		// to be copied.
+		return WebLoginResult{Token: token, RedirectURL: target.String()}, nil
+	}
 	// A URL is seen by history, extensions and whatever script runs on the
 	// page it opens, so it carries only a code that is spent within a
 	// minute, never the 30-day token itself.
@@ -111,14 +140,32 @@ func (s *Service) CompleteWebLogin(ctx context.Context, code, state string) (Web
 	}); err != nil {
 		return WebLoginResult{}, err
 	}
-	target, err := url.Parse(st.RedirectURL)
-	if err != nil {
-		return WebLoginResult{}, err
-	}
 	q := target.Query()
 	q.Set("login_code", loginCode)
 	target.RawQuery = q.Encode()
 	return WebLoginResult{Token: token, RedirectURL: target.String()}, nil
+}
+
+// actionPagesPath is where holdco serves the connector's link-only
+// actions (billing.DashboardPath with ?action=, api/actionpages.go).
+const actionPagesPath = "/dashboard"
+
+// exchangesLoginCode reports whether the page a sign-in lands on may trade
+// ?login_code= for a session: every page but holdco's own pages that
+// authenticate with the SSO cookie alone (device approval, the action
+// pages). The frontend's pages and holdco's landing page exchange it; a
+// frontend served on holdco's origin keeps working.
+func (s *Service) exchangesLoginCode(target *url.URL) bool {
+	if !sameOrigin(target, s.cfg.PublicURL) {
+		return true
+	}
+	switch {
+	case target.Path == DevicePagePath:
+		return false
+	case target.Path == actionPagesPath && target.Query().Get("action") != "":
+		return false
+	}
+	return true
 }
 
 // WebSession is a web session token handed out by the login code exchange.
@@ -254,6 +301,26 @@ func (s *Service) Logout(ctx context.Context, token string) string {
 		return end
 	}
 	return login
+}
+
+// LogoutClearsCookie decides whether a GET /auth/logout may clear the
+// browser's SSO cookie. Any page can send a browser to a GET, so a
+// navigation from elsewhere (a tenant site, say) must not sign the user
+// out of holdco's pages: the cookie is cleared when the request comes from
+// holdco's own page or the browser's address bar (fromOwnPage), when the
+// token (expired or not) was issued to the cookie's own user, or when the
+// cookie holds no live session anyway (nothing to protect). token is the
+// logout's ?token=, cookie the SSO cookie's value.
+func (s *Service) LogoutClearsCookie(ctx context.Context, token, cookie string, fromOwnPage bool) bool {
+	if fromOwnPage || cookie == "" {
+		return true
+	}
+	p, err := s.SessionFromCookie(ctx, cookie)
+	if err != nil {
+		return true
+	}
+	claims, err := s.parseWebJWT(token, true)
+	return err == nil && claims.Subject == p.UserID
 }
 
 // SessionFromCookie authenticates the SSO cookie of holdco's own pages

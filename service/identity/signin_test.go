@@ -22,14 +22,14 @@ func TestWebLoginCreatesAccountOnceAndSignsIn(t *testing.T) {
 	e := servicetest.New(t)
 	ctx := context.Background()
 
-	authURL, err := e.Svc.BeginWebLogin(ctx, "/companies", "spring", "sign-up")
+	start, err := e.Svc.BeginWebLogin(ctx, "/companies", "spring", "sign-up")
 	require.NoError(t, err)
-	u, _ := url.Parse(authURL)
+	u, _ := url.Parse(start.URL)
 	assert.Equal(t, "http://holdco.test/auth/callback", u.Query().Get("redirect_uri"))
 	assert.Equal(t, "sign-up", u.Query().Get("screen_hint"))
 	state := u.Query().Get("state")
 
-	res, err := e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(state, "Ada@Example.com", "ada"), state)
+	res, err := e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(state, "Ada@Example.com", "ada"), state, start.Binding)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(res.RedirectURL, "http://app.test/companies?login_code="), res.RedirectURL)
 	assert.NotContains(t, res.RedirectURL, res.Token, "no session token in a URL")
@@ -58,15 +58,15 @@ func TestWebLoginRefusesBadStateAndOpenRedirects(t *testing.T) {
 	_, err = e.Svc.BeginWebLogin(ctx, "//evil.example/x", "", "")
 	assert.True(t, models.IsCode(err, models.CodeInvalidArgument))
 
-	authURL, err := e.Svc.BeginWebLogin(ctx, "http://holdco.test/auth/cli/device", "", "")
+	start, err := e.Svc.BeginWebLogin(ctx, "http://holdco.test/auth/cli/device", "", "")
 	require.NoError(t, err, "holdco's own pages are a valid target")
-	state := servicetest.StateOf(t, authURL)
+	state := servicetest.StateOf(t, start.URL)
 	code := e.IdP.Approve(state, "ada@example.com", "ada")
-	_, err = e.Svc.CompleteWebLogin(ctx, code, state+"x")
+	_, err = e.Svc.CompleteWebLogin(ctx, code, state+"x", start.Binding)
 	assert.True(t, models.IsCode(err, models.CodeBadRequest), "tampered state")
 
 	e.Clock.Advance(11 * time.Minute)
-	_, err = e.Svc.CompleteWebLogin(ctx, code, state)
+	_, err = e.Svc.CompleteWebLogin(ctx, code, state, start.Binding)
 	assert.True(t, models.IsCode(err, models.CodeBadRequest), "expired state")
 }
 
@@ -83,10 +83,9 @@ func TestLoginCodeIsExchangedOnceWithinAMinute(t *testing.T) {
 	e := servicetest.New(t)
 	ctx := context.Background()
 	login := func() string {
-		authURL, err := e.Svc.BeginWebLogin(ctx, "/companies?tab=all", "", "")
+		start, err := e.Svc.BeginWebLogin(ctx, "/companies?tab=all", "", "")
 		require.NoError(t, err)
-		state := servicetest.StateOf(t, authURL)
-		res, err := e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(state, "ada@example.com", "ada"), state)
+		res, err := e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(start.State, "ada@example.com", "ada"), start.State, start.Binding)
 		require.NoError(t, err)
 		assert.Equal(t, "all", mustQuery(t, res.RedirectURL).Get("tab"), "the frontend's own query is kept")
 		return loginCodeOf(t, res.RedirectURL)
@@ -182,11 +181,10 @@ func TestDeletedMailboxCannotSignUpAgain(t *testing.T) {
 		assert.True(t, models.IsCode(err, models.CodeUnauthenticated), "credentials die with the account")
 	}
 	ctx := context.Background()
-	authURL, err := e.Svc.BeginWebLogin(ctx, "", "", "")
+	start, err := e.Svc.BeginWebLogin(ctx, "", "", "")
 	require.NoError(t, err)
-	state := servicetest.StateOf(t, authURL)
 	// Another identity with the same normalized mailbox.
-	_, err = e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(state, "ADA@googlemail.com", "ada-2"), state)
+	_, err = e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(start.State, "ADA@googlemail.com", "ada-2"), start.State, start.Binding)
 	require.Error(t, err)
 	assert.Equal(t, identity.ReasonAccountDeleted, identity.RefusalReason(err))
 }
@@ -203,4 +201,72 @@ func TestAuthenticateRefusesWrongCredentials(t *testing.T) {
 	e.Clock.Advance(identity.WebSessionTTL + time.Second)
 	_, err := e.Svc.Authenticate(ctx, tok)
 	assert.True(t, models.IsCode(err, models.CodeUnauthenticated), "expired web session")
+}
+
+// TestWebLoginIsBoundToTheBrowserThatStartedIt: login CSRF (RFC 9700
+// §4.7.1). Whoever opens someone else's callback (their code and state)
+// without that sign-in's binding cookie is not signed in, and the code is
+// not spent: the browser that started the sign-in still finishes it.
+func TestWebLoginIsBoundToTheBrowserThatStartedIt(t *testing.T) {
+	e := servicetest.New(t)
+	ctx := context.Background()
+	attacker, err := e.Svc.BeginWebLogin(ctx, "/companies", "", "")
+	require.NoError(t, err)
+	victim, err := e.Svc.BeginWebLogin(ctx, "/companies", "", "")
+	require.NoError(t, err)
+	assert.NotEqual(t, attacker.Binding, victim.Binding)
+	assert.NotEqual(t, identity.SignInCookieName(attacker.State, false), identity.SignInCookieName(victim.State, false), "one cookie per sign-in")
+	assert.NotContains(t, attacker.URL, attacker.Binding, "the binding never travels in a URL")
+	code := e.IdP.Approve(attacker.State, "mallory@example.com", "mallory")
+
+	for name, binding := range map[string]string{"no cookie": "", "another sign-in's cookie": victim.Binding, "a guess": "x"} {
+		_, err := e.Svc.CompleteWebLogin(ctx, code, attacker.State, binding)
+		require.Error(t, err, name)
+		assert.True(t, models.IsCode(err, models.CodeBadRequest), name)
+		assert.Equal(t, identity.ReasonOtherBrowser, identity.RefusalReason(err), name)
+	}
+	res, err := e.Svc.CompleteWebLogin(ctx, code, attacker.State, attacker.Binding)
+	require.NoError(t, err, "the code was not spent by the refused callbacks")
+	assert.NotEmpty(t, res.Token)
+}
+
+// TestAuthServerLoginIsBoundToTheBrowser: the authorization server's
+// sign-in (its /oidc/callback) has the same binding.
+func TestAuthServerLoginIsBoundToTheBrowser(t *testing.T) {
+	e := servicetest.New(t)
+	ctx := context.Background()
+	const cb = "http://auth.test/oidc/callback"
+	start, err := e.Svc.BeginAuthServerLogin(ctx, cb, "/oidc/authorize?x=1", false)
+	require.NoError(t, err)
+	code := e.IdP.Approve(start.State, "mallory@example.com", "mallory")
+	_, _, err = e.Svc.CompleteAuthServerLogin(ctx, cb, code, start.State, "")
+	assert.Equal(t, identity.ReasonOtherBrowser, identity.RefusalReason(err))
+	user, back, err := e.Svc.CompleteAuthServerLogin(ctx, cb, code, start.State, start.Binding)
+	require.NoError(t, err)
+	assert.Equal(t, "mallory@example.com", user.Email)
+	assert.Equal(t, "/oidc/authorize?x=1", back)
+}
+
+// TestLoginCodeOnlyWhereAPageExchangesIt: a sign-in that lands on one of
+// holdco's own pages that use the SSO cookie (device approval, an action
+// page) gets no login_code in its address; the frontend and holdco's landing page get one.
+func TestLoginCodeOnlyWhereAPageExchangesIt(t *testing.T) {
+	e := servicetest.New(t)
+	ctx := context.Background()
+	land := func(target string) string {
+		start, err := e.Svc.BeginWebLogin(ctx, target, "", "")
+		require.NoError(t, err)
+		res, err := e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(start.State, "ada@example.com", "ada"), start.State, start.Binding)
+		require.NoError(t, err)
+		assert.NotEmpty(t, res.Token, "the SSO cookie's session")
+		return res.RedirectURL
+	}
+	for _, target := range []string{"http://holdco.test/auth/cli/device?user_code=BCDF-GHJK", "http://holdco.test/dashboard?action=buy_credits&conglomerate_id=x"} {
+		to := land(target)
+		assert.Equal(t, target, to)
+		assert.Empty(t, mustQuery(t, to).Get("login_code"), target)
+	}
+	for _, target := range []string{"/companies", "http://holdco.test/", "http://holdco.test/login", "http://holdco.test/dashboard"} {
+		assert.NotEmpty(t, mustQuery(t, land(target)).Get("login_code"), target)
+	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"holdco/models"
 	"holdco/service"
+	"holdco/service/identity"
 )
 
 // Session is a sign-in on the authorization server's origin (its own
@@ -18,10 +19,11 @@ type Session struct {
 
 // BeginSignIn returns where the browser signs in (the identity provider),
 // coming back to the authorization server's callback and then to returnTo,
-// a path of the authorization endpoint.
-func (s *Service) BeginSignIn(ctx context.Context, returnTo string, switchAccount bool) (string, error) {
+// a path of the authorization endpoint, with the cookie that binds the
+// sign-in to the browser (identity.SignInStart: the adapter sets it).
+func (s *Service) BeginSignIn(ctx context.Context, returnTo string, switchAccount bool) (identity.SignInStart, error) {
 	if s.identity == nil {
-		return "", models.Errorf(models.CodeUpstreamUnavailable, "Sign-in is not available on this process.")
+		return identity.SignInStart{}, models.Errorf(models.CodeUpstreamUnavailable, "Sign-in is not available on this process.")
 	}
 	if !strings.HasPrefix(returnTo, AuthorizePath+"?") {
 		returnTo = AuthorizePath
@@ -30,12 +32,14 @@ func (s *Service) BeginSignIn(ctx context.Context, returnTo string, switchAccoun
 }
 
 // CompleteSignIn finishes the sign-in: a new session (its raw cookie
-// value) and the path to return to.
-func (s *Service) CompleteSignIn(ctx context.Context, code, state string) (cookie, returnTo string, err error) {
+// value) and the path to return to. binding is the browser's binding
+// cookie of this state (identity.SignInCookieName); without the right one
+// nobody is signed in.
+func (s *Service) CompleteSignIn(ctx context.Context, code, state, binding string) (cookie, returnTo string, err error) {
 	if s.identity == nil {
 		return "", "", models.Errorf(models.CodeUpstreamUnavailable, "Sign-in is not available on this process.")
 	}
-	user, returnTo, err := s.identity.CompleteAuthServerLogin(ctx, s.cfg.Issuer+CallbackPath, code, state)
+	user, returnTo, err := s.identity.CompleteAuthServerLogin(ctx, s.cfg.Issuer+CallbackPath, code, state, binding)
 	if err != nil {
 		return "", "", err
 	}

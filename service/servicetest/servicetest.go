@@ -182,10 +182,9 @@ func StateOf(t testing.TB, authURL string) string { return testenv.StateOf(t, au
 func (e *Env) WebLogin(t testing.TB, email, subject string) string {
 	t.Helper()
 	ctx := context.Background()
-	authURL, err := e.Svc.BeginWebLogin(ctx, "/dashboard", "", "")
+	start, err := e.Svc.BeginWebLogin(ctx, "/dashboard", "", "")
 	require.NoError(t, err)
-	state := StateOf(t, authURL)
-	res, err := e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(state, email, subject), state)
+	res, err := e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(start.State, email, subject), start.State, start.Binding)
 	require.NoError(t, err)
 	return res.Token
 }
