@@ -56,13 +56,15 @@ func registerAuthRoutes(api huma.API, h *authHandlers) {
 		OperationID: "auth-login", Method: http.MethodGet, Path: "/auth/login", Tags: []string{"auth"},
 		Summary: "Start browser sign-in",
 		Description: "Redirects to the identity provider. `redirect_url` (a path, or a URL on the frontend's or holdco's origin; never a company site) is where the browser lands after sign-in, " +
-			"with a one-time `?login_code=` (valid 60 seconds) that the frontend exchanges at `POST /auth/session` for the web session token.",
+			"with a one-time `?login_code=` (valid 60 seconds) that the frontend exchanges at `POST /auth/session` for the web session token. " +
+			"Sets a short-lived HttpOnly cookie that binds the sign-in to this browser; the callback requires it.",
 		DefaultStatus: http.StatusFound,
 	}, h.login)
 	huma.Register(api, huma.Operation{
 		OperationID: "auth-callback", Method: http.MethodGet, Path: "/auth/callback", Tags: []string{"auth"},
-		Summary:       "Identity provider callback",
-		Description:   "Signs the user in (creating the account and its conglomerate on first sign-in) and redirects to the frontend with `?login_code=`; no token is ever put in a URL. Failures redirect to the frontend login page with `?error=`.",
+		Summary: "Identity provider callback",
+		Description: "Signs the user in (creating the account and its conglomerate on first sign-in) and redirects to the frontend with `?login_code=`; no token is ever put in a URL. " +
+			"Failures redirect to the frontend login page with `?error=` (`other_browser` when this browser did not start the sign-in: login CSRF protection).",
 		DefaultStatus: http.StatusFound,
 	}, h.callback)
 	huma.Register(api, huma.Operation{
