@@ -140,7 +140,7 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Sales = sales.New(core, s.Billing, opts.Sales)
 	s.Analytics = analytics.New(core, opts.Analytics)
 	s.Schedules = &turns.Schedules{Temporal: opts.Temporal, Every: opts.AgentRunEvery}
-	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal, Products: s.Sales, Schedules: s.Schedules,
+	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal, Sales: s.Sales, Schedules: s.Schedules,
 		Analytics: s.Analytics})
 	s.Mail = mail.New(core, opts.Mail, opts.MailSender, opts.MailBodies)
 	s.Documents = documents.New(core)
