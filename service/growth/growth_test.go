@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"holdco/models"
+	"holdco/service/billing"
 	"holdco/service/companies"
 	"holdco/service/growth"
 	"holdco/service/servicetest"
@@ -438,4 +439,41 @@ func TestSweeperSignalsWhatACrashLeft(t *testing.T) {
 	require.Len(t, unstarted, 1)
 	assert.Equal(t, p.ID, unstarted[0].Purchase.ID)
 	var _ store.UnstartedDomain = unstarted[0]
+}
+
+// A day charged by a reconcile that crashed before recording it, with the
+// cap raised meanwhile, reserves what was charged, not the new cap: the
+// day's close refunds at most what was taken.
+func TestReservationIsWhatWasCharged(t *testing.T) {
+	w := newWorld(t)
+	w.grant(t, 200)
+	ctx := context.Background()
+	cong := w.e.Store.SystemConglomerateScope(w.adaCong)
+	day := w.e.Clock.Now().UTC().Truncate(24 * time.Hour)
+	_, charged, err := w.e.Svc.SpendOnce(ctx, cong, billing.Usage{CompanyID: w.shop, Type: models.EntryAdSpend, Credits: 3,
+		Key: "ads/" + w.shop + "/" + day.Format(time.DateOnly)})
+	require.NoError(t, err)
+	require.True(t, charged)
+	_, err = w.e.Svc.Growth.SetDailyCap(w.ada, w.shop, 150)
+	require.NoError(t, err)
+	scope, err := w.e.Store.SystemCompanyScope(ctx, w.shop)
+	require.NoError(t, err)
+	_, err = w.e.Svc.Growth.Reconcile(ctx, scope, cong, w.e.Clock.Now())
+	require.NoError(t, err)
+	a, err := w.e.Store.AdCampaign(ctx, scope)
+	require.NoError(t, err)
+	assert.EqualValues(t, 3, a.ReservedToday, "what was charged")
+
+	w.e.Clock.Advance(24 * time.Hour)
+	_, err = w.e.Svc.Growth.Reconcile(ctx, scope, cong, w.e.Clock.Now())
+	require.NoError(t, err)
+	var refunded int64
+	page, err := w.e.Svc.CreditLedger(w.ada, w.adaCong, 0, 100)
+	require.NoError(t, err)
+	for _, g := range page.Groups {
+		if g.Type == models.EntryRefund {
+			refunded += g.Amount
+		}
+	}
+	assert.LessOrEqual(t, refunded, int64(3), "the day's refund is at most what it took")
 }
