@@ -27,7 +27,7 @@ type DomainPurchaseResponse struct {
 	DomainPurchaseID    string     `json:"domain_purchase_id" format:"uuid"`
 	Domain              string     `json:"domain"`
 	UnicodeDomain       string     `json:"unicode_domain"`
-	Status              string     `json:"status" enum:"awaiting_payment,order_pending,registered,failed" doc:"awaiting_payment → order_pending (paid; the registrar is registering it) → registered, or failed (price refunded as credits)."`
+	Status              string     `json:"status" enum:"awaiting_payment,order_pending,registered,failed,expired" doc:"awaiting_payment → order_pending (paid; the registrar is registering it) → registered, or failed (what was paid is refunded as credits: refunded_credits; a local confirmation pays nothing, so 0); an unpaid checkout ends expired at expires_at."`
 	Parked              bool       `json:"parked" doc:"Registered and attached to no company (it stays in the pool)."`
 	AttachedCompanyID   *string    `json:"attached_company_id" format:"uuid"`
 	AttachedHere        bool       `json:"attached_here" doc:"Attached to the company of the request."`
@@ -35,7 +35,8 @@ type DomainPurchaseResponse struct {
 	PriceCents          int64      `json:"price_cents"`
 	Currency            string     `json:"currency"`
 	FailureReason       *string    `json:"failure_reason"`
-	RefundedCredits     int64      `json:"refunded_credits"`
+	RefundedCredits     int64      `json:"refunded_credits" doc:"Credits granted back when the purchase failed: the money received, rounded up to whole credits; 0 when nothing was paid."`
+	ExpiresAt           *time.Time `json:"expires_at" doc:"When the checkout expires if it is still unpaid (null for purchases older than checkout expiry)."`
 	CreatedAt           time.Time  `json:"created_at"`
 	RegisteredAt        *time.Time `json:"registered_at"`
 }
@@ -64,7 +65,7 @@ func toDomainPurchase(e growth.PoolEntry) DomainPurchaseResponse {
 	p := e.DomainPurchase
 	r := DomainPurchaseResponse{DomainPurchaseID: p.ID, Domain: p.Domain, UnicodeDomain: e.Unicode, Status: string(p.State), Parked: p.Parked(),
 		AttachedCompanyID: p.AttachedCompanyID, AttachedHere: e.AttachedHere, BoughtFromCompanyID: p.CompanyID, PriceCents: p.PriceCents,
-		Currency: p.Currency, RefundedCredits: p.RefundedCredits, CreatedAt: p.CreatedAt, RegisteredAt: p.RegisteredAt}
+		Currency: p.Currency, RefundedCredits: p.RefundedCredits, ExpiresAt: p.ExpiresAt, CreatedAt: p.CreatedAt, RegisteredAt: p.RegisteredAt}
 	if p.FailureReason != "" {
 		r.FailureReason = &p.FailureReason
 	}

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -8,10 +9,24 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"holdco/models"
+	"holdco/service"
+	"holdco/service/usecases"
 )
 
+// startedRuns stands in for the turn use cases behind a task's move to
+// dispatched (their own tests run real turns): every run may start.
+type startedRuns struct{}
+
+func (startedRuns) CheckTaskRun(context.Context, service.AuthorizedCompany, bool) error { return nil }
+
+func (startedRuns) StartTaskRun(_ context.Context, _ service.AuthorizedCompany, _ models.Task, runID string, _ bool) (models.Turn, error) {
+	return models.Turn{ID: runID}, nil
+}
+
 func TestTasksOverREST(t *testing.T) {
-	w := newWorld(t)
+	w := newWorldWith(t, usecases.Options{TaskRuns: startedRuns{}})
 	base := "/companies/" + w.adaCo + "/tasks"
 
 	var task map[string]any
@@ -106,7 +121,7 @@ func TestTasksOverREST(t *testing.T) {
 }
 
 func TestAdminTasksOverREST(t *testing.T) {
-	w := newWorld(t)
+	w := newWorldWith(t, usecases.Options{TaskRuns: startedRuns{}})
 	var task map[string]any
 	w.call(http.MethodPost, "/admin/companies/"+w.bobCo+"/tasks", admin, `{"title":"Operator task","priority":"urgent"}`, http.StatusCreated, &task)
 	id := task["id"].(string)

@@ -81,8 +81,9 @@ type PaymentEvent struct {
 	// Connect account state (KindConnectAccount).
 	Connect ConnectState
 
-	// Domain purchase paid (EventDomainPaid).
-	PurchaseID string
+	// Domain purchase paid (EventDomainPaid), with the money received.
+	PurchaseID  string
+	AmountCents int64
 
 	// Dispute (KindDispute): Blocked true blocks, false unblocks.
 	Blocked bool

@@ -15,8 +15,13 @@ const (
 	DomainOrderPending DomainState = "order_pending"
 	// DomainRegistered: in the pool, attachable.
 	DomainRegistered DomainState = "registered"
-	// DomainFailed: the registrar refused; the price was refunded as credits.
+	// DomainFailed: not registered (the registrar refused, or another
+	// purchase took the name first); the money received, if any, was
+	// refunded as credits (RefundedCredits).
 	DomainFailed DomainState = "failed"
+	// DomainExpired: the checkout ended unpaid (ExpiresAt passed); nothing
+	// was paid and nothing is refunded.
+	DomainExpired DomainState = "expired"
 )
 
 // DomainPurchase is a domain of a conglomerate's pool: bought from one of
@@ -39,11 +44,20 @@ type DomainPurchase struct {
 	// outbox of that start (a paid row without it is swept).
 	WorkflowStarted bool   `gorm:"not null"`
 	FailureReason   string `gorm:"size:500;not null"`
-	RefundedCredits int64  `gorm:"not null"`
-	PaidAt          *time.Time
-	RegisteredAt    *time.Time
-	CreatedAt       time.Time `gorm:"not null"`
-	UpdatedAt       time.Time `gorm:"not null"`
+	// RefundedCredits is what was granted back when the purchase failed:
+	// the money received (PaidCents) in credits, rounded up; 0 when
+	// nothing was paid.
+	RefundedCredits int64 `gorm:"not null"`
+	// PaidCents is the money actually received for the purchase: the
+	// payment provider's amount; 0 for a local confirmation (payments not
+	// configured), which takes no money.
+	PaidCents int64 `gorm:"not null;default:0"`
+	// ExpiresAt is when an unpaid checkout ends (state expired).
+	ExpiresAt    *time.Time
+	PaidAt       *time.Time
+	RegisteredAt *time.Time
+	CreatedAt    time.Time `gorm:"not null"`
+	UpdatedAt    time.Time `gorm:"not null"`
 }
 
 func (DomainPurchase) TableName() string { return "domain_purchases" }

@@ -44,7 +44,11 @@ type Product struct {
 	Currency          string          `gorm:"size:3;not null"`
 	Interval          BillingInterval `gorm:"size:8;not null"`
 	Active            bool            `gorm:"not null"`
-	CreatedAt         time.Time       `gorm:"not null"`
+	// Pending: written before the provider created the product (the
+	// provider's objects are keyed by ID), not finished yet; not listed,
+	// not sold. A create of the same product resumes it.
+	Pending   bool      `gorm:"not null;default:false"`
+	CreatedAt time.Time `gorm:"not null"`
 }
 
 func (Product) TableName() string { return "company_products" }

@@ -201,3 +201,37 @@ func TestProvisionedEventOnTheLastReadyResource(t *testing.T) {
 	require.NoError(t, s.SaveResource(ctx, co, models.CompanyResource{Kind: models.ResourceHosting, Status: models.ResourceReady, Ref: "r"}))
 	assert.Equal(t, 2, provisioned(), "ready again after a heal")
 }
+
+// Provisioning a ready company again ensures each resource again
+// (provisioning, then ready): that is no transition, so the feed gets no
+// new company_provisioned (it got three before), and the company stays
+// ready throughout.
+func TestReprovisioningAReadyCompanyIsNoNewProvisionedEvent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := testenv.NewStore(t)
+	co := newCompany(t, s, "reprov")
+	provisioned := func() int {
+		events, err := s.ListActivity(ctx, co, models.ActivityCursor{}, 100)
+		require.NoError(t, err)
+		return countKind(events, models.ActivityCompanyProvisioned)
+	}
+	for _, k := range models.ResourceKinds {
+		require.NoError(t, s.SaveResource(ctx, co, models.CompanyResource{Kind: k, Status: models.ResourceReady, Ref: "r-" + string(k)}))
+	}
+	require.Equal(t, 1, provisioned())
+	for _, k := range models.ResourceKinds {
+		require.NoError(t, s.SaveResource(ctx, co, models.CompanyResource{Kind: k, Status: models.ResourceProvisioning}))
+		ready, err := s.CompanyReady(ctx, co)
+		require.NoError(t, err)
+		assert.True(t, ready, "still ready while %s is ensured again", k)
+		require.NoError(t, s.SaveResource(ctx, co, models.CompanyResource{Kind: k, Status: models.ResourceReady, Ref: "r-" + string(k)}))
+	}
+	assert.Equal(t, 1, provisioned(), "no new transition")
+	rs, err := s.ListResources(ctx, co)
+	require.NoError(t, err)
+	for _, r := range rs {
+		assert.Equal(t, "r-"+string(r.Kind), r.Ref)
+		assert.Equal(t, 1, r.Attempts, "the ensure is counted")
+	}
+}

@@ -5,9 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
-
 	"holdco/models"
 )
 
@@ -55,8 +52,8 @@ func (s *Store) WaitingQuestions(ctx context.Context, cong ConglomerateScope, co
 	return out, nil
 }
 
-// RateWindow is one window of a counted limit: at most Limit calls per
-// Every, counted under Name.
+// RateWindow is one window of a counted limit: at most Limit calls in any
+// span of Every, counted under Name.
 type RateWindow struct {
 	Name  string
 	Every time.Duration
@@ -67,38 +64,59 @@ type RateWindow struct {
 var ErrRateLimited = errors.New("store: rate limited")
 
 // CountCall counts one call of the conglomerate against every window, in
-// one transaction on rows every replica shares. When a window is full
-// nothing is counted and the answer is ErrRateLimited with the time until
-// that window ends. Windows are fixed (aligned to Every from the Unix
-// epoch); counters of ended windows are deleted as calls come.
+// one transaction on rows every replica shares. Windows slide: a call is
+// admitted when fewer than Limit calls were admitted in the Every before
+// it (so no span of Every ever holds more than Limit, whatever the clock
+// says), and each admitted call is one row per window. When a window is
+// full nothing is counted and the answer is ErrRateLimited with the time
+// until enough of that window's calls have aged out. Calls of the same
+// conglomerate are serialized (a transaction advisory lock on Postgres;
+// SQLite transactions are IMMEDIATE); rows older than their window are
+// deleted as calls come.
 func (s *Store) CountCall(ctx context.Context, cong ConglomerateScope, at time.Time, windows []RateWindow) (retryAfter time.Duration, err error) {
 	if err := cong.check("count call"); err != nil {
 		return 0, err
 	}
 	at = at.UTC()
 	err = s.InTx(ctx, func(tx *Store) error {
+		limited := false
 		db := tx.db.WithContext(ctx)
-		if err := db.Where("conglomerate_id = ? AND expires_at <= ?", cong.id, at).Delete(&rateCounter{}).Error; err != nil {
-			return wrap("count call", err)
+		if tx.dialect == DialectPostgres {
+			if err := db.Exec("SELECT pg_advisory_xact_lock(hashtext('holdco.rate.' || ?))", cong.id).Error; err != nil {
+				return wrap("count call: lock", err)
+			}
 		}
 		for _, w := range windows {
-			start := at.Truncate(w.Every)
-			row := rateCounter{ConglomerateID: cong.id, Name: w.Name, WindowStart: start, Count: 1, ExpiresAt: start.Add(w.Every)}
-			err := db.Clauses(clause.OnConflict{
-				Columns:   []clause.Column{{Name: "conglomerate_id"}, {Name: "name"}, {Name: "window_start"}},
-				DoUpdates: clause.Assignments(map[string]any{"count": gorm.Expr(tx.existing("rate_counters", "count") + " + 1")}),
-			}).Create(&row).Error
-			if err != nil {
+			since := at.Add(-w.Every)
+			if err := db.Where("conglomerate_id = ? AND name = ? AND at <= ?", cong.id, w.Name, since).Delete(&rateCall{}).Error; err != nil {
 				return wrap("count call", err)
 			}
-			var n []int64
-			if err := db.Model(&rateCounter{}).Where("conglomerate_id = ? AND name = ? AND window_start = ?", cong.id, w.Name, start).
-				Pluck("count", &n).Error; err != nil {
+			var n int64
+			if err := db.Model(&rateCall{}).Where("conglomerate_id = ? AND name = ? AND at > ?", cong.id, w.Name, since).Count(&n).Error; err != nil {
 				return wrap("count call", err)
 			}
-			if len(n) == 1 && n[0] > w.Limit {
-				retryAfter = row.ExpiresAt.Sub(at)
-				return ErrRateLimited
+			if n < w.Limit {
+				continue
+			}
+			// Full: the call that must age out first is the (n-Limit+1)th
+			// oldest of the window.
+			var oldest []time.Time
+			if err := db.Model(&rateCall{}).Where("conglomerate_id = ? AND name = ? AND at > ?", cong.id, w.Name, since).
+				Order("at").Offset(int(n-w.Limit)).Limit(1).Pluck("at", &oldest).Error; err != nil {
+				return wrap("count call", err)
+			}
+			wait := w.Every
+			if len(oldest) == 1 {
+				wait = oldest[0].UTC().Add(w.Every).Sub(at)
+			}
+			retryAfter, limited = max(retryAfter, wait), true
+		}
+		if limited {
+			return ErrRateLimited
+		}
+		for _, w := range windows {
+			if err := db.Create(&rateCall{ConglomerateID: cong.id, Name: w.Name, At: at}).Error; err != nil {
+				return wrap("count call", err)
 			}
 		}
 		return nil
@@ -106,13 +124,12 @@ func (s *Store) CountCall(ctx context.Context, cong ConglomerateScope, at time.T
 	return retryAfter, err
 }
 
-// rateCounter is a row of rate_counters.
-type rateCounter struct {
-	ConglomerateID string    `gorm:"primaryKey;size:36"`
-	Name           string    `gorm:"primaryKey;size:64"`
-	WindowStart    time.Time `gorm:"primaryKey"`
-	Count          int64
-	ExpiresAt      time.Time
+// rateCall is a row of rate_calls: one admitted call in one window.
+type rateCall struct {
+	ID             int64 `gorm:"primaryKey;autoIncrement"`
+	ConglomerateID string
+	Name           string
+	At             time.Time
 }
 
-func (rateCounter) TableName() string { return "rate_counters" }
+func (rateCall) TableName() string { return "rate_calls" }

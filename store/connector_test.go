@@ -17,8 +17,7 @@ import (
 
 // TestCountCallAdmitsExactlyTheLimitUnderConcurrency: calls racing from
 // many goroutines (as from many replicas) are admitted up to the limit and
-// no further; a refused call counts nothing; another window starts afresh
-// and the old window's row is deleted.
+// no further; a refused call counts nothing; another account counts apart.
 func TestCountCallAdmitsExactlyTheLimitUnderConcurrency(t *testing.T) {
 	s := testenv.NewStore(t)
 	_, c := signUp(t, s, "ada")
@@ -36,7 +35,7 @@ func TestCountCallAdmitsExactlyTheLimitUnderConcurrency(t *testing.T) {
 			switch {
 			case errors.Is(err, store.ErrRateLimited):
 				limited.Add(1)
-				assert.Equal(t, 30*time.Minute, wait, "until the hour's window ends")
+				assert.Equal(t, time.Hour, wait, "until the first call is an hour old")
 			case err != nil:
 				t.Error(err)
 			default:
@@ -51,7 +50,9 @@ func TestCountCallAdmitsExactlyTheLimitUnderConcurrency(t *testing.T) {
 	_, err := s.CountCall(ctx, otherScope, at, windows)
 	require.NoError(t, err, "another account counts apart")
 
-	// The next hour: two more fit under the day's 7, then the day is full.
+	// An hour later the first five aged out of the hour: two more fit
+	// under the day's 7, then the day is full until the first call is a
+	// day old.
 	next := at.Add(time.Hour)
 	for range 2 {
 		_, err := s.CountCall(ctx, scope, next, windows)
@@ -59,8 +60,48 @@ func TestCountCallAdmitsExactlyTheLimitUnderConcurrency(t *testing.T) {
 	}
 	wait, err := s.CountCall(ctx, scope, next, windows)
 	require.ErrorIs(t, err, store.ErrRateLimited)
-	assert.Equal(t, 24*time.Hour-(next.Sub(next.Truncate(24*time.Hour))), wait, "until the day's window ends")
+	assert.Equal(t, 23*time.Hour, wait, "until the day's oldest call is 24 hours old")
 
 	_, err = s.CountCall(ctx, store.ConglomerateScope{}, at, windows)
 	require.ErrorIs(t, err, store.ErrNoScope)
+}
+
+// TestCountCallWindowsSlide: the burst around a full hour — 30
+// calls just before 11:00 and 30 just after — is no longer 60 admitted
+// within six minutes: no span of an hour ever holds more than the limit,
+// and a refused call learns when the oldest call of the window ages out.
+func TestCountCallWindowsSlide(t *testing.T) {
+	s := testenv.NewStore(t)
+	_, c := signUp(t, s, "ada")
+	scope := s.SystemConglomerateScope(c.ID)
+	windows := []store.RateWindow{{Name: "y/1h", Every: time.Hour, Limit: 30}}
+	ctx := context.Background()
+	start := time.Date(2026, 11, 24, 10, 57, 0, 0, time.UTC)
+	admitted := 0
+	var firstRefusal time.Duration
+	for i := range 60 {
+		at := start.Add(time.Duration(i) * 6 * time.Second) // 10:57:00 … 11:02:54
+		wait, err := s.CountCall(ctx, scope, at, windows)
+		switch {
+		case err == nil:
+			admitted++
+		case errors.Is(err, store.ErrRateLimited):
+			if firstRefusal == 0 {
+				firstRefusal = wait
+				assert.Equal(t, start.Add(time.Hour), at.Add(wait), "free again when the first call is an hour old")
+			}
+		default:
+			require.NoError(t, err)
+		}
+	}
+	assert.Equal(t, 30, admitted, "30 in any hour, even across 11:00")
+	assert.Positive(t, firstRefusal)
+
+	// Once the first call is an hour old, one more fits; the next waits
+	// for the second.
+	_, err := s.CountCall(ctx, scope, start.Add(time.Hour), windows)
+	require.NoError(t, err)
+	wait, err := s.CountCall(ctx, scope, start.Add(time.Hour), windows)
+	require.ErrorIs(t, err, store.ErrRateLimited)
+	assert.Equal(t, 6*time.Second, wait)
 }

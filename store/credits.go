@@ -177,3 +177,14 @@ func (s *Store) SumCreditEntries(ctx context.Context, conglomerateID string) (su
 		Where("conglomerate_id = ?", conglomerateID).Scan(&row).Error
 	return row.Sum, row.Count, wrap("sum credit entries", err)
 }
+
+// CreditEntryAmount is the amount of one ledger entry of the conglomerate
+// (a keyed charge's or grant's id); models.ErrNotFound when there is none.
+func (s *Store) CreditEntryAmount(ctx context.Context, cong ConglomerateScope, id string) (int64, error) {
+	if err := cong.check("credit entry amount"); err != nil {
+		return 0, err
+	}
+	var e models.CreditLedgerEntry
+	err := s.db.WithContext(ctx).Select("amount").Where("id = ? AND conglomerate_id = ?", id, cong.id).Take(&e).Error
+	return e.Amount, wrap("credit entry amount", err)
+}

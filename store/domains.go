@@ -31,13 +31,15 @@ func (s *Store) CreateDomainPurchase(ctx context.Context, c CompanyScope, p mode
 	return p, wrap("create domain purchase", s.db.WithContext(ctx).Create(&p).Error)
 }
 
-// SetDomainCheckout records the payment provider's checkout session id.
-func (s *Store) SetDomainCheckout(ctx context.Context, c CompanyScope, id, checkoutID string) error {
+// SetDomainCheckout records the payment provider's checkout session id
+// and when the unpaid checkout expires.
+func (s *Store) SetDomainCheckout(ctx context.Context, c CompanyScope, id, checkoutID string, expiresAt time.Time) error {
 	if err := c.check("set domain checkout"); err != nil {
 		return err
 	}
 	return wrap("set domain checkout", s.db.WithContext(ctx).Model(&models.DomainPurchase{}).
-		Where("id = ? AND conglomerate_id = ?", id, c.conglomerateID).Updates(map[string]any{"checkout_id": checkoutID, "updated_at": now()}).Error)
+		Where("id = ? AND conglomerate_id = ?", id, c.conglomerateID).
+		Updates(map[string]any{"checkout_id": checkoutID, "expires_at": expiresAt.UTC(), "updated_at": now()}).Error)
 }
 
 // DomainPurchaseOf reads a purchase for the scope's company: one of
@@ -95,31 +97,65 @@ func (s *Store) HeldDomains(ctx context.Context, domains []string) (map[string]b
 	return out, wrap("held domains", err)
 }
 
-// MarkDomainPaid moves an awaiting purchase to order_pending (a second
-// confirmation of the same payment changes nothing and reports false).
-// Another paid purchase of the same domain is models.ErrDuplicate.
-func (s *Store) MarkDomainPaid(ctx context.Context, cong ConglomerateScope, id, checkoutID string, at time.Time) (bool, error) {
+// DomainPaid is a payment of a purchase's checkout.
+type DomainPaid struct {
+	CheckoutID string
+	// PaidCents is the money received (0 for a local confirmation).
+	PaidCents int64
+	At        time.Time
+	// Revive lets a payment end an expired checkout too: a provider's
+	// payment made before the session ended may be delivered after the
+	// sweep expired the row (money was received: it is honoured).
+	Revive bool
+}
+
+// MarkDomainPaid moves an awaiting purchase (or, with Revive, an expired
+// one) to order_pending with the money received (a second confirmation of
+// the same payment changes nothing and reports false). Another paid
+// purchase of the same domain is models.ErrDuplicate.
+func (s *Store) MarkDomainPaid(ctx context.Context, cong ConglomerateScope, id string, pay DomainPaid) (bool, error) {
 	if err := cong.check("mark domain paid"); err != nil {
 		return false, err
 	}
-	upd := map[string]any{"state": models.DomainOrderPending, "paid_at": at, "updated_at": at}
-	if checkoutID != "" {
-		upd["checkout_id"] = checkoutID
+	upd := map[string]any{"state": models.DomainOrderPending, "paid_at": pay.At, "paid_cents": pay.PaidCents, "updated_at": pay.At}
+	if pay.CheckoutID != "" {
+		upd["checkout_id"] = pay.CheckoutID
 	}
 	res := s.db.WithContext(ctx).Model(&models.DomainPurchase{}).
-		Where("id = ? AND conglomerate_id = ? AND state = ?", id, cong.id, models.DomainAwaitingPayment).Updates(upd)
+		Where("id = ? AND conglomerate_id = ? AND state IN ?", id, cong.id, unpaidStates(pay.Revive)).Updates(upd)
 	return res.RowsAffected == 1, wrap("mark domain paid", res.Error)
 }
 
-// FailUnpaidDomain ends a paid purchase that could not take its domain
-// (another purchase holds it) as failed.
-func (s *Store) FailUnpaidDomain(ctx context.Context, cong ConglomerateScope, id, reason string, at time.Time) error {
+func unpaidStates(revive bool) []models.DomainState {
+	if revive {
+		return []models.DomainState{models.DomainAwaitingPayment, models.DomainExpired}
+	}
+	return []models.DomainState{models.DomainAwaitingPayment}
+}
+
+// FailUnpaidDomain ends a payment that could not take its domain (another
+// purchase holds it) as failed, recording the money received and the
+// credits granted back for it.
+func (s *Store) FailUnpaidDomain(ctx context.Context, cong ConglomerateScope, id, reason string, pay DomainPaid, refundedCredits int64) error {
 	if err := cong.check("fail domain"); err != nil {
 		return err
 	}
 	return wrap("fail domain", s.db.WithContext(ctx).Model(&models.DomainPurchase{}).
-		Where("id = ? AND conglomerate_id = ? AND state = ?", id, cong.id, models.DomainAwaitingPayment).
-		Updates(map[string]any{"state": models.DomainFailed, "failure_reason": reason, "paid_at": at, "updated_at": at}).Error)
+		Where("id = ? AND conglomerate_id = ? AND state IN ?", id, cong.id, unpaidStates(pay.Revive)).
+		Updates(map[string]any{"state": models.DomainFailed, "failure_reason": reason, "paid_at": pay.At, "paid_cents": pay.PaidCents,
+			"refunded_credits": refundedCredits, "updated_at": pay.At}).Error)
+}
+
+// ExpireDomainCheckouts ends, across tenants, up to limit unpaid checkouts
+// whose expiry passed (state expired; nothing was paid, nothing is
+// refunded) and returns how many. For the worker's growth sweeper.
+func (s *Store) ExpireDomainCheckouts(ctx context.Context, at time.Time, limit int) (int64, error) {
+	ids := s.db.Model(&models.DomainPurchase{}).Select("id").
+		Where("state = ? AND expires_at IS NOT NULL AND expires_at <= ?", models.DomainAwaitingPayment, at).Order("expires_at, id").Limit(limit)
+	res := s.db.WithContext(ctx).Model(&models.DomainPurchase{}).
+		Where("id IN (?) AND state = ?", ids, models.DomainAwaitingPayment).
+		Updates(map[string]any{"state": models.DomainExpired, "updated_at": at})
+	return res.RowsAffected, wrap("expire domain checkouts", res.Error)
 }
 
 // SetDomainWorkflowStarted marks that domain:<id> was started.

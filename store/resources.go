@@ -24,8 +24,19 @@ func (s *Store) SaveResource(ctx context.Context, c CompanyScope, r models.Compa
 	r.Attempts = inc
 	return s.InTx(ctx, func(tx *Store) error {
 		var before []models.CompanyResource
-		if err := tx.db.WithContext(ctx).Select("kind, status").Where("company_id = ?", c.id).Find(&before).Error; err != nil {
+		if err := tx.db.WithContext(ctx).Select("kind, status, ref").Where("company_id = ?", c.id).Find(&before).Error; err != nil {
 			return wrap("save resource", err)
+		}
+		// Ensuring a ready resource again (a provision or heal of a ready
+		// company) keeps it ready while it is checked: the company does
+		// not stop working meanwhile, and its readiness is no new
+		// transition (one company_provisioned per real one).
+		if r.Status == models.ResourceProvisioning {
+			for _, b := range before {
+				if b.Kind == r.Kind && b.Status == models.ResourceReady {
+					r.Status, r.Ref = models.ResourceReady, b.Ref
+				}
+			}
 		}
 		err := tx.db.WithContext(ctx).Clauses(clause.OnConflict{
 			Columns: []clause.Column{{Name: "company_id"}, {Name: "kind"}},

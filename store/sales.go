@@ -12,8 +12,9 @@ import (
 // A company's own sales: products, its customers' payments and
 // subscriptions, and the revenue they add up to.
 
-// CreateProduct stores a product the provider created for the scope's
-// company.
+// CreateProduct stores a product of the scope's company: a pending one
+// (written before the provider creates it, so the provider's objects are
+// keyed by its id) or one the provider created.
 func (s *Store) CreateProduct(ctx context.Context, sc CompanyScope, p models.Product) (models.Product, error) {
 	if err := sc.check("create product"); err != nil {
 		return models.Product{}, err
@@ -34,8 +35,36 @@ func (s *Store) ListProducts(ctx context.Context, sc CompanyScope) ([]models.Pro
 		return nil, err
 	}
 	ps := []models.Product{}
-	err := s.db.WithContext(ctx).Where("company_id = ?", sc.id).Order("created_at DESC, id DESC").Find(&ps).Error
+	err := s.db.WithContext(ctx).Where("company_id = ? AND NOT pending", sc.id).Order("created_at DESC, id DESC").Find(&ps).Error
 	return ps, wrap("list products", err)
+}
+
+// PendingProduct finds a pending product of the company with the same
+// account, name, description, price and interval (a create that did not
+// finish), or models.ErrNotFound.
+func (s *Store) PendingProduct(ctx context.Context, sc CompanyScope, like models.Product) (models.Product, error) {
+	if err := sc.check("pending product"); err != nil {
+		return models.Product{}, err
+	}
+	var p models.Product
+	err := s.db.WithContext(ctx).Where(map[string]any{"company_id": sc.id, "pending": true, "provider_account_id": like.ProviderAccountID,
+		"name": like.Name, "description": like.Description, "price_cents": like.PriceCents, "currency": like.Currency,
+		"interval": like.Interval}).Order("created_at, id").Take(&p).Error
+	return p, wrap("pending product", err)
+}
+
+// ActivateProduct records the provider's product and price of a pending
+// product: it is sold from then on.
+func (s *Store) ActivateProduct(ctx context.Context, sc CompanyScope, id, providerProductID, providerPriceID string) (models.Product, error) {
+	if err := sc.check("activate product"); err != nil {
+		return models.Product{}, err
+	}
+	err := s.db.WithContext(ctx).Model(&models.Product{}).Where("id = ? AND company_id = ? AND pending", id, sc.id).
+		Updates(map[string]any{"provider_product_id": providerProductID, "provider_price_id": providerPriceID, "pending": false, "active": true}).Error
+	if err != nil {
+		return models.Product{}, wrap("activate product", err)
+	}
+	return s.GetProduct(ctx, sc, id)
 }
 
 // GetProduct reads one of the company's products; a product of another
@@ -45,7 +74,7 @@ func (s *Store) GetProduct(ctx context.Context, sc CompanyScope, id string) (mod
 		return models.Product{}, err
 	}
 	var p models.Product
-	err := s.db.WithContext(ctx).Where("id = ? AND company_id = ?", id, sc.id).Take(&p).Error
+	err := s.db.WithContext(ctx).Where("id = ? AND company_id = ? AND NOT pending", id, sc.id).Take(&p).Error
 	return p, wrap("get product", err)
 }
 

@@ -13,6 +13,7 @@ import (
 	"holdco/models"
 	"holdco/service"
 	"holdco/service/billing"
+	"holdco/service/growth"
 	"holdco/service/identity"
 	"holdco/store"
 )
@@ -88,7 +89,13 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		if err != nil {
 			return err
 		}
-		st, err := billing.New(core, nil).GrantCredits(ctx, s.SystemConglomerateScope(*cong), models.EntryAdminAdjustment, *credits, *reason)
+		bill := billing.New(core, nil)
+		// The growth use cases hook the grant: the account's ad campaigns
+		// waiting for credits are marked to reconcile (their outbox), and
+		// the worker's growth sweeper signals their reconcilers within
+		// seconds: no Temporal connection is needed here.
+		growth.New(core, bill, growth.Options{})
+		st, err := bill.GrantCredits(ctx, s.SystemConglomerateScope(*cong), models.EntryAdminAdjustment, *credits, *reason)
 		if err != nil {
 			return fmt.Errorf("admin grant-credits: %w", err)
 		}

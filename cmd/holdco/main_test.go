@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -81,4 +82,39 @@ func TestAdminGrantCredits(t *testing.T) {
 	s.Close()
 	require.NoError(t, admin(context.Background(), []string{"grant-credits", "--conglomerate", c.ID, "--credits", "25"}, getenv, &out, &errOut))
 	assert.Equal(t, "balance 25\n", out.String())
+}
+
+// An operator's grant wakes the account's ad campaigns waiting for credits:
+// they are marked for the worker's growth sweeper, which signals their
+// reconcilers (before, they waited for the next UTC midnight).
+func TestAdminGrantCreditsWakesStalledAds(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"HOLDCO_DATA_DIR": dir}
+	getenv := func(k string) string { return env[k] }
+	ctx := context.Background()
+	s, err := store.Open(ctx, filepath.Join(dir, "holdco.db"), nil)
+	require.NoError(t, err)
+	require.NoError(t, s.Migrate(ctx))
+	_, c, err := s.CreateUserWithConglomerate(ctx, models.User{Email: "ads@example.com", Name: "ads", Subject: new("ads")}, "Ads")
+	require.NoError(t, err)
+	co, err := s.CreateCompany(ctx, s.SystemConglomerateScope(c.ID), models.Company{Name: "Ad Shop", Handle: "ad-shop-cli"})
+	require.NoError(t, err)
+	scope, err := s.SystemCompanyScope(ctx, co.ID)
+	require.NoError(t, err)
+	_, err = s.UpdateAdCampaign(ctx, scope, func(a *models.AdCampaign) ([]models.ActivityInput, error) {
+		a.DailyCap, a.State = 5, models.AdInsufficientCredits
+		return nil, nil
+	})
+	require.NoError(t, err)
+	s.Close()
+
+	var out, errOut bytes.Buffer
+	require.NoError(t, admin(ctx, []string{"grant-credits", "--conglomerate", c.ID, "--credits", "25"}, getenv, &out, &errOut))
+	s, err = store.Open(ctx, filepath.Join(dir, "holdco.db"), nil)
+	require.NoError(t, err)
+	defer s.Close()
+	pending, err := s.PendingAdReconciles(ctx, time.Now().Add(time.Hour), 10)
+	require.NoError(t, err)
+	require.Len(t, pending, 1, "marked for the sweeper")
+	assert.Equal(t, co.ID, pending[0].Campaign.CompanyID)
 }

@@ -386,6 +386,7 @@ func (c *Client) checkoutEvent(out models.PaymentEvent, s *stripe.CheckoutSessio
 	case s.Mode == stripe.CheckoutSessionModePayment && s.Metadata[metaKind] == string(models.CheckoutDomain):
 		if s.PaymentStatus == stripe.CheckoutSessionPaymentStatusPaid && s.Metadata[metaPurchase] != "" {
 			out.Kind, out.ConglomerateID, out.PurchaseID, out.Reference = models.EventDomainPaid, s.Metadata[metaConglomerate], s.Metadata[metaPurchase], "checkout:"+s.ID
+			out.AmountCents = s.AmountTotal
 		}
 	case s.Mode == stripe.CheckoutSessionModeSubscription && s.Subscription != nil:
 		// The subscription events carry the state; this links the customer

@@ -106,6 +106,18 @@ func (s *Service) spend(ctx context.Context, scope store.ConglomerateScope, u Us
 	return st, true, nil
 }
 
+// ChargedCredits is what a keyed charge (SpendOnce) took, 0 when the key
+// was never charged: a caller that finds its charge made before (charged
+// false) records what was really charged, never what it meant to charge
+// now.
+func (s *Service) ChargedCredits(ctx context.Context, scope store.ConglomerateScope, key string) (int64, error) {
+	amount, err := s.store.CreditEntryAmount(ctx, scope, chargeID(scope.ID(), key))
+	if errors.Is(err, models.ErrNotFound) {
+		return 0, nil
+	}
+	return -amount, err
+}
+
 // GrantCredits adds credits (top-ups, plan grants, refunds, adjustments)
 // to the scope's conglomerate; like Spend, a rule for callers that hold a
 // scope.

@@ -15,9 +15,19 @@ import (
 // GrantHook is told after credits were granted to an account.
 type GrantHook func(ctx context.Context, scope store.ConglomerateScope)
 
+// DomainPayment is a paid domain checkout as the payment provider reports
+// it.
+type DomainPayment struct {
+	PurchaseID string
+	CheckoutID string
+	// AmountCents is the money received (the session's amount_total):
+	// what a failed purchase may give back as credits, never more.
+	AmountCents int64
+}
+
 // DomainPaidHook is told that a domain purchase's checkout was paid;
 // an error makes the payment provider deliver the event again.
-type DomainPaidHook func(ctx context.Context, scope store.ConglomerateScope, purchaseID, checkoutID string) error
+type DomainPaidHook func(ctx context.Context, scope store.ConglomerateScope, pay DomainPayment) error
 
 // SetGrantHook sets the hook told after every grant (nil: none).
 func (s *Service) SetGrantHook(h GrantHook) { s.grantHook = h }
@@ -31,12 +41,12 @@ func (s *Service) afterGrant(ctx context.Context, scope store.ConglomerateScope)
 	}
 }
 
-func (s *Service) domainPaid(ctx context.Context, scope store.ConglomerateScope, purchaseID, checkoutID string) error {
+func (s *Service) domainPaid(ctx context.Context, scope store.ConglomerateScope, pay DomainPayment) error {
 	if s.domainPaidHook == nil {
 		s.logger.WarnContext(ctx, "domain payment event: no domain use cases in this process; it will be delivered again")
 		return errors.New("billing: domain payments are not handled by this process")
 	}
-	return s.domainPaidHook(ctx, scope, purchaseID, checkoutID)
+	return s.domainPaidHook(ctx, scope, pay)
 }
 
 // CheckoutDomain opens a hosted checkout for a domain purchase of the

@@ -72,7 +72,8 @@ func (s *Service) applyPaymentEvent(ctx context.Context, ev models.PaymentEvent)
 			log.WarnContext(ctx, "domain payment for no known account: ignored")
 			return nil
 		}
-		return s.domainPaid(ctx, s.store.SystemConglomerateScope(congID), ev.PurchaseID, ev.Reference)
+		return s.domainPaid(ctx, s.store.SystemConglomerateScope(congID), DomainPayment{PurchaseID: ev.PurchaseID, CheckoutID: ev.Reference,
+			AmountCents: max(ev.AmountCents, 0)})
 	case models.EventSubscription:
 		if congID == "" {
 			log.WarnContext(ctx, "subscription event for no known account: ignored")

@@ -31,7 +31,7 @@ type Service struct {
 	companyKeys *service.Cache[string, service.Principal]
 	billing     *billing.Service
 	payments    PaymentObjects
-	products    CompanyProducts
+	sales       CompanySales
 	temporal    client.Client
 	outbox      *ProvisioningOutbox
 	schedules   AgentSchedules
@@ -53,9 +53,10 @@ type Options struct {
 	Payments PaymentObjects
 	// Temporal starts and signals workflows; nil disables provisioning.
 	Temporal client.Client
-	// Products stops a company's sales before it is archived; nil when
-	// there are none to stop.
-	Products CompanyProducts
+	// Sales stops a company's sales (its products and its customers'
+	// subscriptions) before it is archived; nil when there are none to
+	// stop.
+	Sales CompanySales
 	// Schedules pauses, resumes and deletes the company's scheduled agent
 	// runs with its status; nil when there are none.
 	Schedules AgentSchedules
@@ -73,16 +74,17 @@ type AgentSchedules interface {
 	Delete(ctx context.Context, companyID string) error
 }
 
-// CompanyProducts deactivates the products a company sells on its
-// conglomerate's connected account (service/sales).
-type CompanyProducts interface {
-	DeactivateCompanyProducts(ctx context.Context, sc store.CompanyScope) error
+// CompanySales stops what a company sells on its conglomerate's connected
+// account (service/sales): its products are deactivated and its
+// customers' subscriptions cancelled.
+type CompanySales interface {
+	StopCompanySales(ctx context.Context, sc store.CompanyScope) error
 }
 
 // New builds the companies use cases on core; plans are decided by bill.
 func New(core *service.Core, bill *billing.Service, opts Options) *Service {
 	s := &Service{core: core, store: core.Store(), logger: core.Logger(), now: core.Clock(), seal: core.Sealer(),
-		companyKeys: core.CompanyKeys(), billing: bill, payments: opts.Payments, temporal: opts.Temporal, products: opts.Products,
+		companyKeys: core.CompanyKeys(), billing: bill, payments: opts.Payments, temporal: opts.Temporal, sales: opts.Sales,
 		schedules: opts.Schedules, analytics: opts.Analytics}
 	s.outbox = &ProvisioningOutbox{Store: s.store, Temporal: opts.Temporal, Logger: s.logger}
 	return s
@@ -392,8 +394,8 @@ func (s *Service) ArchiveCompany(ctx context.Context, id string) error {
 			return models.Errorf(models.CodeUpstreamUnavailable, "The payment provider could not deactivate this company's live payment objects; nothing was archived. Retry shortly.").Wrap(err)
 		}
 	}
-	if s.products != nil {
-		if err := s.products.DeactivateCompanyProducts(ctx, c.Scope); err != nil {
+	if s.sales != nil {
+		if err := s.sales.StopCompanySales(ctx, c.Scope); err != nil {
 			return err
 		}
 	}

@@ -269,7 +269,8 @@ func (s *Service) Reconcile(ctx context.Context, scope store.CompanyScope, cong 
 	}
 	if !a.Day.Equal(day) || a.ReservedToday == 0 {
 		dailyCap := a.DailyCap
-		_, _, err := s.billing.SpendOnce(ctx, cong, billing.Usage{CompanyID: scope.ID(), Type: models.EntryAdSpend, Credits: dailyCap, Key: reservationKey(scope.ID(), day)})
+		key := reservationKey(scope.ID(), day)
+		_, charged, err := s.billing.SpendOnce(ctx, cong, billing.Usage{CompanyID: scope.ID(), Type: models.EntryAdSpend, Credits: dailyCap, Key: key})
 		if models.IsCode(err, models.CodeInsufficientCredits) || models.IsCode(err, models.CodeRateLimited) {
 			if err := s.ads.Pause(ctx, scope.ID()); err != nil {
 				return ReconcileResult{}, err
@@ -279,6 +280,15 @@ func (s *Service) Reconcile(ctx context.Context, scope store.CompanyScope, cong 
 		}
 		if err != nil {
 			return ReconcileResult{}, err
+		}
+		if !charged {
+			// The day was charged by an attempt that did not record it (a
+			// crash between the two); the cap may have changed since. The
+			// reservation is what was charged: the day's refund gives back
+			// at most that.
+			if dailyCap, err = s.billing.ChargedCredits(ctx, cong, key); err != nil {
+				return ReconcileResult{}, err
+			}
 		}
 		if a, err = s.setState(ctx, scope, a.State, func(a *models.AdCampaign) { a.Day, a.ReservedToday = day, dailyCap }); err != nil {
 			return ReconcileResult{}, err

@@ -10,6 +10,7 @@ import (
 
 	"holdco/models"
 	"holdco/service"
+	"holdco/service/billing"
 	"holdco/store"
 )
 
@@ -149,7 +150,8 @@ func (s *Service) CreateCheckout(ctx context.Context, companyID string, in Check
 		return Checkout{}, models.Errorf(models.CodeConflict, "The price of %s is now %d cents, not %d; confirm the new price.", a.Domain, a.PriceCents, *in.ExpectedPriceCents).
 			With("reason", "price_changed").With("price_cents", a.PriceCents)
 	}
-	p, err := s.store.CreateDomainPurchase(ctx, ac.Scope, models.DomainPurchase{Domain: a.Domain, PriceCents: a.PriceCents, Currency: a.Currency})
+	exp := s.now().Add(localCheckoutTTL)
+	p, err := s.store.CreateDomainPurchase(ctx, ac.Scope, models.DomainPurchase{Domain: a.Domain, PriceCents: a.PriceCents, Currency: a.Currency, ExpiresAt: &exp})
 	if err != nil {
 		return Checkout{}, err
 	}
@@ -162,13 +164,19 @@ func (s *Service) CreateCheckout(ctx context.Context, companyID string, in Check
 			return Checkout{}, err
 		}
 		out.URL, out.Provider, out.ExpiresAt = cs.URL, ProviderStripe, cs.ExpiresAt
-		if err := s.store.SetDomainCheckout(ctx, ac.Scope, p.ID, cs.ID); err != nil {
+		// The row outlives the session by a grace, so a payment made just
+		// before the session ended finds it still waiting.
+		rowExp := s.now().Add(StripeCheckoutTTL)
+		if !cs.ExpiresAt.IsZero() {
+			rowExp = cs.ExpiresAt
+		}
+		rowExp = rowExp.Add(CheckoutExpiryGrace)
+		if err := s.store.SetDomainCheckout(ctx, ac.Scope, p.ID, cs.ID, rowExp); err != nil {
 			return Checkout{}, err
 		}
-		out.Purchase.CheckoutID = cs.ID
+		out.Purchase.CheckoutID, out.Purchase.ExpiresAt = cs.ID, &rowExp
 		return out, nil
 	}
-	exp := s.now().Add(localCheckoutTTL)
 	tok, err := s.core.Signer().Seal(localCheckoutPurpose, localCheckoutClaims{PurchaseID: p.ID, ConglomerateID: ac.ConglomerateID, Expiring: service.Expiring{Exp: exp.Unix()}})
 	if err != nil {
 		return Checkout{}, err
@@ -177,38 +185,65 @@ func (s *Service) CreateCheckout(ctx context.Context, companyID string, in Check
 	return out, nil
 }
 
-// markPaid records a paid checkout and starts the registration (the
-// payment webhook's and the local page's path). A domain another paid
-// purchase took meanwhile fails at once with the price refunded as
-// credits.
-func (s *Service) markPaid(ctx context.Context, scope store.ConglomerateScope, purchaseID, checkoutID string) error {
-	p, err := s.store.DomainPurchaseInPool(ctx, scope, purchaseID)
+// Unpaid checkouts end: a local confirmation link works for
+// localCheckoutTTL, and the row expires with it; a provider's checkout
+// row expires CheckoutExpiryGrace after its session (StripeCheckoutTTL
+// when the provider names no end). The growth sweeper expires them.
+const (
+	StripeCheckoutTTL   = 24 * time.Hour
+	CheckoutExpiryGrace = time.Hour
+)
+
+// markPaid records a paid checkout with the money received and starts the
+// registration (the payment webhook's and the local page's path). A
+// domain another paid purchase took meanwhile fails at once, giving back
+// as credits what was received and nothing more: a local confirmation
+// (payments not configured) received nothing, so it grants nothing.
+func (s *Service) markPaid(ctx context.Context, scope store.ConglomerateScope, pay billing.DomainPayment) error {
+	p, err := s.store.DomainPurchaseInPool(ctx, scope, pay.PurchaseID)
 	if errors.Is(err, models.ErrNotFound) {
-		s.logger.WarnContext(ctx, "domain payment for no known purchase: ignored", "purchase", purchaseID)
+		s.logger.WarnContext(ctx, "domain payment for no known purchase: ignored", "purchase", pay.PurchaseID)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	changed, err := s.store.MarkDomainPaid(ctx, scope, p.ID, strings.TrimPrefix(checkoutID, "checkout:"), s.now())
+	local := strings.HasPrefix(pay.CheckoutID, localCheckoutPrefix)
+	paid := store.DomainPaid{CheckoutID: strings.TrimPrefix(pay.CheckoutID, "checkout:"), PaidCents: max(pay.AmountCents, 0), At: s.now(), Revive: !local}
+	if local {
+		paid.PaidCents = 0
+	}
+	changed, err := s.store.MarkDomainPaid(ctx, scope, p.ID, paid)
 	if errors.Is(err, models.ErrDuplicate) {
-		credits := s.refundCredits(p.PriceCents)
-		if _, err := s.billing.GrantOnce(ctx, scope, p.CompanyID, models.EntryRefund, credits, "domain "+p.Domain, "domain-refund/"+p.ID); err != nil {
-			return err
+		credits := s.refundCredits(paid.PaidCents)
+		reason := "Another purchase registered this domain first; nothing was charged."
+		if credits > 0 {
+			if _, err := s.billing.GrantOnce(ctx, scope, p.CompanyID, models.EntryRefund, credits, "domain "+p.Domain, "domain-refund/"+p.ID); err != nil {
+				return err
+			}
+			reason = fmt.Sprintf("Another purchase registered this domain first; the %d cents paid were refunded as %d credits.", paid.PaidCents, credits)
 		}
-		return s.store.FailUnpaidDomain(ctx, scope, p.ID, "Another purchase registered this domain first; the price was refunded as credits.", s.now())
+		return s.store.FailUnpaidDomain(ctx, scope, p.ID, reason, paid, credits)
 	}
 	if err != nil {
 		return err
 	}
 	if changed || (p.State == models.DomainOrderPending && !p.WorkflowStarted) {
+		if changed {
+			p.State, p.PaidCents = models.DomainOrderPending, paid.PaidCents
+		}
 		s.startDomain(ctx, scope, p)
 	}
 	return nil
 }
 
-// refundCredits is a price in credits, rounded up.
+const localCheckoutPrefix = "local:"
+
+// refundCredits is money received in credits, rounded up (0 for none).
 func (s *Service) refundCredits(cents int64) int64 {
+	if cents <= 0 {
+		return 0
+	}
 	per := s.billing.CreditPriceCents()
 	return (cents + per - 1) / per
 }
@@ -363,14 +398,19 @@ func (s *Service) FinishPurchase(ctx context.Context, scope store.ConglomerateSc
 		if reason == "" {
 			reason = "The registrar refused the order."
 		}
-		o.FailureReason, o.RefundedCredits = truncate(reason, 500), s.refundCredits(p.PriceCents)
-		if p.State == models.DomainOrderPending {
+		// Only the money received is given back: a local confirmation
+		// received none.
+		o.FailureReason, o.RefundedCredits = truncate(reason, 500), s.refundCredits(p.PaidCents)
+		if p.State == models.DomainOrderPending && o.RefundedCredits > 0 {
 			if _, err := s.billing.GrantOnce(ctx, scope, p.CompanyID, models.EntryRefund, o.RefundedCredits, "domain "+p.Domain, "domain-refund/"+p.ID); err != nil {
 				return p, err
 			}
 		}
 		ev.Kind = models.ActivityDomainFailed
 		ev.Summary = fmt.Sprintf("Domain %s could not be registered; %d credits refunded", unicodeOf(p.Domain), o.RefundedCredits)
+		if o.RefundedCredits == 0 {
+			ev.Summary = fmt.Sprintf("Domain %s could not be registered; nothing was paid, nothing refunded", unicodeOf(p.Domain))
+		}
 	}
 	p, _, err = s.store.FinishDomainPurchase(ctx, scope, p.ID, o, ev)
 	return p, err

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"holdco/models"
+	"holdco/service/billing"
 	"holdco/service/companies"
 	"holdco/service/growth"
 	"holdco/service/servicetest"
@@ -231,7 +232,8 @@ func TestCheckoutRefusals(t *testing.T) {
 	_, err = w.e.Svc.Growth.CreateCheckout(w.e.As(t, key.Key), w.shop, growth.CheckoutInput{Domain: name})
 	assert.True(t, models.IsCode(err, models.CodeForbidden), "agents do not buy domains")
 
-	// Two checkouts of one name: the second payment fails and is refunded.
+	// Two checkouts of one name: the second confirmation fails, and as a
+	// local confirmation took no money, nothing is granted back.
 	first, err := w.e.Svc.Growth.CreateCheckout(w.ada, w.shop, growth.CheckoutInput{Domain: name})
 	require.NoError(t, err)
 	second, err := w.e.Svc.Growth.CreateCheckout(w.ada, w.cafe, growth.CheckoutInput{Domain: name})
@@ -246,31 +248,100 @@ func TestCheckoutRefusals(t *testing.T) {
 	assert.Equal(t, models.DomainOrderPending, confirm(first).Purchase.State, "confirming twice changes nothing")
 	lost := confirm(second)
 	assert.Equal(t, models.DomainFailed, lost.Purchase.State)
+	assert.Zero(t, lost.Purchase.RefundedCredits)
+	assert.Contains(t, lost.Purchase.FailureReason, "nothing was charged")
 	st, err := w.e.Svc.Credits(w.ada, w.adaCong)
 	require.NoError(t, err)
-	assert.Equal(t, (lost.Purchase.PriceCents+9)/10, st.Balance, "the price came back as credits")
+	assert.Zero(t, st.Balance, "no money was received, so no credits come back")
 	_, err = w.e.Svc.Growth.CreateCheckout(w.ada, w.shop, growth.CheckoutInput{Domain: name})
 	assert.True(t, models.IsCode(err, models.CodeConflict), "held by a paid purchase")
 	_, err = w.e.Svc.Growth.ConfirmLocalCheckout(context.Background(), "forged.token")
 	assert.True(t, models.IsCode(err, models.CodeNotFound))
 }
 
-func TestFailedRegistrationRefundsOnce(t *testing.T) {
+// A local confirmation takes no money: a failed registration of it
+// grants nothing back and says so.
+func TestFailedLocalRegistrationRefundsNothing(t *testing.T) {
 	w := newWorld(t)
 	p := w.buy(t, w.ada, w.shop, freeName(t, w, w.shop, "oolong"))
+	assert.Zero(t, p.PaidCents)
 	scope := w.e.Store.SystemConglomerateScope(w.adaCong)
-	for range 2 { // a retried activity refunds once
+	for range 2 { // a retried activity changes nothing more
 		f, err := w.e.Svc.Growth.FinishPurchase(context.Background(), scope, p.ID, false, "registry said no")
 		require.NoError(t, err)
 		assert.Equal(t, models.DomainFailed, f.State)
 		assert.Equal(t, "registry said no", f.FailureReason)
+		assert.Zero(t, f.RefundedCredits)
 	}
 	st, err := w.e.Svc.Credits(w.ada, w.adaCong)
 	require.NoError(t, err)
-	assert.Equal(t, (p.PriceCents+9)/10, st.Balance)
+	assert.Zero(t, st.Balance)
 	ev, err := w.e.Svc.Activity(w.ada, w.shop, companies.ActivityInput{Limit: 5})
 	require.NoError(t, err)
 	assert.Equal(t, models.ActivityDomainFailed, ev.Events[0].Kind)
+	assert.Contains(t, ev.Events[0].Summary, "nothing refunded")
+}
+
+// The sequence: five checkouts of one name confirmed on the local
+// page (payments off) register one and fail four, and the balance does
+// not move: each failure reports refunded_credits 0.
+func TestLocalCheckoutsOfOneNameMintNoCredits(t *testing.T) {
+	w := newWorld(t)
+	w.grant(t, 202)
+	name := freeName(t, w, w.shop, "mintless")
+	var links []string
+	for range 5 {
+		c, err := w.e.Svc.Growth.CreateCheckout(w.ada, w.shop, growth.CheckoutInput{Domain: name})
+		require.NoError(t, err)
+		u, err := url.Parse(c.URL)
+		require.NoError(t, err)
+		links = append(links, u.Query().Get("t"))
+	}
+	states := map[models.DomainState]int{}
+	for _, tok := range links {
+		lc, err := w.e.Svc.Growth.ConfirmLocalCheckout(context.Background(), tok)
+		require.NoError(t, err)
+		states[lc.Purchase.State]++
+		assert.Zero(t, lc.Purchase.RefundedCredits)
+	}
+	assert.Equal(t, map[models.DomainState]int{models.DomainOrderPending: 1, models.DomainFailed: 4}, states)
+	st, err := w.e.Svc.Credits(w.ada, w.adaCong)
+	require.NoError(t, err)
+	assert.EqualValues(t, 202, st.Balance)
+	_, err = w.e.Svc.Growth.CreateCheckout(w.ada, w.shop, growth.CheckoutInput{Domain: name})
+	assert.True(t, models.IsCode(err, models.CodeConflict), "a name a purchase holds is refused at checkout")
+}
+
+// An unpaid checkout expires with its link: the sweeper ends it (state
+// expired, nothing granted), its page refuses to confirm it, and the name
+// stays free for anyone.
+func TestUnpaidCheckoutExpires(t *testing.T) {
+	w := newWorld(t)
+	name := freeName(t, w, w.shop, "lapsing")
+	c, err := w.e.Svc.Growth.CreateCheckout(w.ada, w.shop, growth.CheckoutInput{Domain: name})
+	require.NoError(t, err)
+	require.NotNil(t, c.Purchase.ExpiresAt)
+	assert.Equal(t, c.ExpiresAt, *c.Purchase.ExpiresAt, "the row expires with its local link")
+	sw := &growth.Sweeper{Store: w.e.Store, Now: w.e.Clock.Now}
+	n, err := sw.ExpireCheckouts(context.Background())
+	require.NoError(t, err)
+	assert.Zero(t, n, "not before its time")
+
+	w.e.Clock.Advance(time.Hour + time.Second)
+	n, err = sw.ExpireCheckouts(context.Background())
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, n)
+	es, err := w.e.Svc.Growth.ListDomains(w.ada, w.shop)
+	require.NoError(t, err)
+	require.Len(t, es, 1)
+	assert.Equal(t, models.DomainExpired, es[0].State)
+	assert.Zero(t, es[0].RefundedCredits)
+	st, err := w.e.Svc.Credits(w.ada, w.adaCong)
+	require.NoError(t, err)
+	assert.Zero(t, st.Balance)
+
+	// A fresh checkout of the same name still works.
+	w.buy(t, w.ada, w.cafe, name)
 }
 
 func TestDailyCapRules(t *testing.T) {
@@ -368,4 +439,41 @@ func TestSweeperSignalsWhatACrashLeft(t *testing.T) {
 	require.Len(t, unstarted, 1)
 	assert.Equal(t, p.ID, unstarted[0].Purchase.ID)
 	var _ store.UnstartedDomain = unstarted[0]
+}
+
+// A day charged by a reconcile that crashed before recording it, with the
+// cap raised meanwhile, reserves what was charged, not the new cap: the
+// day's close refunds at most what was taken.
+func TestReservationIsWhatWasCharged(t *testing.T) {
+	w := newWorld(t)
+	w.grant(t, 200)
+	ctx := context.Background()
+	cong := w.e.Store.SystemConglomerateScope(w.adaCong)
+	day := w.e.Clock.Now().UTC().Truncate(24 * time.Hour)
+	_, charged, err := w.e.Svc.SpendOnce(ctx, cong, billing.Usage{CompanyID: w.shop, Type: models.EntryAdSpend, Credits: 3,
+		Key: "ads/" + w.shop + "/" + day.Format(time.DateOnly)})
+	require.NoError(t, err)
+	require.True(t, charged)
+	_, err = w.e.Svc.Growth.SetDailyCap(w.ada, w.shop, 150)
+	require.NoError(t, err)
+	scope, err := w.e.Store.SystemCompanyScope(ctx, w.shop)
+	require.NoError(t, err)
+	_, err = w.e.Svc.Growth.Reconcile(ctx, scope, cong, w.e.Clock.Now())
+	require.NoError(t, err)
+	a, err := w.e.Store.AdCampaign(ctx, scope)
+	require.NoError(t, err)
+	assert.EqualValues(t, 3, a.ReservedToday, "what was charged")
+
+	w.e.Clock.Advance(24 * time.Hour)
+	_, err = w.e.Svc.Growth.Reconcile(ctx, scope, cong, w.e.Clock.Now())
+	require.NoError(t, err)
+	var refunded int64
+	page, err := w.e.Svc.CreditLedger(w.ada, w.adaCong, 0, 100)
+	require.NoError(t, err)
+	for _, g := range page.Groups {
+		if g.Type == models.EntryRefund {
+			refunded += g.Amount
+		}
+	}
+	assert.LessOrEqual(t, refunded, int64(3), "the day's refund is at most what it took")
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"holdco/models"
+	"holdco/service/billing"
 )
 
 // The local checkout (payments not configured): holdco's own page stands
@@ -52,8 +53,11 @@ func (s *Service) ConfirmLocalCheckout(ctx context.Context, token string) (Local
 	if err != nil {
 		return LocalCheckout{}, err
 	}
+	if p.State == models.DomainExpired {
+		return LocalCheckout{}, models.Errorf(models.CodeNotFound, "This checkout expired unpaid; start the purchase again.")
+	}
 	scope := s.store.SystemConglomerateScope(cl.ConglomerateID)
-	if err := s.markPaid(ctx, scope, p.ID, "local:"+p.ID); err != nil {
+	if err := s.markPaid(ctx, scope, billing.DomainPayment{PurchaseID: p.ID, CheckoutID: localCheckoutPrefix + p.ID}); err != nil {
 		return LocalCheckout{}, err
 	}
 	p, err = s.store.DomainPurchaseInPool(ctx, scope, p.ID)

@@ -100,11 +100,31 @@ func (s *Service) resumeStalled(ctx context.Context, scope store.ConglomerateSco
 
 // Sweeper starts the domain workflows and signals the reconcilers whose
 // start or signal a crash lost after the commit (the rows are their own
-// outbox). It runs on the worker role.
+// outbox), and expires unpaid domain checkouts. It runs on the worker
+// role.
 type Sweeper struct {
 	Store    *store.Store
 	Temporal client.Client
 	Logger   *slog.Logger
+	// Now is the clock of the expiry (nil: the system clock).
+	Now func() time.Time
+}
+
+// ExpireCheckouts ends every unpaid domain checkout whose expiry passed
+// (state expired, nothing granted) and returns how many.
+func (w *Sweeper) ExpireCheckouts(ctx context.Context) (int64, error) {
+	now := time.Now
+	if w.Now != nil {
+		now = w.Now
+	}
+	var total int64
+	for {
+		n, err := w.Store.ExpireDomainCheckouts(ctx, now().UTC(), sweepBatch)
+		total += n
+		if err != nil || n < sweepBatch {
+			return total, err
+		}
+	}
 }
 
 // Sweep timing.
@@ -158,6 +178,11 @@ func (w *Sweeper) Run(ctx context.Context, interval time.Duration) {
 			w.Logger.WarnContext(ctx, "growth sweep", "error", err)
 		} else if n > 0 {
 			w.Logger.InfoContext(ctx, "growth sweep: started or signalled what a crash left behind", "count", n)
+		}
+		if n, err := w.ExpireCheckouts(ctx); err != nil && ctx.Err() == nil {
+			w.Logger.WarnContext(ctx, "growth sweep: expiring unpaid domain checkouts", "error", err)
+		} else if n > 0 {
+			w.Logger.InfoContext(ctx, "growth sweep: unpaid domain checkouts expired", "count", n)
 		}
 		select {
 		case <-ctx.Done():

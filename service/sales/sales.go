@@ -171,15 +171,28 @@ func (s *Service) CreateProduct(ctx context.Context, companyID string, in Produc
 	if err != nil {
 		return models.Product{}, err
 	}
-	id := uuid.NewString()
-	pp, err := s.payments.CreateProduct(ctx, models.ProductRequest{AccountID: c.account, CompanyID: c.ID, ProductID: id, Name: in.Name,
+	// The row first (pending), then the provider's product and price keyed
+	// by its id (idempotency keys), then the row completed: a create whose
+	// provider call or completion failed leaves a pending row, and the
+	// retry of the same product resumes it with the same keys, so the
+	// provider returns the objects it made instead of making more.
+	p, err := s.store.PendingProduct(ctx, c.Scope, models.Product{ProviderAccountID: c.account, Name: in.Name, Description: in.Description,
+		PriceCents: in.PriceCents, Currency: in.Currency, Interval: in.Interval})
+	if errors.Is(err, models.ErrNotFound) {
+		id := uuid.NewString()
+		p, err = s.store.CreateProduct(ctx, c.Scope, models.Product{ID: id, ProviderAccountID: c.account, ProviderProductID: "pending:" + id,
+			Name: in.Name, Description: in.Description, PriceCents: in.PriceCents, Currency: in.Currency, Interval: in.Interval,
+			Pending: true, CreatedAt: s.now()})
+	}
+	if err != nil {
+		return models.Product{}, err
+	}
+	pp, err := s.payments.CreateProduct(ctx, models.ProductRequest{AccountID: c.account, CompanyID: c.ID, ProductID: p.ID, Name: in.Name,
 		Description: in.Description, PriceCents: in.PriceCents, Currency: in.Currency, Interval: in.Interval})
 	if err != nil {
 		return models.Product{}, upstream("The payment provider could not create the product; retry shortly.", err)
 	}
-	return s.store.CreateProduct(ctx, c.Scope, models.Product{ID: id, ProviderAccountID: c.account, ProviderProductID: pp.ProductID,
-		ProviderPriceID: pp.PriceID, Name: in.Name, Description: in.Description, PriceCents: in.PriceCents, Currency: in.Currency,
-		Interval: in.Interval, Active: true, CreatedAt: s.now()})
+	return s.store.ActivateProduct(ctx, c.Scope, p.ID, pp.ProductID, pp.PriceID)
 }
 
 // ListProducts lists the company's products, newest first.
@@ -307,12 +320,45 @@ func (s *Service) CancelSubscription(ctx context.Context, companyID, subscriptio
 	return s.applySubscription(ctx, s.store, c.Scope, sub.ProviderAccountID, st, s.now(), service.ActorOf(ctx))
 }
 
-// DeactivateCompanyProducts stops selling every active product of a
-// company that is being archived (companies.ArchiveCompany calls it with
-// the scope its authorization made). A live-mode failure stops the
-// archive (retry); test-mode objects take no real money, so their failure
-// is logged and passed over.
-func (s *Service) DeactivateCompanyProducts(ctx context.Context, sc store.CompanyScope) error {
+// StopCompanySales ends a company's sales before it is archived
+// (companies.ArchiveCompany calls it with the scope its authorization
+// made): every active product and its price is deactivated on the
+// connected account, so its checkout links sell nothing more, and every
+// customer subscription that is not canceled yet is cancelled at once, so
+// no customer keeps paying a company that no longer exists (the spec's
+// archive rule: the payment provider's objects are deactivated). A
+// live-mode failure stops the archive (502, retry: what was stopped stays
+// stopped, the rest is retried); test-mode objects take no real money, so
+// their failure is logged and passed over.
+func (s *Service) StopCompanySales(ctx context.Context, sc store.CompanyScope) error {
+	if err := s.deactivateCompanyProducts(ctx, sc); err != nil {
+		return err
+	}
+	subs, err := s.store.ListCustomerSubscriptions(ctx, sc)
+	if err != nil || s.payments == nil {
+		return err
+	}
+	for _, sub := range subs {
+		if sub.Status == models.SubscriptionCanceled || sub.Status == "incomplete_expired" {
+			continue
+		}
+		st, err := s.payments.CancelCustomerSubscription(ctx, sub.ProviderAccountID, sub.ProviderSubscriptionID)
+		if err != nil {
+			if s.payments.Livemode() {
+				return models.Errorf(models.CodeUpstreamUnavailable, "The payment provider could not cancel this company's customers' subscriptions; nothing was archived. Retry shortly.").Wrap(err)
+			}
+			s.logger.WarnContext(ctx, "archive: test-mode subscription not cancelled", "company", sc.ID(), "subscription", sub.ID, "error", err)
+			continue
+		}
+		st.ProviderSubscriptionID, st.Status = sub.ProviderSubscriptionID, models.SubscriptionCanceled
+		if _, err := s.applySubscription(ctx, s.store, sc, sub.ProviderAccountID, st, s.now(), models.ActorSystem); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Service) deactivateCompanyProducts(ctx context.Context, sc store.CompanyScope) error {
 	ps, err := s.store.ListProducts(ctx, sc)
 	if err != nil || s.payments == nil {
 		return err

@@ -361,3 +361,93 @@ func TestListPaymentsLimit(t *testing.T) {
 	_, err = e.Svc.ListPayments(a.ctx, a.companyID, 101)
 	assert.Equal(t, "limit", asDomain(t, err).Field)
 }
+
+// lostProduct is the connected account's provider, except that the first
+// product create is made at the provider and then lost on the way back
+// (as when the row insert after it failed): it records each create's
+// holdco product id, which keys the provider's idempotency keys.
+type lostProduct struct {
+	sales.Payments
+	mu   sync.Mutex
+	ids  []string
+	lost bool
+}
+
+func (l *lostProduct) CreateProduct(ctx context.Context, r models.ProductRequest) (models.ProviderProduct, error) {
+	pp, err := l.Payments.CreateProduct(ctx, r)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ids = append(l.ids, r.ProductID)
+	if err == nil && !l.lost {
+		l.lost = true
+		return models.ProviderProduct{}, fmt.Errorf("connection reset after the product was created")
+	}
+	return pp, err
+}
+
+// A product created at the provider whose answer was lost is not made
+// again by the retry: the row is written first, the provider's create is
+// keyed by it, and the retry of the same product resumes that row with
+// the same keys; the company lists one product.
+func TestProductCreateIsKeyedByItsRow(t *testing.T) {
+	t.Parallel()
+	pay := testenv.StripePayments(t, whsec)
+	lp := &lostProduct{Payments: pay}
+	e := servicetest.NewWith(t, usecases.Options{Payments: pay, Sales: lp})
+	a := newSeller(t, e, "ada@example.com", true)
+	in := sales.ProductInput{Name: "Guide", Description: "A PDF", PriceCents: 1200}
+	_, err := e.Svc.CreateProduct(a.ctx, a.companyID, in)
+	assert.True(t, models.IsCode(err, models.CodeUpstreamUnavailable), "%v", err)
+	list, err := e.Svc.ListProducts(a.ctx, a.companyID)
+	require.NoError(t, err)
+	assert.Empty(t, list, "an unfinished product is not listed")
+
+	p, err := e.Svc.CreateProduct(a.ctx, a.companyID, in)
+	require.NoError(t, err)
+	require.Len(t, lp.ids, 2)
+	assert.Equal(t, lp.ids[0], lp.ids[1], "the retry uses the same idempotency keys")
+	assert.Equal(t, lp.ids[0], p.ID)
+	assert.True(t, p.Active)
+	assert.NotEmpty(t, p.ProviderPriceID)
+	list, err = e.Svc.ListProducts(a.ctx, a.companyID)
+	require.NoError(t, err)
+	assert.Len(t, list, 1)
+
+	// Another product is another row with its own keys.
+	other, err := e.Svc.CreateProduct(a.ctx, a.companyID, sales.ProductInput{Name: "Guide", Description: "A PDF", PriceCents: 1200})
+	require.NoError(t, err)
+	assert.NotEqual(t, p.ID, other.ID, "a finished product is not resumed")
+}
+
+// Archiving a company cancels its customers' running subscriptions at the
+// payment provider (the spec's archive rule) besides deactivating its
+// products: no customer keeps paying a company that is gone. Canceled
+// ones are left as they are.
+func TestArchivingCancelsCustomersSubscriptions(t *testing.T) {
+	t.Parallel()
+	e := salesWorld(t)
+	a := newSeller(t, e, "ada@example.com", true)
+	sub := func(id, status string) {
+		deliver(t, e, "evt_"+id, "customer.subscription.updated", a.account,
+			map[string]any{"id": id, "object": "subscription", "status": status, "metadata": map[string]string{"company_id": a.companyID}})
+	}
+	sub("sub_running", "active")
+	sub("sub_trial", "trialing")
+	sub("sub_gone", "canceled")
+	require.NoError(t, e.Svc.ArchiveCompany(a.ctx, a.companyID))
+	subs, err := e.Svc.ListSubscriptions(a.ctx, a.companyID)
+	require.NoError(t, err)
+	require.Len(t, subs, 3)
+	for _, s := range subs {
+		assert.Equal(t, models.SubscriptionCanceled, s.Status, s.ProviderSubscriptionID)
+	}
+	evs, err := e.Store.ListActivity(context.Background(), a.scope(t, e), models.ActivityCursor{}, 100)
+	require.NoError(t, err)
+	bySystem := 0
+	for _, ev := range evs {
+		if ev.Kind == models.ActivitySubscriptionCancel && ev.Actor == models.ActorSystem {
+			bySystem++
+		}
+	}
+	assert.Equal(t, 2, bySystem, "the archive cancelled the two running ones")
+}

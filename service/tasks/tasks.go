@@ -18,38 +18,42 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/uuid"
+
 	"holdco/models"
 	"holdco/service"
 	"holdco/store"
 )
 
-// DispatchGate decides whether a company's task may be dispatched (handed
-// to a run, which spends credits). It is the seam of the credit check: the
-// dispatcher that comes with runs implements it with the billing rules
-// (the minimum balance a run needs) and answers insufficient_credits.
-// Admin paths skip it (the spec: "status changes go through the lifecycle
-// with the credit check skipped"), and so does a nil gate.
-type DispatchGate interface {
-	CheckDispatch(ctx context.Context, company service.AuthorizedCompany) error
+// Runs starts the agent run of a dispatched task (service/turns builds
+// it; every process that builds the tasks use cases passes it). A move to
+// dispatched is a run starting: CheckTaskRun is asked first (the company
+// provisioned, the plan, the credit gate unless skipCredits — the
+// operator's paths — and no turn running) and refuses with nothing
+// changed; after the move, StartTaskRun starts the turn, or ends the task
+// failed with the reason when it cannot start.
+type Runs interface {
+	CheckTaskRun(ctx context.Context, company service.AuthorizedCompany, skipCredits bool) error
+	StartTaskRun(ctx context.Context, company service.AuthorizedCompany, task models.Task, runID string, skipCredits bool) (models.Turn, error)
 }
 
-// Options are the optional dependencies.
+// Options are the dependencies besides the core.
 type Options struct {
-	// Gate checks a move to dispatched on the non-admin paths; nil checks
-	// nothing (there is no credit check yet).
-	Gate DispatchGate
+	// Runs starts the runs of dispatched tasks; nil refuses every move
+	// to dispatched (upstream_unavailable), never lets it pass unchecked.
+	Runs Runs
 }
 
 // Service is the tasks use cases.
 type Service struct {
 	core  *service.Core
 	store *store.Store
-	gate  DispatchGate
+	runs  Runs
 }
 
 // New builds the tasks use cases on core.
 func New(core *service.Core, opts Options) *Service {
-	return &Service{core: core, store: core.Store(), gate: opts.Gate}
+	return &Service{core: core, store: core.Store(), runs: opts.Runs}
 }
 
 // CreateInput is a new task. It starts pending.
@@ -330,6 +334,12 @@ func (s *Service) update(ctx context.Context, tg target, taskID string, in Updat
 		var t models.Task
 		t, err = s.store.UpdateTask(ctx, tg.company.Scope, taskID, cur.Status, ch, event(ctx, tg, models.ActivityTaskUpdated, summary))
 		switch {
+		case err == nil && ch.Status != nil && *ch.Status == models.TaskDispatched:
+			// Dispatched: its run starts now (or the task fails with why).
+			if _, err := s.runs.StartTaskRun(ctx, tg.company, t, *ch.LastRunID, tg.admin); err != nil {
+				return models.Task{}, err
+			}
+			return s.get(ctx, tg, taskID)
 		case err == nil:
 			return t, nil
 		case errors.Is(err, models.ErrNotFound):
@@ -384,10 +394,19 @@ func (s *Service) changes(ctx context.Context, tg target, cur models.Task, in Up
 	case ch.Status != nil && cur.Status == models.TaskFailed:
 		ch.FailureReason = new("") // a retried or cancelled task no longer carries the old reason
 	}
-	if ch.Status != nil && to == models.TaskDispatched && !tg.admin && s.gate != nil {
-		if err := s.gate.CheckDispatch(ctx, tg.company); err != nil {
+	if ch.Status != nil && to == models.TaskDispatched {
+		if s.runs == nil {
+			return ch, "", models.Errorf(models.CodeUpstreamUnavailable, "Task runs are not available on this server.")
+		}
+		// The operator's paths skip the credit check, as the spec asks.
+		if err := s.runs.CheckTaskRun(ctx, tg.company, tg.admin); err != nil {
 			return ch, "", err
 		}
+		id, err := uuid.NewV7()
+		if err != nil {
+			return ch, "", err
+		}
+		ch.LastRunID = new(id.String())
 	}
 	title := cur.Title
 	if ch.Title != nil {

@@ -35,9 +35,15 @@ type world struct {
 	adaCo    string
 	bobCo    string
 	svc      *tasks.Service
+	runs     *runs
 }
 
 func newWorld(t *testing.T, opts usecases.Options) *world {
+	r, _ := opts.TaskRuns.(*runs)
+	if r == nil {
+		r = &runs{}
+		opts.TaskRuns = r
+	}
 	e := servicetest.NewWith(t, opts)
 	ada, adaCong := e.User(t, "ada@example.com")
 	bob, bobCong := e.User(t, "bob@example.com")
@@ -49,7 +55,7 @@ func newWorld(t *testing.T, opts usecases.Options) *world {
 	require.NoError(t, err)
 	raw, err := e.Svc.CreateAdminToken(context.Background(), "ops")
 	require.NoError(t, err)
-	return &world{e: e, ada: ada, bob: bob, agent: e.As(t, key.Key), admin: e.As(t, raw), adaCo: co.ID, bobCo: bco.ID, svc: e.Svc.Tasks}
+	return &world{e: e, ada: ada, bob: bob, agent: e.As(t, key.Key), admin: e.As(t, raw), adaCo: co.ID, bobCo: bco.ID, svc: e.Svc.Tasks, runs: r}
 }
 
 func status(s models.TaskStatus) *models.TaskStatus { return &s }
@@ -217,28 +223,42 @@ func TestTaskLifecycleThroughUpdate(t *testing.T) {
 	assert.Equal(t, 11, kinds[models.ActivityTaskUpdated], "7 moves of the task, 3 before deletes, 1 cancel")
 }
 
-// gate records the dispatch checks and refuses when told to.
-type gate struct {
-	mu     sync.Mutex
-	calls  int
-	refuse bool
+// runs stands in for the turn use cases: it records the run checks (with
+// whether the credit check was skipped) and the runs started, and refuses
+// without credits when told to.
+type runs struct {
+	mu        sync.Mutex
+	checks    []bool // skipCredits of each check
+	started   []string
+	noCredits bool
+	failStart bool
 }
 
-func (g *gate) CheckDispatch(_ context.Context, c service.AuthorizedCompany) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.calls++
-	if g.refuse {
+func (r *runs) CheckTaskRun(_ context.Context, c service.AuthorizedCompany, skipCredits bool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.checks = append(r.checks, skipCredits)
+	if r.noCredits && !skipCredits {
 		return models.Errorf(models.CodeInsufficientCredits, "Company %s needs credits to run a task.", c.ID)
 	}
 	return nil
 }
 
-// The admin use cases: any company, the same lifecycle, the dispatch gate
-// (the future credit check) skipped.
+func (r *runs) StartTaskRun(_ context.Context, _ service.AuthorizedCompany, task models.Task, runID string, _ bool) (models.Turn, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.failStart {
+		return models.Turn{}, models.Errorf(models.CodeUpstreamUnavailable, "The turn could not be started; retry shortly.")
+	}
+	r.started = append(r.started, task.ID+"/"+runID)
+	return models.Turn{ID: runID}, nil
+}
+
+// The admin use cases: any company, the same lifecycle, the credit check
+// of a dispatch skipped (the run still starts).
 func TestAdminTasksSkipTheDispatchGate(t *testing.T) {
-	g := &gate{refuse: true}
-	w := newWorld(t, usecases.Options{DispatchGate: g})
+	r := &runs{noCredits: true}
+	w := newWorld(t, usecases.Options{TaskRuns: r})
 	task, err := w.svc.AdminCreate(w.admin, w.bobCo, tasks.CreateInput{Title: "Operator's task"})
 	require.NoError(t, err)
 	assert.Equal(t, models.ActorSystem, task.CreatedBy)
@@ -246,12 +266,15 @@ func TestAdminTasksSkipTheDispatchGate(t *testing.T) {
 	require.NoError(t, err, "the owner sees the operator's task")
 
 	_, err = w.svc.Update(w.bob, task.ID, tasks.UpdateInput{Status: status(models.TaskDispatched)})
-	assert.Equal(t, models.CodeInsufficientCredits, codeOf(t, err), "the gate decides for the owner")
-	assert.Equal(t, 1, g.calls)
+	assert.Equal(t, models.CodeInsufficientCredits, codeOf(t, err), "the credit gate decides for the owner")
+	assert.Equal(t, []bool{false}, r.checks)
+	assert.Empty(t, r.started, "nothing started, nothing changed")
 	task, err = w.svc.AdminUpdate(w.admin, task.ID, tasks.UpdateInput{Status: status(models.TaskDispatched)})
-	require.NoError(t, err, "the operator skips the gate")
+	require.NoError(t, err, "the operator skips the credit check")
 	assert.Equal(t, models.TaskDispatched, task.Status)
-	assert.Equal(t, 1, g.calls)
+	assert.Equal(t, []bool{false, true}, r.checks)
+	require.NotNil(t, task.LastRunID)
+	assert.Equal(t, []string{task.ID + "/" + *task.LastRunID}, r.started, "its run started")
 	_, err = w.svc.AdminUpdate(w.admin, task.ID, tasks.UpdateInput{Status: status(models.TaskDone)})
 	assert.Equal(t, models.CodeConflict, codeOf(t, err), "but not the lifecycle")
 
@@ -319,4 +342,23 @@ func TestRacingUpdatesThroughTheUseCase(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, n, "one move, one event")
+}
+
+// A move to dispatched starts the task's run, named by the task's
+// last_run_id; a run that cannot start is the answer's error.
+func TestDispatchStartsTheRun(t *testing.T) {
+	w := newWorld(t, usecases.Options{})
+	task, err := w.svc.Create(w.ada, w.adaCo, tasks.CreateInput{Title: "Run me"})
+	require.NoError(t, err)
+	task, err = w.svc.Update(w.ada, task.ID, tasks.UpdateInput{Status: status(models.TaskDispatched)})
+	require.NoError(t, err)
+	require.NotNil(t, task.LastRunID)
+	assert.Equal(t, []string{task.ID + "/" + *task.LastRunID}, w.runs.started)
+	assert.Equal(t, []bool{false}, w.runs.checks, "the owner's dispatch goes through the credit check")
+
+	w.runs.failStart = true
+	other, err := w.svc.Create(w.ada, w.adaCo, tasks.CreateInput{Title: "Run me too"})
+	require.NoError(t, err)
+	_, err = w.svc.Update(w.agent, other.ID, tasks.UpdateInput{Status: status(models.TaskDispatched)})
+	assert.Equal(t, models.CodeUpstreamUnavailable, codeOf(t, err))
 }

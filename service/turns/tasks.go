@@ -59,38 +59,81 @@ func (s *Service) RunTask(ctx context.Context, taskID string) (TaskRun, error) {
 		return TaskRun{}, models.Errorf(models.CodeConflict, "A %s task cannot be run; only pending, failed or dispatched ones.", task.Status).With("status", string(task.Status))
 	}
 	ac := service.AuthorizedCompany{Company: company, Scope: scope}
-	if err := s.canWork(ctx, ac, true); err != nil {
+	if err := s.CheckTaskRun(ctx, ac, true); err != nil {
 		return TaskRun{}, err
-	}
-	message := "Work on this task: " + task.Title
-	if d := strings.TrimSpace(task.Description); d != "" {
-		message += "\n\n" + d
 	}
 	id, err := uuid.NewV7()
 	if err != nil {
 		return TaskRun{}, err
 	}
-	t := models.Turn{ID: id.String(), SessionID: uuid.NewString(), Trigger: models.TriggerTask, TaskID: &task.ID, Message: message, SkipCreditCheck: true}
+	runID := id.String()
 	// Dispatched before the start, so the run finds it dispatched.
-	if err := s.dispatch(ctx, scope, task, t.ID); err != nil {
+	if err := s.dispatch(ctx, scope, task, runID); err != nil {
 		if errors.Is(err, store.ErrTaskStatusChanged) {
 			return TaskRun{}, models.Errorf(models.CodeConflict, "The task changed meanwhile; try again.")
 		}
 		return TaskRun{}, err
 	}
-	if t, err = s.start(ctx, ac, t, message); err != nil {
+	task.Status = models.TaskDispatched
+	t, err := s.StartTaskRun(ctx, ac, task, runID, true)
+	if err != nil {
+		return TaskRun{}, err
+	}
+	return TaskRun{RunID: t.ID, TaskID: task.ID, CompanyID: company.ID, SessionID: t.SessionID, Status: t.Status}, nil
+}
+
+// CheckTaskRun checks, before a task is dispatched, what its run needs: a
+// company that is not archived and is provisioned, a plan that allows
+// agent work and, unless skipCredits (an operator's run), the minimum
+// balance to start a turn (insufficient_credits); Temporal to run it; and
+// no turn of the company running now (conflict with its turn_id: a
+// company runs one turn at a time).
+func (s *Service) CheckTaskRun(ctx context.Context, ac service.AuthorizedCompany, skipCredits bool) error {
+	if ac.Status == models.CompanyArchived {
+		return models.Errorf(models.CodeConflict, "The task's company is archived; its tasks no longer run.")
+	}
+	if err := s.canWork(ctx, ac, skipCredits); err != nil {
+		return err
+	}
+	if s.temporal == nil {
+		return models.Errorf(models.CodeUpstreamUnavailable, "Agent runs are not available on this server.")
+	}
+	// A turn whose row has ended may still be closing its workflow: the
+	// start waits for that one.
+	if id := RunningTurnID(ctx, s.temporal, ac.ID); id != "" {
+		if t, err := s.store.GetTurn(ctx, ac.Scope, id); err != nil || t.Status.Active() {
+			return models.Errorf(models.CodeConflict, "A turn of %s's agent is running; dispatch the task once it has ended.", ac.Name).With("turn_id", id)
+		}
+	}
+	return nil
+}
+
+// StartTaskRun starts the run runID that works on a task just moved to
+// dispatched (the task's last_run_id): a turn through the same start as a
+// message's, with the credit check at its start unless skipCredits. When
+// it cannot start, the task ends failed with the reason (the lifecycle's
+// "dispatched → failed: the run could not start") and the error is
+// returned.
+func (s *Service) StartTaskRun(ctx context.Context, ac service.AuthorizedCompany, task models.Task, runID string, skipCredits bool) (models.Turn, error) {
+	message := "Work on this task: " + task.Title
+	if d := strings.TrimSpace(task.Description); d != "" {
+		message += "\n\n" + d
+	}
+	t := models.Turn{ID: runID, SessionID: uuid.NewString(), Trigger: models.TriggerTask, TaskID: &task.ID, Message: message, SkipCreditCheck: skipCredits}
+	t, err := s.start(ctx, ac, t, message)
+	if err != nil {
 		reason := "The run could not start."
 		var de *models.Error
 		if errors.As(err, &de) {
 			reason = "The run could not start: " + de.Detail
 		}
-		if _, ferr := s.store.UpdateTask(context.WithoutCancel(ctx), scope, task.ID, models.TaskDispatched, models.TaskChanges{Status: new(models.TaskFailed), FailureReason: &reason},
+		if _, ferr := s.store.UpdateTask(context.WithoutCancel(ctx), ac.Scope, task.ID, models.TaskDispatched, models.TaskChanges{Status: new(models.TaskFailed), FailureReason: &reason},
 			models.ActivityInput{Kind: models.ActivityTaskUpdated, Actor: models.ActorSystem, Summary: "Task run did not start"}); ferr != nil {
 			s.logger.WarnContext(ctx, "task run: failing the task of a run that did not start", "task", task.ID, "error", ferr)
 		}
-		return TaskRun{}, err
+		return t, err
 	}
-	return TaskRun{RunID: t.ID, TaskID: task.ID, CompanyID: company.ID, SessionID: t.SessionID, Status: t.Status}, nil
+	return t, nil
 }
 
 // dispatch hands the task to the run (a failed task is first given back,

@@ -495,6 +495,39 @@ func TestOperatorRunsATaskWithoutTheCreditCheck(t *testing.T) {
 	assert.Equal(t, models.CodeNotFound, domainErr(t, err).Code)
 }
 
+// A person (or the company's agents) moving a task to dispatched starts
+// its run through the turn use case, with the credit gate: under the
+// minimum a turn needs it is refused with nothing changed; with credits
+// the run starts (the task's last_run_id), moves the task to running and
+// ends it done.
+func TestDispatchingATaskStartsItsRun(t *testing.T) {
+	w := newWorld(t, scripted.New(0), 1) // under the minimum of a turn
+	task, err := w.e.Svc.Tasks.Create(w.owner, w.company, tasks.CreateInput{Title: "Bake the menu", Description: "Three breads"})
+	require.NoError(t, err)
+	dispatched := func() (models.Task, error) {
+		return w.e.Svc.Tasks.Update(w.owner, task.ID, tasks.UpdateInput{Status: new(models.TaskDispatched)})
+	}
+	_, err = dispatched()
+	assert.Equal(t, models.CodeInsufficientCredits, domainErr(t, err).Code, "the credit gate")
+	got, err := w.e.Svc.Tasks.Get(w.owner, task.ID)
+	require.NoError(t, err)
+	assert.Equal(t, models.TaskPending, got.Status, "refused with nothing changed")
+	assert.Nil(t, got.LastRunID)
+
+	_, err = w.e.Svc.GrantCredits(context.Background(), w.e.Store.SystemConglomerateScope(w.cong), models.EntryAdminAdjustment, 50, "more")
+	require.NoError(t, err)
+	got, err = dispatched()
+	require.NoError(t, err)
+	require.NotNil(t, got.LastRunID)
+	v := w.wait(t, *got.LastRunID, ended)
+	require.Equal(t, models.TurnCompleted, v.Status, "%s: %s", v.ErrorCode, v.ErrorDetail)
+	assert.Equal(t, models.TriggerTask, v.Trigger)
+	got, err = w.e.Svc.Tasks.Get(w.owner, task.ID)
+	require.NoError(t, err)
+	assert.Equal(t, models.TaskDone, got.Status)
+	assert.Less(t, w.balance(t), int64(51), "the run was charged")
+}
+
 func TestScheduledRunsFollowTheCompanysStatus(t *testing.T) {
 	w := newWorld(t, scripted.New(0), 100)
 	ctx := context.Background()

@@ -104,9 +104,10 @@ type Options struct {
 	// AgentRunEvery is the period of companies' scheduled agent runs (0:
 	// none).
 	AgentRunEvery time.Duration
-	// DispatchGate checks that a task may be dispatched (the credit check
-	// of the coming dispatcher); nil checks nothing.
-	DispatchGate tasks.DispatchGate
+	// TaskRuns starts the runs of dispatched tasks; nil: the turn use
+	// cases (the real runs, with their credit gate). Tests of the task
+	// lifecycle alone put a recorder here.
+	TaskRuns tasks.Runs
 	// OAuth is the authorization server's settings (issuer, connector URL,
 	// pre-registered clients).
 	OAuth oauth.Config
@@ -143,13 +144,17 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Sales = sales.New(core, s.Billing, opts.Sales)
 	s.Analytics = analytics.New(core, opts.Analytics)
 	s.Schedules = &turns.Schedules{Temporal: opts.Temporal, Every: opts.AgentRunEvery}
-	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal, Products: s.Sales, Schedules: s.Schedules,
+	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal, Sales: s.Sales, Schedules: s.Schedules,
 		Analytics: s.Analytics})
 	s.Mail = mail.New(core, opts.Mail, opts.MailSender, opts.MailBodies)
 	s.Documents = documents.New(core)
 	s.Files = files.New(core, opts.Blobs, opts.FileLimits)
-	s.Tasks = tasks.New(core, tasks.Options{Gate: opts.DispatchGate})
 	s.Turns = turns.New(core, s.Billing, s.Files, opts.Temporal)
+	var runs tasks.Runs = s.Turns
+	if opts.TaskRuns != nil {
+		runs = opts.TaskRuns
+	}
+	s.Tasks = tasks.New(core, tasks.Options{Runs: runs})
 	s.Traces = traces.New(opts.Blobs)
 	s.TraceWriter = traces.NewWriter(opts.Blobs)
 	s.Prospects = prospects.New(core)
