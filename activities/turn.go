@@ -47,7 +47,15 @@ type Turns struct {
 	// HeartbeatEvery is how often a model call heartbeats (0: 1 s); an
 	// interrupt reaches the call at its next heartbeat.
 	HeartbeatEvery time.Duration
+	// MaxOutputTokens caps a model call's answer (the configured
+	// HOLDCO_LLM_MAX_TOKENS; 0: the adapter's default, DefaultMaxOutputTokens).
+	// A call holds its maximum price, which this bounds, before it runs.
+	MaxOutputTokens int
 }
+
+// DefaultMaxOutputTokens is the adapters' answer cap when none is
+// configured.
+const DefaultMaxOutputTokens = 4096
 
 // Error types of the turn activities' non-retryable failures: the turn
 // ends failed with this code (a connector error case) and the message as
@@ -122,7 +130,10 @@ type ModelStepResult struct {
 
 // ModelStep calls the model with the session's conversation and stores its
 // answer as the step's message (part 0), then charges the call
-// (TOKEN_USAGE_PARTIAL with the run id, key "<turn>/model/<step>"). The
+// (TOKEN_USAGE_PARTIAL with the run id, key "<turn>/model/<step>"). Before
+// the call, its maximum price is held under the same key (or what the
+// account has left, at least one credit), so concurrent turns cannot make
+// calls the balance does not cover; the charge settles the hold. The
 // streamed text reaches the turn row at most every TextEvery.
 func (t *Turns) ModelStep(ctx context.Context, in StepInput) (_ ModelStepResult, err error) {
 	scope, turn, err := t.turn(ctx, in.TurnRef)
@@ -141,7 +152,7 @@ func (t *Turns) ModelStep(ctx context.Context, in StepInput) (_ ModelStepResult,
 	}
 	if err := t.charge(ctx, scope, billing.Usage{CompanyID: in.CompanyID, RunID: in.TurnID, Type: models.EntryTokenUsagePartial,
 		Credits: billing.ModelCallCredits(models.ModelUsage{InputTokens: msg.InputTokens, OutputTokens: msg.OutputTokens}),
-		Key:     fmt.Sprintf("%s/model/%d", in.TurnID, in.Step)}); err != nil {
+		Key:     modelKey(in.TurnID, in.Step)}); err != nil {
 		return ModelStepResult{}, err
 	}
 	var out ModelStepResult
@@ -172,22 +183,29 @@ func (t *Turns) callModel(ctx context.Context, scope store.CompanyScope, turn mo
 			}
 		}
 	}
-	// The balance must cover at least one credit before a call is made.
-	bal, err := t.Store.CreditBalance(ctx, t.Store.SystemConglomerateScope(scope.ConglomerateID()), time.Now().UTC().Truncate(24*time.Hour))
-	if err != nil {
-		return models.TurnMessage{}, err
+	req := models.ModelRequest{System: systemPrompt(company, turn), Messages: conversation(history), Tools: t.Tools.Specs(),
+		MaxTokens: t.MaxOutputTokens}
+	// The call's maximum price is held before it runs (at least one
+	// credit must be free): the balance bounds the calls in flight.
+	hold := billing.Usage{CompanyID: turn.CompanyID, RunID: turn.ID, Type: models.EntryTokenUsagePartial,
+		Credits: MaxModelCallCredits(req, t.MaxOutputTokens), Key: modelKey(turn.ID, step)}
+	cong := t.Store.SystemConglomerateScope(scope.ConglomerateID())
+	if _, _, err := t.Billing.Reserve(ctx, cong, hold, 1); err != nil {
+		return models.TurnMessage{}, t.chargeError(err, "The account has no credits left for the next model call; top up to continue.")
 	}
-	if bal.Balance < 1 {
-		return models.TurnMessage{}, temporal.NewNonRetryableApplicationError(
-			"The account has no credits left for the next model call; top up to continue.", ErrTurnInsufficientCredits, nil)
-	}
-	req := models.ModelRequest{System: systemPrompt(company, turn), Messages: conversation(history), Tools: t.Tools.Specs()}
 
 	stream := newTextStream(strings.Join(earlier, "\n\n"))
 	stop := t.keepAlive(ctx, scope, turn.ID, stream)
 	began := time.Now()
 	resp, err := t.Model.Complete(ctx, req, stream.add)
 	stop()
+	if err != nil {
+		// No answer, nothing to pay: the hold is freed (a retry holds
+		// again).
+		if rerr := t.Billing.Release(context.WithoutCancel(ctx), cong, hold.Key); rerr != nil {
+			t.Logger.WarnContext(ctx, "turn: releasing a model call's hold", "turn", turn.ID, "error", rerr)
+		}
+	}
 	part := fmt.Sprintf("%06d-model", step)
 	request := traces.Event{Type: traces.EventModelRequest, Step: step,
 		Data: map[string]any{"messages": len(req.Messages), "tools": len(req.Tools), "system_chars": len(req.System)}}
@@ -280,9 +298,14 @@ type ToolStepResult struct {
 }
 
 // ToolStep makes one tool call of a step and stores its result (part
-// index+1); a billable tool's successful call is then charged (TOOL_USAGE,
-// key "<turn>/tool/<step>/<index>"). A tool's own refusal is a result for
-// the model (IsError), not a failure of the turn.
+// index+1). The call carries its idempotency key "<turn>/tool/<step>/<index>"
+// (service.Call): a use case with a side effect stores the effect under
+// an id derived from it, so a retry after a crash between the effect and
+// the stored result finds the effect instead of repeating it, and a
+// billable tool is paid under it before its effect (billing.PayFor: held,
+// charged TOOL_USAGE on success, once). A tool's own refusal — including
+// insufficient_credits for a billable tool — is a result for the model
+// (IsError), not a failure of the turn.
 func (t *Turns) ToolStep(ctx context.Context, in ToolStepInput) (ToolStepResult, error) {
 	index := in.Index
 	scope, _, err := t.turn(ctx, in.TurnRef)
@@ -336,12 +359,6 @@ func (t *Turns) ToolStep(ctx context.Context, in ToolStepInput) (ToolStepResult,
 		return ToolStepResult{}, err
 	}
 	out.IsError = len(stored.Content) > 0 && stored.Content[0].IsError
-	if price := agenttools.Credits(call.ToolName); price > 0 && !out.IsError {
-		if err := t.charge(ctx, scope, billing.Usage{CompanyID: in.CompanyID, RunID: in.TurnID, Type: models.EntryToolUsage,
-			Credits: price, Key: fmt.Sprintf("%s/tool/%d/%d", in.TurnID, in.Step, index)}); err != nil {
-			return ToolStepResult{}, err
-		}
-	}
 	return out, nil
 }
 
@@ -353,6 +370,7 @@ func (t *Turns) callTool(ctx context.Context, scope store.CompanyScope, in ToolS
 	} else {
 		agent := service.WithPrincipal(ctx, service.Principal{Credential: service.CredentialCompanyKey,
 			CredentialID: "turn:" + in.TurnID, CompanyID: in.CompanyID, ConglomerateID: in.ConglomerateID})
+		agent = service.WithCall(agent, service.Call{RunID: in.TurnID, Key: ToolCallKey(in.TurnID, in.Step, in.Index)})
 		res, err := t.Tools.Call(agent, in.CompanyID, call.ToolName, call.Input)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -379,28 +397,76 @@ func (t *Turns) callTool(ctx context.Context, scope store.CompanyScope, in ToolS
 // cannot cover it, what is left is charged under the same key (nothing
 // is overdrawn, and a retry pays nothing more) and the turn fails with
 // insufficient_credits; the daily cap fails it with rate_limited.
+//
+// The charge settles the call's hold (same key): the held credits are the
+// charge's, so a call that cost no more than it held is always paid.
 func (t *Turns) charge(ctx context.Context, scope store.CompanyScope, u billing.Usage) error {
 	cong := t.Store.SystemConglomerateScope(scope.ConglomerateID())
 	st, _, err := t.Billing.SpendOnce(ctx, cong, u)
+	if isCode(err, models.CodeInsufficientCredits) && st.Balance > 0 {
+		rest := u
+		rest.Credits = st.Balance
+		if _, _, err := t.Billing.SpendOnce(ctx, cong, rest); err != nil && !isCode(err, models.CodeInsufficientCredits) {
+			return err
+		}
+	}
+	return t.chargeError(err, "The account ran out of credits during the turn; top up to continue.")
+}
+
+// chargeError makes a refused hold or charge the turn's failure:
+// insufficient_credits (with the sentence given) or rate_limited (the
+// daily cap), neither retried.
+func (t *Turns) chargeError(err error, insufficient string) error {
 	var de *models.Error
 	if !errors.As(err, &de) {
 		return err
 	}
 	switch de.Code {
 	case models.CodeInsufficientCredits:
-		if st.Balance > 0 {
-			rest := u
-			rest.Credits = st.Balance
-			if _, _, err := t.Billing.SpendOnce(ctx, cong, rest); err != nil && !isCode(err, models.CodeInsufficientCredits) {
-				return err
-			}
-		}
-		return temporal.NewNonRetryableApplicationError("The account ran out of credits during the turn; top up to continue.", ErrTurnInsufficientCredits, nil)
+		return temporal.NewNonRetryableApplicationError(insufficient, ErrTurnInsufficientCredits, nil)
 	case models.CodeRateLimited:
 		return temporal.NewNonRetryableApplicationError(de.Detail, ErrTurnRateLimited, nil)
 	}
 	return err
 }
+
+// modelKey is the charge key (and hold key) of a step's model call.
+func modelKey(turnID string, step int) string { return fmt.Sprintf("%s/model/%d", turnID, step) }
+
+// ToolCallKey is the idempotency key of a step's index-th tool call: its
+// effects' ids derive from it and a billable tool is charged under it.
+func ToolCallKey(turnID string, step, index int) string {
+	return fmt.Sprintf("%s/tool/%d/%d", turnID, step, index)
+}
+
+// MaxModelCallCredits is the most a call with this request can cost: its
+// input estimated high (one token per InputBytesPerToken bytes of the
+// system prompt, the messages and the tool specs; English runs near four)
+// plus a full answer of maxOutput tokens (0: DefaultMaxOutputTokens).
+func MaxModelCallCredits(req models.ModelRequest, maxOutput int) int64 {
+	if req.MaxTokens > 0 {
+		maxOutput = req.MaxTokens
+	}
+	if maxOutput <= 0 {
+		maxOutput = DefaultMaxOutputTokens
+	}
+	n := len(req.System)
+	for _, m := range req.Messages {
+		for _, b := range m.Content {
+			n += len(b.Text) + len(b.Input) + len(b.ToolName) + len(b.ToolUseID)
+		}
+	}
+	for _, tl := range req.Tools {
+		n += len(tl.Name) + len(tl.Description) + len(tl.InputSchema)
+	}
+	input := (int64(n) + InputBytesPerToken - 1) / InputBytesPerToken
+	return billing.ModelCallCredits(models.ModelUsage{InputTokens: input, OutputTokens: int64(maxOutput)})
+}
+
+// InputBytesPerToken is the bytes per input token a hold assumes: fewer
+// than any tokenizer's average on text, so the hold is not below the
+// price.
+const InputBytesPerToken = 3
 
 func isCode(err error, code models.ErrorCode) bool {
 	var de *models.Error
@@ -455,6 +521,10 @@ func (t *Turns) FinishTurn(ctx context.Context, in FinishInput) (models.TurnStat
 			}
 			last = textOf(m.Content)
 		}
+	}
+	// Nothing of the turn runs any more: what its calls still hold is free.
+	if err := t.Billing.ReleaseRun(ctx, t.Store.SystemConglomerateScope(scope.ConglomerateID()), turn.ID); err != nil {
+		return "", err
 	}
 	cost, err := t.Store.RunCredits(ctx, t.Store.SystemConglomerateScope(scope.ConglomerateID()), turn.ID)
 	if err != nil {

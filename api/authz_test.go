@@ -222,6 +222,12 @@ func newMatrixWorld(t testing.TB) *matrixWorld {
 	w.call(http.MethodPost, "/auth/tokens", userB, `{"name":"bob's"}`, http.StatusCreated, &tok)
 	bobTok := tok["id"].(string)
 	adaFile, bobFile := w.uploadAs(userA, w.adaCo, "matrix/ada.txt"), w.uploadAs(userB, w.bobCo, "matrix/bob.txt")
+	// A sent message costs a credit: each account can pay for its
+	// fixtures' and the matrix's messages.
+	for _, cong := range []string{w.adaCong, w.bobCong} {
+		_, err := w.svc.Billing.GrantCredits(context.Background(), w.store.SystemConglomerateScope(cong), models.EntryAdminAdjustment, 10, "matrix fixtures")
+		require.NoError(t, err)
+	}
 	var msg map[string]any
 	w.call(http.MethodPost, "/companies/"+w.adaCo+"/emails", userA, `{"to":"jane@example.com","subject":"Hi","text":"Hello"}`, http.StatusCreated, &msg)
 	adaEmail := msg["id"].(string)

@@ -81,6 +81,7 @@ func TestInboundWebhookOverHTTP(t *testing.T) {
 
 func TestSendEmailEdgeRules(t *testing.T) {
 	w := newWorld(t)
+	w.grantAda(10) // a sent message costs a credit
 	path := "/companies/" + w.adaCo + "/emails"
 	for name, body := range map[string]string{
 		"CRLF in subject": `{"to":"jane@example.com","subject":"Hi\r\nBcc: x@example.com","text":"t"}`,

@@ -76,5 +76,5 @@ func (a *App) buildTurns(ctx context.Context, publicURL, sitesURL string) (*acti
 		return nil, fmt.Errorf("HOLDCO_LLM_PROVIDER: %w", err)
 	}
 	return &activities.Turns{Store: a.Store, Billing: svc.Billing, Tools: svc.Tools, Model: model, Traces: svc.TraceWriter, Scheduled: svc.Turns,
-		Logger: a.logger.With("component", "turns")}, nil
+		MaxOutputTokens: a.cfg.LLM.MaxTokens, Logger: a.logger.With("component", "turns")}, nil
 }

@@ -82,3 +82,20 @@ type CreditAccount struct {
 func (CreditLedgerEntry) TableName() string { return "credit_ledger_entries" }
 func (CreditLedgerGroup) TableName() string { return "credit_ledger_groups" }
 func (CreditAccount) TableName() string     { return "credit_accounts" }
+
+// CreditReservation holds credits for one charge until it is settled (the
+// ledger entry with the same id is written) or released. While it lives
+// (until ExpiresAt) a spend or another reservation sees the balance minus
+// the held credits.
+type CreditReservation struct {
+	ID             string          `gorm:"primaryKey;size:36"`
+	ConglomerateID string          `gorm:"size:36;not null;index:idx_credit_reservations_live,priority:1"`
+	Type           LedgerEntryType `gorm:"size:32;not null"`
+	Amount         int64           `gorm:"not null"`
+	RunID          *string         `gorm:"size:64"`
+	CompanyID      *string         `gorm:"size:36"`
+	CreatedAt      time.Time       `gorm:"not null"`
+	ExpiresAt      time.Time       `gorm:"not null;index:idx_credit_reservations_live,priority:2"`
+}
+
+func (CreditReservation) TableName() string { return "credit_reservations" }

@@ -22,6 +22,9 @@ var (
 type CreditOutcome struct {
 	Balance    int64
 	SpentToday int64 // credits spent since dayStart, this entry included when applied
+	// Held is what live reservations (other than the entry's own) hold of
+	// the balance: a spend can use Balance-Held.
+	Held int64
 }
 
 // GroupKey is the page group of an entry: usage entries of one run sum
@@ -35,8 +38,10 @@ func GroupKey(e models.CreditLedgerEntry) string {
 
 // ApplyCreditEntry appends an entry, updates its page group and the
 // balance, in one transaction serialized per conglomerate (a row lock on
-// Postgres; SQLite transactions are IMMEDIATE). A spend (negative amount)
-// that would take the balance below zero is refused with
+// Postgres; SQLite transactions are IMMEDIATE). An entry whose id is a
+// reservation's settles it (the reservation is removed in the same
+// transaction). A spend (negative amount) that would take the balance
+// minus the other live reservations below zero is refused with
 // ErrInsufficientCredits, and a spend over dailyCap (credits per UTC day
 // since dayStart) with ErrDailyCapReached; nothing is written then. A
 // second welcome grant fails with models.ErrDuplicate. The scope's
@@ -68,14 +73,24 @@ func (s *Store) ApplyCreditEntry(ctx context.Context, cong ConglomerateScope, e 
 		}
 		out.Balance, out.SpentToday = acct.Balance, spentOn(acct, dayStart)
 		if e.Amount < 0 {
-			if dailyCap != nil && e.Type.Spends() && out.SpentToday-e.Amount > *dailyCap {
+			// Credits other charges hold are not this entry's to spend; the
+			// hold with this entry's id is the one it settles.
+			held, err := heldCredits(tx, e.ConglomerateID, e.CreatedAt, e.ID)
+			if err != nil {
+				return err
+			}
+			out.Held = held
+			if dailyCap != nil && e.Type.Spends() && out.SpentToday+held-e.Amount > *dailyCap {
 				return ErrDailyCapReached
 			}
-			if acct.Balance+e.Amount < 0 {
+			if acct.Balance-held+e.Amount < 0 {
 				return ErrInsufficientCredits
 			}
 		}
 		if err := tx.Create(&e).Error; err != nil {
+			return err
+		}
+		if err := tx.Where("id = ? AND conglomerate_id = ?", e.ID, e.ConglomerateID).Delete(&models.CreditReservation{}).Error; err != nil {
 			return err
 		}
 		newGroup, err := s.addToGroup(tx, e)

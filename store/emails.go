@@ -14,6 +14,11 @@ import (
 // already sent its quota of messages in the window.
 var ErrSendLimit = errors.New("store: email send limit reached")
 
+// ErrEmailExists is ReserveOutgoingEmail's answer, with the stored row,
+// when a message with the given id exists and was not refused by the
+// provider (sent, sending or unknown): it is not sent again.
+var ErrEmailExists = errors.New("store: the outgoing email exists")
+
 // emailListColumns are the columns of a list row: everything but the
 // bodies, which only the single read returns.
 var emailListColumns = []string{"id", "company_id", "direction", "delivery", "provider_message_id", "from_address",
@@ -24,7 +29,10 @@ var emailListColumns = []string{"id", "company_id", "direction", "delivery", "pr
 // outbound rows created at or after since (ErrSendLimit). The count and the
 // insert are one transaction serialized per company (a row lock on the
 // company on Postgres; SQLite transactions are IMMEDIATE), so concurrent
-// sends cannot pass the limit together.
+// sends cannot pass the limit together. A message given an id (an agent's
+// tool call derives it from the call's key) is written once: an existing
+// one is answered with ErrEmailExists, or, when the provider refused it
+// (failed), set back to `sending` for another attempt.
 func (s *Store) ReserveOutgoingEmail(ctx context.Context, c CompanyScope, e models.Email, since time.Time, limit int64) (models.Email, error) {
 	if err := c.check("reserve outgoing email"); err != nil {
 		return models.Email{}, err
@@ -32,11 +40,29 @@ func (s *Store) ReserveOutgoingEmail(ctx context.Context, c CompanyScope, e mode
 	at := stamp(e.CreatedAt)
 	e.CompanyID, e.Direction, e.Delivery, e.BodyState = c.id, models.EmailOutbound, models.EmailSending, models.EmailBodyPresent
 	e.CreatedAt, e.UpdatedAt, e.ReadAt = at, at, &at
+	var prior models.Email
 	err := s.InTx(ctx, func(tx *Store) error {
 		db := tx.db.WithContext(ctx)
 		if tx.dialect == DialectPostgres {
 			if err := db.Exec("SELECT id FROM companies WHERE id = ? FOR UPDATE", c.id).Error; err != nil {
 				return err
+			}
+		}
+		if e.ID != "" {
+			var found []models.Email
+			if err := db.Where("id = ? AND company_id = ? AND direction = ?", e.ID, c.id, models.EmailOutbound).Limit(1).Find(&found).Error; err != nil {
+				return err
+			}
+			if len(found) == 1 {
+				prior = found[0]
+				if prior.Delivery != models.EmailFailed {
+					return ErrEmailExists
+				}
+				// The provider refused the earlier attempt: this one sends
+				// the same message again (counted once).
+				prior.Delivery, prior.UpdatedAt = models.EmailSending, at
+				return db.Model(&models.Email{}).Where("id = ?", prior.ID).
+					Updates(map[string]any{"delivery": models.EmailSending, "updated_at": at}).Error
 			}
 		}
 		var sent int64
@@ -51,6 +77,12 @@ func (s *Store) ReserveOutgoingEmail(ctx context.Context, c CompanyScope, e mode
 	})
 	if errors.Is(err, ErrSendLimit) {
 		return models.Email{}, err
+	}
+	if errors.Is(err, ErrEmailExists) {
+		return prior, err
+	}
+	if err == nil && prior.ID != "" {
+		return prior, nil
 	}
 	return e, wrap("reserve outgoing email", err)
 }

@@ -27,7 +27,7 @@ func TestMigrationsCoverEveryModelColumn(t *testing.T) {
 	for _, model := range []any{&models.User{}, &models.Conglomerate{}, &models.Membership{}, &models.Company{},
 		&models.WebSession{}, &models.APIKey{}, &models.CLIAuthCode{}, &models.WebLoginCode{}, &models.DeviceAuthorization{}, &models.AdminToken{},
 		&models.InstanceSecret{}, &models.DevIdPUser{}, &models.CompanyAPIKey{}, &models.CompanyResource{}, &models.CompanyOIDCClient{},
-		&models.CreditLedgerEntry{}, &models.CreditLedgerGroup{}, &models.CreditAccount{},
+		&models.CreditLedgerEntry{}, &models.CreditLedgerGroup{}, &models.CreditAccount{}, &models.CreditReservation{},
 		&models.CompanyProvisioning{}, &models.CompanyCreateKey{},
 		&models.ActivityEvent{}, &models.Document{}, &models.Milestone{}, &models.CompanyFile{}, &models.Email{},
 		&models.Product{}, &models.CompanyPayment{}, &models.CustomerSubscription{}, &models.Task{}} {

@@ -40,6 +40,14 @@ func (c CompanyScope) ID() string { return c.id }
 // ConglomerateID is the id of the conglomerate that owns the company.
 func (c CompanyScope) ConglomerateID() string { return c.conglomerateID }
 
+// Conglomerate is the scope of the company's conglomerate, for what the
+// company's own acts do to the account: a billable act of the company
+// (an email it sends, an agent's paid tool call) charges the shared
+// balance. Whoever may act for the company may spend for that act.
+func (c CompanyScope) Conglomerate() ConglomerateScope {
+	return ConglomerateScope{id: c.conglomerateID}
+}
+
 func (c CompanyScope) check(op string) error {
 	if c.id == "" {
 		return errors.Join(errors.New("store: "+op), ErrNoScope)

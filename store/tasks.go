@@ -31,13 +31,21 @@ func (s *Store) TaskCompanyID(ctx context.Context, taskID string) (string, error
 }
 
 // CreateTask stores a new task of the scope's company and records the
-// event with it.
+// event with it. A task given an id (an agent's tool call derives it from
+// the call's key) is created once: when the company has a task with that
+// id already, that task is answered and nothing is written.
 func (s *Store) CreateTask(ctx context.Context, c CompanyScope, t models.Task, event models.ActivityInput) (models.Task, error) {
 	if err := c.check("create task"); err != nil {
 		return t, err
 	}
 	at := now()
 	t.CompanyID, t.CreatedAt, t.UpdatedAt = c.id, at, at
+	preset := t.ID
+	if preset != "" {
+		if prior, err := s.GetTask(ctx, c, preset); err == nil {
+			return prior, nil
+		}
+	}
 	err := s.InTx(ctx, func(tx *Store) error {
 		if err := tx.db.WithContext(ctx).Create(&t).Error; err != nil {
 			return wrap("create task", err)
@@ -46,6 +54,10 @@ func (s *Store) CreateTask(ctx context.Context, c CompanyScope, t models.Task, e
 		event.Data = withData(event.Data, "task_id", t.ID, "status", string(t.Status))
 		return tx.RecordActivity(ctx, c, event)
 	})
+	if preset != "" && errors.Is(err, models.ErrDuplicate) {
+		// The same call, concurrently: its task stands.
+		return s.GetTask(ctx, c, preset)
+	}
 	return t, err
 }
 

@@ -48,6 +48,16 @@ func newWorld(t *testing.T, opts usecases.Options) world {
 	return world{e: e, cat: catalogOf(e), owner: owner, agent: e.As(t, key.Key), company: co.ID}
 }
 
+// fund grants the company's account credits (billable tools hold their
+// price before they run).
+func (w world) fund(t *testing.T, credits int64) {
+	t.Helper()
+	c, err := w.e.Svc.GetCompany(w.owner, w.company)
+	require.NoError(t, err)
+	_, err = w.e.Svc.GrantCredits(context.Background(), w.e.Store.SystemConglomerateScope(c.ConglomerateID), models.EntryAdminAdjustment, credits, "test credits")
+	require.NoError(t, err)
+}
+
 // call runs a tool as the agent and decodes its result into out.
 func (w world) call(t *testing.T, name string, args any, out any) {
 	t.Helper()
@@ -107,6 +117,7 @@ func TestSchemasMatchGoldenFiles(t *testing.T) {
 
 func TestDocumentTasksFilesEmailAndActivityTools(t *testing.T) {
 	w := newWorld(t, usecases.Options{})
+	w.fund(t, 10) // send_email costs a credit
 	e := w.e
 
 	var wd agenttools.WriteDocumentResult

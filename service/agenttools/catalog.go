@@ -21,6 +21,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"holdco/models"
+	"holdco/service"
+	"holdco/service/billing"
 )
 
 // MaxResultBytes is the largest tool result (its JSON); more is too_large.
@@ -29,7 +31,21 @@ const MaxResultBytes = 1 << 20
 // Catalog holds the tools by name.
 type Catalog struct {
 	tools map[string]*tool
+	// payer charges the billable tools whose use case does not charge
+	// itself (nil: they run unpaid, as in a catalog built for a test).
+	payer Payer
 }
+
+// Payer is billing.PayForCompany: the one charging rule of a billable
+// act, held before the effect and keyed by the call.
+type Payer interface {
+	PayForCompany(ctx context.Context, companyID string, u billing.Usage, effect func(context.Context) error) error
+}
+
+// chargedByUseCase are the billable tools whose use case charges the act
+// itself, whoever calls it (mail.Send charges every sent message, REST's
+// too); the catalog charges the other billable tools around the call.
+var chargedByUseCase = map[string]bool{"send_email": true}
 
 // NewCatalog returns an empty catalog.
 func NewCatalog() *Catalog { return &Catalog{tools: map[string]*tool{}} }
@@ -195,7 +211,16 @@ func (c *Catalog) Call(ctx context.Context, companyID, name string, raw json.Raw
 	if err != nil {
 		return nil, err
 	}
-	out, err := t.call(ctx, companyID, args)
+	var out any
+	if price := Credits(name); price > 0 && c.payer != nil && !chargedByUseCase[name] {
+		err = c.payer.PayForCompany(ctx, companyID, toolUsage(ctx, name, price), func(ctx context.Context) error {
+			var err error
+			out, err = t.call(ctx, companyID, args)
+			return err
+		})
+	} else {
+		out, err = t.call(ctx, companyID, args)
+	}
 	if err != nil {
 		return nil, asDomain(err)
 	}
@@ -367,4 +392,18 @@ func ErrorJSON(err error) json.RawMessage {
 		return json.RawMessage(`{"error":"internal_error","detail":"The error could not be encoded."}`)
 	}
 	return b
+}
+
+// toolUsage is the charge of a billable tool call: keyed by the agent's
+// call (a retry pays once), else by a new id that is also its run_id (a
+// connector call is an act of its own).
+func toolUsage(ctx context.Context, name string, price int64) billing.Usage {
+	u := billing.Usage{Type: models.EntryToolUsage, Credits: price}
+	if call, ok := service.CallOf(ctx); ok {
+		u.RunID, u.Key = call.RunID, call.Key
+		return u
+	}
+	id := service.EffectID(ctx, name)
+	u.RunID, u.Key = id, name+"/"+id
+	return u
 }

@@ -1,13 +1,9 @@
 package agenttools
 
-// toolCredits are the prices of billable tools, charged per successful
-// call as TOOL_USAGE with the run's id; every other tool is free (its
-// cost is in the model calls around it).
-var toolCredits = map[string]int64{
-	"send_email":     1,
-	"web_research":   1,
-	"generate_image": 3,
-}
+import "holdco/service/billing"
 
-// Credits is the price of one successful call of the tool (0: free).
-func Credits(name string) int64 { return toolCredits[name] }
+// Credits is the price of one successful call of the tool (0: free):
+// billing's price list, charged by the use case's own billing.PayFor
+// (send_email) or by the catalog around the call (web_research,
+// generate_image), never by the caller.
+func Credits(name string) int64 { return billing.ToolCredits(name) }

@@ -67,6 +67,7 @@ func TestProspectTools(t *testing.T) {
 
 func TestResearchAndImagesAnswerNotConfigured(t *testing.T) {
 	w := newWorld(t, usecases.Options{})
+	w.fund(t, 10) // both are billable: their price is held before the call
 	for name, args := range map[string]string{
 		"web_research":   `{"query":"sourdough suppliers"}`,
 		"generate_image": `{"prompt":"a loaf of bread"}`,

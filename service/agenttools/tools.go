@@ -59,11 +59,14 @@ type Services struct {
 	Database Database
 	// Analytics is the companies' web analytics.
 	Analytics *analytics.Service
+	// Billing charges the billable tools (nil: they run unpaid).
+	Billing Payer
 }
 
 // New builds the catalog of the agents' tools over svc.
 func New(svc Services) *Catalog {
 	c := NewCatalog()
+	c.payer = svc.Billing
 	RegisterControl[AskQuestionInput](c, ToolAskQuestion,
 		"Ask the user a question and stop working until they answer. The turn ends waiting; the answer arrives as the user's next message.")
 	registerDocuments(c, svc.Documents)

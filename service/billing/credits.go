@@ -92,7 +92,9 @@ func (s *Service) spend(ctx context.Context, scope store.ConglomerateScope, u Us
 	st := CreditState{Balance: out.Balance, SpentToday: out.SpentToday, DailyCreditCap: cong.DailyCreditCap}
 	switch {
 	case errors.Is(err, store.ErrInsufficientCredits):
-		return st, false, s.InsufficientCredits(cong, out.Balance, u.Credits)
+		// What calls in progress hold is not there to spend.
+		st.Balance = out.Balance - out.Held
+		return st, false, s.InsufficientCredits(cong, st.Balance, u.Credits)
 	case errors.Is(err, store.ErrDailyCapReached):
 		return st, false, models.Errorf(models.CodeRateLimited, "The daily credit cap of %d credits is reached: %d spent today (UTC), %d more needed. Raise the cap or wait until midnight UTC.",
 			*cong.DailyCreditCap, out.SpentToday, u.Credits).With("spent_today", out.SpentToday).With("daily_credit_cap", *cong.DailyCreditCap).With("needed", u.Credits)

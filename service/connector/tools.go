@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"holdco/models"
-	"holdco/service"
 	"holdco/service/agenttools"
 	"holdco/service/files"
 )
@@ -163,38 +162,17 @@ func (s *Service) OpenLink(ctx context.Context, action, business string) (Link, 
 // CallAgentTool runs one of the agents' tools on the business, as the
 // user: each tool's use case authorizes the user itself and keeps its own
 // limits, so connector calls count on the business's own counters. A
-// billable tool (send_email, web_research, generate_image) needs its price
-// in the balance and is charged once it succeeded, as a TOOL_USAGE entry
-// without a run.
+// billable tool (send_email, web_research, generate_image) is paid by the
+// same rule as an agent's or a REST call (billing.PayFor): its price is
+// held before the effect — an account that cannot pay, or whose plan
+// refuses paid work, gets the refusal and no effect — and charged as
+// TOOL_USAGE once the call succeeded, with the act's own id as run_id.
 func (s *Service) CallAgentTool(ctx context.Context, business, name string, args json.RawMessage) (json.RawMessage, error) {
 	ac, err := s.Resolve(ctx, business)
 	if err != nil {
 		return nil, err
 	}
-	price := agenttools.Credits(name)
-	var cong service.ConglomerateView
-	if price > 0 {
-		if cong, err = s.Core.AuthorizeConglomerate(ctx, ac.ConglomerateID); err != nil {
-			return nil, err
-		}
-		st, err := s.Billing.Credits(ctx, cong.ID)
-		if err != nil {
-			return nil, err
-		}
-		if st.Balance < price {
-			return nil, s.Billing.InsufficientCredits(cong.Conglomerate, st.Balance, price)
-		}
-	}
-	res, err := s.Tools.Call(ctx, ac.ID, name, args)
-	if err != nil || price == 0 {
-		return res, err
-	}
-	if _, err := s.Billing.Spend(ctx, cong.Scope, ac.ID, "", models.EntryToolUsage, price); err != nil {
-		// The tool ran: its result stands; the charge refused in a race
-		// with another spend is logged.
-		s.Core.Logger().WarnContext(ctx, "connector: charging a tool call", "tool", name, "company", ac.ID, "error", err)
-	}
-	return res, nil
+	return s.Tools.Call(ctx, ac.ID, name, args)
 }
 
 // AgentTools are the agents' tools the connector offers (the control

@@ -13,6 +13,7 @@ import (
 
 	"holdco/models"
 	"holdco/service"
+	"holdco/service/billing"
 )
 
 // Sender hands a validated message to the mail provider. Its errors carry
@@ -76,12 +77,18 @@ type Service struct {
 	cfg    Config
 	sender Sender
 	bodies BodyFetcher
+	// billing charges a sent message (SendCredits) before it is sent.
+	billing *billing.Service
 }
+
+// SendCredits is what a sent message costs, whoever sends it (REST, an
+// agent's send_email, the connector): billing's price of send_email.
+var SendCredits = billing.ToolCredits("send_email")
 
 // New builds the inbox on the core. sender may be nil when no provider is
 // configured (Send answers upstream_unavailable); bodies may be nil when the provider
 // cannot hand bodies out again (the backfill then answers conflict).
-func New(core *service.Core, cfg Config, sender Sender, bodies BodyFetcher) *Service {
+func New(core *service.Core, bill *billing.Service, cfg Config, sender Sender, bodies BodyFetcher) *Service {
 	cfg.Domain = strings.ToLower(strings.TrimSpace(cfg.Domain))
 	if cfg.Domain == "" {
 		cfg.Domain = DefaultDomain
@@ -89,7 +96,7 @@ func New(core *service.Core, cfg Config, sender Sender, bodies BodyFetcher) *Ser
 	if cfg.DailySendLimit <= 0 {
 		cfg.DailySendLimit = DefaultDailySendLimit
 	}
-	return &Service{core: core, cfg: cfg, sender: sender, bodies: bodies}
+	return &Service{core: core, cfg: cfg, sender: sender, bodies: bodies, billing: bill}
 }
 
 // Address is the inbox address of the company with this handle.

@@ -29,6 +29,9 @@ func company(t *testing.T, e *servicetest.Env, email, name string) (context.Cont
 	ctx, cong := e.User(t, email)
 	c, err := e.Svc.CreateCompany(ctx, cong, companies.CompanyInput{Name: name})
 	require.NoError(t, err)
+	// A sent message costs a credit (mail.SendCredits).
+	_, err = e.Svc.GrantCredits(context.Background(), e.Store.SystemConglomerateScope(cong), models.EntryAdminAdjustment, 1000, "test credits")
+	require.NoError(t, err)
 	return ctx, c
 }
 

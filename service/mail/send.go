@@ -9,6 +9,7 @@ import (
 
 	"holdco/models"
 	"holdco/service"
+	"holdco/service/billing"
 	"holdco/store"
 )
 
@@ -57,12 +58,22 @@ func (in SendInput) check() (checked, error) {
 	return c, nil
 }
 
-// Send sends a message from the company's inbox address. The message is
-// recorded (state `sending`) before the provider is called, so the daily
-// limit counts it even if the process stops half-way; it ends `sent`, or
-// `failed` with upstream_unavailable when the provider refused it.
+// Send sends a message from the company's inbox address, paid: it costs
+// SendCredits, held before the provider is called and charged once the
+// message is sent (billing.PayFor; an account that cannot pay sends
+// nothing: insufficient_credits). The message is recorded (state
+// `sending`) before the provider is called, so the daily limit counts it
+// even if the process stops half-way; it ends `sent`, or `failed` with
+// upstream_unavailable when the provider refused it (nothing charged).
 // The limit is DailySendLimit messages per company per UTC day (429
 // rate_limited with the limit and when it resets).
+//
+// An agent's send_email (ctx carries its tool call) stores the message
+// under an id derived from the call's key and is charged under that key:
+// the same call made again after a crash answers the message already
+// sent (or sending, or of unknown outcome) without sending it again or
+// paying twice; one the provider refused is tried again. Anyone else's
+// send is a new message, charged with the message's id as run_id.
 func (s *Service) Send(ctx context.Context, companyID string, in SendInput) (models.Email, error) {
 	ac, err := s.core.AuthorizeCompany(ctx, companyID, false)
 	if err != nil {
@@ -75,13 +86,36 @@ func (s *Service) Send(ctx context.Context, companyID string, in SendInput) (mod
 	if s.sender == nil {
 		return models.Email{}, models.Errorf(models.CodeUpstreamUnavailable, "No mail provider is configured; nothing was sent.")
 	}
+	id := service.EffectID(ctx, "email")
+	charge := billing.Usage{CompanyID: ac.ID, RunID: id, Type: models.EntryToolUsage, Credits: SendCredits, Key: "email/" + id}
+	if call, ok := service.CallOf(ctx); ok {
+		charge.RunID, charge.Key = call.RunID, call.Key
+	}
+	if s.billing == nil {
+		return s.send(ctx, ac, c, id)
+	}
+	var row models.Email
+	err = s.billing.PayFor(ctx, ac.Scope.Conglomerate(), charge, func(ctx context.Context) error {
+		var err error
+		row, err = s.send(ctx, ac, c, id)
+		return err
+	})
+	return row, err
+}
+
+// send records the message under id and hands it to the provider.
+func (s *Service) send(ctx context.Context, ac service.AuthorizedCompany, c checked, id string) (models.Email, error) {
 	from := s.Address(ac.Handle)
 	now := s.core.Now()
 	day := now.UTC().Truncate(24 * time.Hour)
 	row, err := s.core.Store().ReserveOutgoingEmail(ctx, ac.Scope, models.Email{
-		ProviderMessageID: uuid.NewString() + "@" + s.cfg.Domain,
-		CreatedAt:         now, FromAddress: from, ToAddress: c.to, ReplyTo: c.replyTo, Subject: c.subject, TextBody: c.text,
+		ID: id, ProviderMessageID: uuid.NewSHA1(messageIDNamespace, []byte(id)).String() + "@" + s.cfg.Domain,
+		CreatedAt: now, FromAddress: from, ToAddress: c.to, ReplyTo: c.replyTo, Subject: c.subject, TextBody: c.text,
 	}, day, s.cfg.DailySendLimit)
+	if errors.Is(err, store.ErrEmailExists) {
+		// The same call, made again: its message is not sent twice.
+		return row, nil
+	}
 	if errors.Is(err, store.ErrSendLimit) {
 		resets := day.Add(24 * time.Hour)
 		return models.Email{}, models.Errorf(models.CodeRateLimited, "This company has sent its %d messages for today; sending resumes at %s.",
@@ -90,8 +124,9 @@ func (s *Service) Send(ctx context.Context, companyID string, in SendInput) (mod
 	if err != nil {
 		return models.Email{}, err
 	}
-	sendErr := s.sender.Send(ctx, models.OutgoingEmail{MessageID: row.ProviderMessageID, FromName: ac.Name, From: from,
-		EnvelopeFrom: s.cfg.EnvelopeFrom, To: c.to, ReplyTo: c.replyTo, Subject: c.subject, Text: c.text})
+	// A message tried again keeps what was stored first.
+	sendErr := s.sender.Send(ctx, models.OutgoingEmail{MessageID: row.ProviderMessageID, FromName: ac.Name, From: row.FromAddress,
+		EnvelopeFrom: s.cfg.EnvelopeFrom, To: row.ToAddress, ReplyTo: row.ReplyTo, Subject: row.Subject, Text: row.TextBody})
 	// The outcome is recorded even when the caller has gone away.
 	record := context.WithoutCancel(ctx)
 	if sendErr != nil {
@@ -110,3 +145,6 @@ func (s *Service) Send(ctx context.Context, companyID string, in SendInput) (mod
 	row.Delivery = models.EmailSent
 	return row, nil
 }
+
+// messageIDNamespace derives a message's Message-ID from its row id.
+var messageIDNamespace = uuid.MustParse("a3d1c7e2-5f4b-4e8a-9c61-0b7d2f8e4a55")

@@ -299,6 +299,10 @@ func event(ctx context.Context, tg target, kind models.ActivityKind, summary str
 func (s *Service) create(ctx context.Context, tg target, t models.Task) (models.Task, error) {
 	t.Status = models.TaskPending
 	t.CreatedBy = service.ActorOf(ctx)
+	if service.Keyed(ctx) {
+		// An agent's call: made again after a crash, it finds its task.
+		t.ID = service.EffectID(ctx, "task")
+	}
 	return s.store.CreateTask(ctx, tg.company.Scope, t, event(ctx, tg, models.ActivityTaskCreated, fmt.Sprintf("Task %q created", t.Title)))
 }
 

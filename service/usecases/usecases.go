@@ -146,7 +146,7 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Schedules = &turns.Schedules{Temporal: opts.Temporal, Every: opts.AgentRunEvery}
 	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal, Sales: s.Sales, Schedules: s.Schedules,
 		Analytics: s.Analytics})
-	s.Mail = mail.New(core, opts.Mail, opts.MailSender, opts.MailBodies)
+	s.Mail = mail.New(core, s.Billing, opts.Mail, opts.MailSender, opts.MailBodies)
 	s.Documents = documents.New(core)
 	s.Files = files.New(core, opts.Blobs, opts.FileLimits)
 	s.Turns = turns.New(core, s.Billing, s.Files, opts.Temporal)
@@ -162,7 +162,7 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.Founding = founding.New(core, s.Billing, s.Companies, s.Turns, founding.Options{Temporal: opts.Temporal, Limits: opts.FoundingLimits})
 	s.Tools = agenttools.New(agenttools.Services{Documents: s.Documents, Tasks: s.Tasks, Files: s.Files, Mail: s.Mail,
 		Sales: s.Sales, Companies: s.Companies, Prospects: s.Prospects, Repository: opts.Repository,
-		Database: opts.Database, Analytics: s.Analytics, Growth: s.Growth, Research: opts.Research, Images: opts.Images})
+		Database: opts.Database, Analytics: s.Analytics, Growth: s.Growth, Research: opts.Research, Images: opts.Images, Billing: s.Billing})
 	if s.OAuth, err = oauth.New(core, s.Identity, opts.OAuth); err != nil {
 		return nil, err
 	}
