@@ -223,6 +223,7 @@ func TestAnalyticsUnknownCountryIsNull(t *testing.T) {
 	key := w.analyticsKey()
 	rec := w.post("/analytics/e/", "application/json", strings.NewReader(`{"api_key":"`+key+`","event":"$pageview","distinct_id":"lan"}`), nil)
 	require.Equal(t, http.StatusOK, rec.Code) // httptest's client is 192.0.2.1: no country
+	w.svc.Analytics.Flush(context.Background())
 	var out struct {
 		Countries []map[string]any `json:"countries"`
 	}
