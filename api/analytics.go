@@ -126,6 +126,59 @@ func registerAnalyticsRoutes(api huma.API, engine *gin.Engine, h *analyticsHandl
 		engine.POST(p.path, h.capture)
 		engine.OPTIONS(p.path, h.preflight)
 	}
+	// posthog-js also asks api_host for its remote config and feature
+	// flags; holdco has neither, and answers so (with CORS), so the
+	// browser's console stays clean.
+	engine.GET("/analytics/array/:key/:file", h.remoteConfig)
+	engine.OPTIONS("/analytics/array/:key/:file", h.preflight)
+	for _, p := range []string{"/analytics/flags/", "/analytics/decide/"} {
+		engine.POST(p, h.flags)
+		engine.GET(p, h.flags)
+		engine.OPTIONS(p, h.preflight)
+	}
+}
+
+// emptyRemoteConfig is posthog-js's remote config with every feature
+// off: no flags, recordings, surveys or site apps.
+const emptyRemoteConfig = `{"supportedCompression":["gzip-js"],"hasFeatureFlags":false,"sessionRecording":false,` +
+	`"surveys":false,"heatmaps":false,"autocaptureExceptions":false,"captureDeadClicks":false,"siteApps":[],"toolbarParams":{}}`
+
+// remoteConfig answers GET /analytics/array/{key}/config (JSON) and
+// /config.js (the script form) with the empty config, for any key.
+func (h *analyticsHandlers) remoteConfig(c *gin.Context) {
+	w := c.Writer
+	allowCORS(w, c.Request)
+	w.Header().Set("Cache-Control", "public, max-age="+strconv.Itoa(analytics.LoaderMaxAge))
+	switch c.Param("file") {
+	case "config":
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte(emptyRemoteConfig))
+	case "config.js":
+		key := c.Param("key")
+		if !analytics.ValidKey(key) {
+			key = ""
+		}
+		token, _ := json.Marshal(key)
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte("(function(){window._POSTHOG_REMOTE_CONFIG=window._POSTHOG_REMOTE_CONFIG||{};window._POSTHOG_REMOTE_CONFIG[" +
+			string(token) + "]={config:" + emptyRemoteConfig + ",siteApps:[]};})();\n"))
+	default:
+		writeError(w, models.CodeNotFound, "No route matches GET "+c.Request.URL.Path+".")
+	}
+}
+
+// flags answers posthog-js's /flags/ (and the older /decide/): no
+// feature flags, in both response shapes.
+func (h *analyticsHandlers) flags(c *gin.Context) {
+	allowCORS(c.Writer, c.Request)
+	_, _ = io.Copy(io.Discard, io.LimitReader(c.Request.Body, analytics.MaxBodyBytes))
+	c.Writer.Header().Set("Content-Type", "application/json")
+	c.Writer.WriteHeader(http.StatusOK)
+	_, _ = c.Writer.Write([]byte(`{"flags":{},"featureFlags":{},"featureFlagPayloads":{},"errorsWhileComputingFlags":false,"config":` +
+		emptyRemoteConfig + `}`))
 }
 
 func loaderResponses() map[string]*huma.Response {
@@ -290,6 +343,7 @@ func (h *analyticsHandlers) capture(c *gin.Context) {
 	_, err = h.svc.Capture(r.Context(), analytics.CaptureInput{Body: body, ContentType: r.Header.Get("Content-Type"),
 		ContentEncoding: r.Header.Get("Content-Encoding"), Compression: r.URL.Query().Get("compression"),
 		ClientIP: clientIP(r, h.trusted), DoNotTrack: r.Header.Get("DNT") == "1" || r.Header.Get("Sec-GPC") == "1"})
+	var de *models.Error
 	switch {
 	case err == nil:
 		w.Header().Set("Content-Type", "application/json")
@@ -297,19 +351,34 @@ func (h *analyticsHandlers) capture(c *gin.Context) {
 		_, _ = w.Write([]byte(`{"status":1}`))
 	case models.IsCode(err, models.CodeTooLarge):
 		writeError(w, models.CodeTooLarge, "The capture body inflates beyond 8 MB.")
+	case errors.As(err, &de) && de.Code == models.CodeRateLimited:
+		if v, ok := de.Extra["retry_after_seconds"].(int64); ok {
+			w.Header().Set("Retry-After", strconv.FormatInt(max(v, 1), 10))
+		}
+		writeBody(w, models.BodyOf(de), http.StatusTooManyRequests)
+	case errors.Is(err, models.ErrUnavailable):
+		// The events are not stored: the client keeps them and retries.
+		w.Header().Set("Retry-After", strconv.Itoa(outageRetryAfter))
+		writeBody(w, unavailable(r.Context(), err), http.StatusServiceUnavailable)
 	default:
-		// A full queue, a stopping process or an unreachable database:
-		// the client keeps its events and retries.
-		if !errors.Is(err, analytics.ErrQueueFull) && !errors.Is(err, analytics.ErrStopped) {
+		// A full queue, a stopping process, a commit that failed or a
+		// request gone: nothing was stored, the client keeps its events
+		// and retries.
+		if !errors.Is(err, analytics.ErrQueueFull) && !errors.Is(err, analytics.ErrStopped) && r.Context().Err() == nil {
 			h.logger.WarnContext(r.Context(), "analytics capture failed", "error", err)
 		}
 		w.Header().Set("Retry-After", captureRetryAfter)
-		body, _ := json.Marshal(&models.ErrorBody{Status: http.StatusServiceUnavailable, Code: string(models.CodeUpstreamUnavailable),
-			Detail: "Capture is busy; retry shortly."})
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusServiceUnavailable)
-		_, _ = w.Write(body)
+		writeBody(w, &models.ErrorBody{Status: http.StatusServiceUnavailable, Code: string(models.CodeUpstreamUnavailable),
+			Detail: "Capture is busy; retry shortly."}, http.StatusServiceUnavailable)
 	}
+}
+
+func writeBody(w http.ResponseWriter, body *models.ErrorBody, status int) {
+	body.Status = status
+	b, _ := json.Marshal(body)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
 }
 
 // clientIP is the address of the client: the peer's, or, when the peer is
@@ -362,7 +431,7 @@ func documentCapture(oapi *huma.OpenAPI, tags []string, id, path, what string) {
 		Summary: "Capture analytics events (PostHog protocol)",
 		Description: "Takes " + what + " as PostHog clients send them: JSON with `api_key` or `token` (the company's public key), `event`, " +
 			"`distinct_id`, `properties`, `timestamp`; gzip bodies (`compression=gzip-js` or Content-Encoding), a form with a base64 `data` field, " +
-			"or `compression=base64`. Answers 200 once the events are queued; events with an unknown key or malformed fields are dropped " +
+			"or `compression=base64`. Answers 200 once the events are stored (committed); events with an unknown key or malformed fields are dropped " +
 			"and counted, still 200. No event is stored under `DNT: 1` or `Sec-GPC: 1`. CORS is open. The client's address gives the country " +
 			"and is not stored.",
 		RequestBody: &huma.RequestBody{Content: map[string]*huma.MediaType{
@@ -372,10 +441,11 @@ func documentCapture(oapi *huma.OpenAPI, tags []string, id, path, what string) {
 		}},
 		Parameters: []*huma.Param{{Name: "compression", In: "query", Schema: &huma.Schema{Type: "string", Enum: []any{"gzip-js", "base64"}}}},
 		Responses: map[string]*huma.Response{
-			"200": {Description: "Queued (or dropped: unknown key, malformed, Do-Not-Track)", Content: map[string]*huma.MediaType{"application/json": {Schema: &huma.Schema{
+			"200": {Description: "Stored (or dropped: unknown key, malformed, Do-Not-Track)", Content: map[string]*huma.MediaType{"application/json": {Schema: &huma.Schema{
 				Type: "object", Properties: map[string]*huma.Schema{"status": {Type: "integer"}}}}}},
 			"413": errResp("The body is over 1 MB (or inflates beyond 8 MB)"),
-			"503": errResp("The capture queue is full or the process is stopping; retry after Retry-After seconds"),
+			"429": errResp("Too many events from this client address or for this key; retry after Retry-After seconds"),
+			"503": errResp("The events could not be stored (queue full, database unavailable, process stopping); nothing was kept: retry after Retry-After seconds"),
 		},
 	})
 }

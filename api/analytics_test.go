@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -115,13 +116,121 @@ func TestCaptureQueueFullAnswers503(t *testing.T) {
 	w := newWorldWith(t, usecases.Options{Analytics: analytics.Options{QueueEvents: 1}})
 	key := w.analyticsKey()
 	body := `{"api_key":"` + key + `","event":"$pageview","distinct_id":"q"}`
+	two := `[` + body + `,` + body + `]`
 	assert.Equal(t, http.StatusOK, w.post("/analytics/e/", "application/json", strings.NewReader(body), nil).Code)
-	rec := w.post("/analytics/e/", "application/json", strings.NewReader(body), nil)
-	require.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	rec := w.post("/analytics/e/", "application/json", strings.NewReader(two), nil)
+	require.Equal(t, http.StatusServiceUnavailable, rec.Code, "2 events do not fit in a queue of 1")
 	assert.Equal(t, "1", rec.Header().Get("Retry-After"))
 	assert.Contains(t, rec.Body.String(), `"upstream_unavailable"`)
-	w.svc.Analytics.Flush(context.Background())
 	assert.Equal(t, http.StatusOK, w.post("/analytics/e/", "application/json", strings.NewReader(body), nil).Code)
+	assert.Equal(t, int64(2), w.svc.Analytics.Stats().Stored, "stored before each 200")
+}
+
+// One address flooding another company's public key is cut off with 429
+// and Retry-After; other addresses are not.
+func TestCaptureFloodAnswers429(t *testing.T) {
+	w := newWorldWith(t, usecases.Options{Analytics: analytics.Options{AddressRate: 2, KeyRate: 1000}}) // a burst of 20 events
+	key := w.analyticsKey()
+	batch := func(n int) string {
+		evs := make([]string, n)
+		for i := range evs {
+			evs[i] = `{"event":"$pageview","distinct_id":"f` + strconv.Itoa(i) + `"}`
+		}
+		return `{"api_key":"` + key + `","batch":[` + strings.Join(evs, ",") + `]}`
+	}
+	from := func(addr string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/analytics/batch/", strings.NewReader(batch(10)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Origin", "https://elsewhere.example")
+		req.RemoteAddr = addr + ":4242"
+		rec := httptest.NewRecorder()
+		w.handler.ServeHTTP(rec, req)
+		return rec
+	}
+	codes := map[int]int{}
+	var limited *httptest.ResponseRecorder
+	for range 50 {
+		rec := from("203.0.113.9")
+		codes[rec.Code]++
+		if rec.Code == http.StatusTooManyRequests && limited == nil {
+			limited = rec
+		}
+	}
+	assert.Equal(t, map[int]int{http.StatusOK: 2, http.StatusTooManyRequests: 48}, codes, "20 events, then 429 (the clock barely moves)")
+	require.NotNil(t, limited)
+	retry, err := strconv.Atoi(limited.Header().Get("Retry-After"))
+	require.NoError(t, err, "Retry-After: %q", limited.Header().Get("Retry-After"))
+	assert.GreaterOrEqual(t, retry, 1)
+	assert.Contains(t, limited.Body.String(), `"rate_limited"`)
+	assert.Equal(t, "https://elsewhere.example", limited.Header().Get("Access-Control-Allow-Origin"), "the browser can read the 429")
+	assert.Equal(t, http.StatusOK, from("198.51.100.7").Code, "another address is not limited")
+	assert.Equal(t, int64(30), w.svc.Analytics.Stats().Stored)
+}
+
+// posthog-js asks api_host for its remote config and feature flags:
+// answered empty, with CORS, instead of 404s the console reports as CORS
+// errors.
+func TestPostHogConfigAndFlagsAnswerEmptyWithCORS(t *testing.T) {
+	w := newWorld(t)
+	key := w.analyticsKey()
+	origin := http.Header{"Origin": {"https://shop.example"}}
+	get := func(path string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.Header.Set("Origin", "https://shop.example")
+		rec := httptest.NewRecorder()
+		w.handler.ServeHTTP(rec, req)
+		return rec
+	}
+	rec := get("/analytics/array/" + key + "/config")
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	assert.Equal(t, "https://shop.example", rec.Header().Get("Access-Control-Allow-Origin"))
+	var cfg map[string]any
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &cfg))
+	assert.Equal(t, false, cfg["hasFeatureFlags"])
+
+	rec = get("/analytics/array/" + key + "/config.js")
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.Equal(t, "text/javascript; charset=utf-8", rec.Header().Get("Content-Type"))
+	assert.Contains(t, rec.Body.String(), `_POSTHOG_REMOTE_CONFIG["`+key+`"]`)
+	assert.Equal(t, "https://shop.example", rec.Header().Get("Access-Control-Allow-Origin"))
+	rec = get("/analytics/array/%22%3Balert(1)/config.js")
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.NotContains(t, rec.Body.String(), "alert", "a key that is not one is not echoed")
+
+	for _, path := range []string{"/analytics/flags/?v=2&config=true", "/analytics/decide/?v=4"} {
+		rec := w.post(path, "application/json", strings.NewReader(`{"token":"`+key+`","distinct_id":"x"}`), origin)
+		require.Equal(t, http.StatusOK, rec.Code, path)
+		assert.Equal(t, "https://shop.example", rec.Header().Get("Access-Control-Allow-Origin"), path)
+		var flags map[string]any
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &flags), path)
+		assert.Equal(t, map[string]any{}, flags["flags"], path)
+		assert.Equal(t, map[string]any{}, flags["featureFlags"], path)
+
+		pre := httptest.NewRequest(http.MethodOptions, path, nil)
+		pre.Header.Set("Origin", "https://shop.example")
+		pre.Header.Set("Access-Control-Request-Method", "POST")
+		pre.Header.Set("Access-Control-Request-Headers", "content-type")
+		prec := httptest.NewRecorder()
+		w.handler.ServeHTTP(prec, pre)
+		assert.Equal(t, http.StatusNoContent, prec.Code, path)
+		assert.Equal(t, "https://shop.example", prec.Header().Get("Access-Control-Allow-Origin"), path)
+	}
+}
+
+// A visitor whose address has no country is reported with country null.
+func TestAnalyticsUnknownCountryIsNull(t *testing.T) {
+	w := newWorld(t)
+	key := w.analyticsKey()
+	rec := w.post("/analytics/e/", "application/json", strings.NewReader(`{"api_key":"`+key+`","event":"$pageview","distinct_id":"lan"}`), nil)
+	require.Equal(t, http.StatusOK, rec.Code) // httptest's client is 192.0.2.1: no country
+	w.svc.Analytics.Flush(context.Background())
+	var out struct {
+		Countries []map[string]any `json:"countries"`
+	}
+	w.call(http.MethodGet, "/companies/"+w.adaCo+"/analytics/countries?range=1d", userA, "", http.StatusOK, &out)
+	require.Len(t, out.Countries, 1)
+	assert.Contains(t, out.Countries[0], "country")
+	assert.Nil(t, out.Countries[0]["country"], "null, not ZZ")
 }
 
 func TestLoaderEndpoints(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/gin-gonic/gin"
@@ -17,7 +18,10 @@ import (
 )
 
 // statusByCode is the one table from domain error codes to HTTP statuses.
-// Codes missing here answer 500.
+// Codes missing here answer 500. One mapping does not go by code: any
+// error wrapping models.ErrUnavailable (the store's verdict on a database
+// it cannot reach, for either driver) answers 503 upstream_unavailable
+// with Retry-After (unavailable below), whatever wraps it.
 var statusByCode = map[models.ErrorCode]int{
 	models.CodeBadRequest:           http.StatusBadRequest,
 	models.CodeIdeaNotAllowed:       http.StatusBadRequest,
@@ -86,34 +90,124 @@ func configureProcessWide() {
 	})
 }
 
-// errorLoggerKey carries the router's logger in each request's context:
-// the error hooks are process-wide, the logger of unexpected (5xx) errors
-// is the one the serving router was built with.
+// errorLoggerKey carries the router's error sink in each request's
+// context: the error hooks are process-wide, the logger of unexpected
+// (5xx) errors and the outage record are the serving router's.
 type errorLoggerKey struct{}
 
-// withErrorLogger puts logger in every request's context for the error
-// hooks.
+// errorSink is where a router's error hooks report.
+type errorSink struct {
+	logger *slog.Logger
+	outage *outageLog
+}
+
+// withErrorLogger puts logger (and the router's outage record) in every
+// request's context for the error hooks.
 func withErrorLogger(logger *slog.Logger) gin.HandlerFunc {
+	sink := &errorSink{logger: logger, outage: &outageLog{}}
 	return func(c *gin.Context) {
-		c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), errorLoggerKey{}, logger))
+		c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), errorLoggerKey{}, sink))
 		c.Next()
 	}
 }
 
+// sinkOf is the serving router's error sink; slog.Default() and a
+// process-wide outage record outside a request (huma.NewError without a
+// context).
+func sinkOf(ctx context.Context) *errorSink {
+	if ctx != nil {
+		if s, ok := ctx.Value(errorLoggerKey{}).(*errorSink); ok {
+			return s
+		}
+	}
+	return &errorSink{logger: slog.Default(), outage: &defaultOutage}
+}
+
+var defaultOutage outageLog
+
 // errorLogger is the serving router's logger; slog.Default() for an error
 // raised outside a request (huma.NewError without a context).
 func errorLogger(ctx huma.Context) *slog.Logger {
-	if ctx != nil {
-		if l, ok := ctx.Context().Value(errorLoggerKey{}).(*slog.Logger); ok {
-			return l
-		}
+	if ctx == nil {
+		return slog.Default()
 	}
-	return slog.Default()
+	return sinkOf(ctx.Context()).logger
+}
+
+// Database outages. A request that meets one answers 503 with
+// Retry-After; the router logs one line when the outage begins and one
+// when no request has met it for outageQuiet, not one per request.
+const (
+	outageRetryAfter = 5 // seconds
+	outageQuiet      = 10 * time.Second
+)
+
+type outageLog struct {
+	mu          sync.Mutex
+	since, last time.Time
+	refused     int64
+}
+
+// note records a request refused for an outage, logging its start.
+func (o *outageLog) note(logger *slog.Logger, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	now := time.Now()
+	o.last = now
+	o.refused++
+	if !o.since.IsZero() {
+		return
+	}
+	o.since, o.refused = now, 1
+	logger.Error("database unavailable: requests answer 503 with Retry-After until it is back", "error", err)
+	go o.watch(logger)
+}
+
+// watch logs the outage's end once no request has met it for
+// outageQuiet.
+func (o *outageLog) watch(logger *slog.Logger) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for range t.C {
+		o.mu.Lock()
+		if time.Since(o.last) >= outageQuiet {
+			logger.Info("database outage over: no request met it for "+outageQuiet.String(), "lasted", o.last.Sub(o.since).Round(time.Millisecond).String(),
+				"requests_refused", o.refused)
+			o.since = time.Time{}
+			o.mu.Unlock()
+			return
+		}
+		o.mu.Unlock()
+	}
+}
+
+// unavailable is the answer to a request that met a database outage.
+func unavailable(ctx context.Context, err error) *models.ErrorBody {
+	sink := sinkOf(ctx)
+	sink.outage.note(sink.logger, err)
+	return &models.ErrorBody{Status: http.StatusServiceUnavailable, Code: string(models.CodeUpstreamUnavailable),
+		Detail: "The database cannot be reached right now; retry in " + strconv.Itoa(outageRetryAfter) + " seconds."}
+}
+
+// unavailableHuma answers an outage on a huma operation, with its
+// Retry-After.
+func unavailableHuma(ctx huma.Context, err error) huma.StatusError {
+	var c context.Context
+	if ctx != nil {
+		c = ctx.Context()
+		ctx.SetHeader("Retry-After", strconv.Itoa(outageRetryAfter))
+	}
+	return unavailable(c, err)
 }
 
 // newError turns whatever huma reports (its own validation failures, or the
 // error a handler returned) into the two public shapes.
 func newError(ctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
+	for _, err := range errs {
+		if errors.Is(err, models.ErrUnavailable) {
+			return unavailableHuma(ctx, err)
+		}
+	}
 	for _, err := range errs {
 		var de *models.Error
 		if errors.As(err, &de) {
@@ -145,6 +239,9 @@ func newError(ctx huma.Context, status int, msg string, errs ...error) huma.Stat
 }
 
 func fromDomain(ctx huma.Context, de *models.Error) huma.StatusError {
+	if errors.Is(de, models.ErrUnavailable) {
+		return unavailableHuma(ctx, de)
+	}
 	status := StatusOf(de.Code)
 	if de.Code == models.CodeInvalidArgument {
 		return &HTTPValidationError{Detail: []ValidationError{{Loc: fieldLocation(ctx, de.Field), Msg: de.Detail, Type: "value_error"}}}

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/netip"
+	"strconv"
 	"strings"
 )
 
@@ -16,7 +17,17 @@ type Analytics struct {
 	// QueueEvents is how many captured events may wait for the writer
 	// before capture answers 503.
 	QueueEvents int
+	// AddressRate and KeyRate are the captured events per second one
+	// client address and one public key may send (0: no limit).
+	AddressRate, KeyRate int
+	// RawRetentionDays is how many days of raw events are kept (0: all).
+	RawRetentionDays int
 }
+
+// MinRawRetentionDays is the shortest raw-event retention: capture takes
+// events up to 7 days old, and a late event refolds its visitor's day
+// from the raw events of that day.
+const MinRawRetentionDays = 8
 
 func loadAnalytics(e environment) (Analytics, error) {
 	var a Analytics
@@ -40,5 +51,32 @@ func loadAnalytics(e environment) (Analytics, error) {
 		return a, err
 	}
 	a.QueueEvents = int(min(n, 10_000_000))
+	for _, r := range []struct {
+		name string
+		dst  *int
+	}{{"HOLDCO_ANALYTICS_ADDRESS_RATE", &a.AddressRate}, {"HOLDCO_ANALYTICS_KEY_RATE", &a.KeyRate}} {
+		n, err := e.count(r.name, true)
+		if err != nil {
+			return a, err
+		}
+		*r.dst = int(min(n, 10_000_000))
+	}
+	days, err := retentionDays(e.get("HOLDCO_ANALYTICS_RAW_RETENTION"))
+	if err != nil {
+		return a, &Error{"HOLDCO_ANALYTICS_RAW_RETENTION", err.Error()}
+	}
+	a.RawRetentionDays = days
 	return a, nil
+}
+
+// retentionDays reads "90d" (or "90"); "0" keeps everything.
+func retentionDays(v string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSuffix(v, "d"))
+	switch {
+	case err != nil || n < 0 || n > 100_000:
+		return 0, fmt.Errorf("%q is not a number of days such as 90d (0 keeps raw events for ever)", v)
+	case n > 0 && n < MinRawRetentionDays:
+		return 0, fmt.Errorf("%q is under %dd: capture takes events up to 7 days old and needs their day's raw events", v, MinRawRetentionDays)
+	}
+	return n, nil
 }

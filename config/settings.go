@@ -100,7 +100,10 @@ var Settings = []Setting{
 	{"Founding", "HOLDCO_IDEA_DENY_TERMS", "(empty)", "comma-separated words an idea may not contain (whole words, any case): such an idea is `idea_not_allowed`; there is no moderation call"},
 
 	{"Analytics", "HOLDCO_TRUSTED_PROXIES", "(empty)", "comma-separated IP addresses or CIDR prefixes of the reverse proxies in front of holdco; only requests from them may name the client in `X-Forwarded-For` (analytics capture derives the visitor's country from the client's address and never stores it)"},
-	{"Analytics", "HOLDCO_ANALYTICS_QUEUE_EVENTS", "100000", "captured events that may wait for the background writer; beyond it capture answers 503 with `Retry-After` instead of growing memory"},
+	{"Analytics", "HOLDCO_ANALYTICS_QUEUE_EVENTS", "100000", "captured events that may wait for the writer's commit (each capture request is answered once its events are committed); beyond it capture answers 503 with `Retry-After` instead of growing memory"},
+	{"Analytics", "HOLDCO_ANALYTICS_ADDRESS_RATE", "100", "captured events per second one client address may send (an IPv6 address counts by its /64), with bursts of 10 seconds' worth; beyond it capture answers 429 with `Retry-After`. Counted in memory per process: `0` turns the limit off"},
+	{"Analytics", "HOLDCO_ANALYTICS_KEY_RATE", "1000", "captured events per second stored for one company's public key, with bursts of 10 seconds' worth; beyond it capture answers 429 with `Retry-After`. Counted in memory per process (a cluster of N `api` replicas takes up to N times as much): `0` turns the limit off"},
+	{"Analytics", "HOLDCO_ANALYTICS_RAW_RETENTION", "90d", "how long raw analytics events are kept (whole days, at least `8d`; `0` keeps them for ever); the sweeper deletes older ones hourly, the rollups the reports read are kept"},
 
 	{"Growth", "HOLDCO_DOMAIN_TLDS", "com,net,org,io,co,app,dev", "TLDs of a bare name's domain suggestion grid (comma-separated, 1 to 20)"},
 	{"Growth", "HOLDCO_REGISTRAR_DELAY", "30s", "how long the local registrar (under `<data dir>/registrar`, shared by the `api` and `worker` processes) takes to register a paid domain"},

@@ -113,6 +113,11 @@ func IsCode(err error, code ErrorCode) bool {
 var (
 	ErrNotFound  = errors.New("record not found")
 	ErrDuplicate = errors.New("duplicate key")
+	// ErrUnavailable is a database that cannot be reached or used right
+	// now (connection refused or lost, server shutting down, SQLite busy
+	// past its timeout or unable to open its file): the request may
+	// succeed later. REST answers it 503 with Retry-After (api/errors.go).
+	ErrUnavailable = errors.New("database unavailable")
 )
 
 // Codes that only the REST adapter produces for protocol-level failures.

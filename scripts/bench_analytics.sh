@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Analytics capture under load (make bench): wrk on POST /analytics/e/ of
 # a running `holdco serve` against a bare net/http handler answering 200,
-# as a ratio, with p99 latency; then that every accepted event was stored;
-# then the process's memory under a burst of batches. With DATABASE_URL set
+# as a ratio, with p99 latency; then that every accepted event was stored
+# (each 200 follows its commit); then a document PUT's latency alone and
+# during a capture flood; then the process's memory under a burst of
+# batches. The flood guard is off here (wrk is one address sending for
+# one key); its tests are TestCaptureFloodAnswers429 and
+# TestCaptureLimitsEventsPerAddressAndPerKey. With DATABASE_URL set
 # (postgres://…) the store is Postgres (COPY), else SQLite.
 # Figures go to docs/benchmarks.md by hand.
 set -euo pipefail
@@ -13,6 +17,7 @@ command -v wrk >/dev/null || { echo "installing wrk (Debian)"; apt-get install -
 DATA=.cache/bench-analytics
 PORT=18180
 export HOLDCO_DATA_DIR=$DATA HOLDCO_API_ADDR=127.0.0.1:$PORT HOLDCO_SITES_ADDR=127.0.0.1:0 HOLDCO_MCP_ADDR=127.0.0.1:0 HOLDCO_OAUTH_ADDR=127.0.0.1:0 HOLDCO_TEMPORAL_PORT=17333 HOLDCO_TEMPORAL_UI_PORT=0 HOLDCO_LOG_LEVEL=warn
+export HOLDCO_ANALYTICS_ADDRESS_RATE=0 HOLDCO_ANALYTICS_KEY_RATE=0
 rm -rf "$DATA"; mkdir -p .cache/bin
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; }
@@ -48,6 +53,22 @@ for _ in $(seq 1 600); do stored=$(pageviews); [ "${stored%.*}" -ge "$accepted" 
 echo "wrk -t2 -c64 -d10s POST: bare net/http $bare_rps req/s (p99 $bare_p99), POST /analytics/e/ $cap_rps req/s (p99 $cap_p99)"
 awk -v c="$cap_rps" -v b="$bare_rps" 'BEGIN{printf "ratio capture / bare = %.2f\n", c/b}'
 echo "capture: $cap_n requests, $cap_bad not 200 (503 when the queue is full), $accepted accepted, ${stored%.*} page views stored"
+
+# A tenant's write while capture floods: PUT a document 20 times, alone
+# and during wrk posting batches of 50 events; median and worst seconds.
+CO2=$(curl -fs "${auth[@]}" -H 'Content-Type: application/json' -d '{"name":"Bench Docs"}' "$API/conglomerates/$CONG/companies" | field id | head -1)
+puts() {
+	for i in $(seq 1 20); do
+		curl -s -o /dev/null -w '%{time_total}\n' -X PUT "${auth[@]}" -H 'Content-Type: application/json' \
+			-d "{\"content\":\"# Strategy $i\"}" "$API/companies/$CO2/documents/strategy"
+	done | sort -n | awk '{t[NR]=$1} END{printf "median %.3f s, worst %.3f s\n", t[int((NR+1)/2)], t[NR]}'
+}
+echo "document PUT alone: $(puts)"
+HOLDCO_BENCH_BATCH=50 wrk -t2 -c64 -d20s -s $LUA "$API/analytics/batch/" >.cache/bench-analytics-flood.txt & flood=$!
+sleep 2
+echo "document PUT during a capture flood (wrk -c64, batches of 50): $(puts)"
+wait $flood
+awk '/Requests\/sec/{print "flood: " $2 " batches of 50 events/s"} /Non-2xx/{print "flood: " $5 " not 200"}' .cache/bench-analytics-flood.txt
 
 rss() { awk "/$1/{print \$2/1024 \" MiB\"}" /proc/$pid/status; }
 echo "memory before the burst: resident $(rss VmRSS), peak so far $(rss VmHWM)"

@@ -258,3 +258,30 @@ func placeholders(n, width int) string {
 	}
 	return b.String()
 }
+
+// DeleteAnalyticsEventsBefore deletes raw events of days before day
+// (2006-01-02) for every company, in statements of at most chunk rows
+// (each a short write: request writes are not held up), and returns how
+// many went. Rollups are not touched: the reports keep every day.
+func (s *Store) DeleteAnalyticsEventsBefore(ctx context.Context, day string, chunk int) (int64, error) {
+	var companies []string
+	if err := s.db.WithContext(ctx).Model(&models.AnalyticsKey{}).Order("company_id").Pluck("company_id", &companies).Error; err != nil {
+		return 0, wrap("delete old analytics events", err)
+	}
+	var total int64
+	for _, id := range companies {
+		for {
+			// The (company, day, visitor) index finds the rows.
+			res := s.db.WithContext(ctx).Exec(`DELETE FROM analytics_events WHERE id IN
+				(SELECT id FROM analytics_events WHERE company_id = ? AND day < ? LIMIT ?)`, id, day, chunk)
+			if res.Error != nil {
+				return total, wrap("delete old analytics events", res.Error)
+			}
+			total += res.RowsAffected
+			if res.RowsAffected < int64(chunk) {
+				break
+			}
+		}
+	}
+	return total, nil
+}

@@ -1,8 +1,13 @@
 package store
 
 import (
+	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
@@ -32,6 +37,8 @@ func translate(err error) error {
 		return models.ErrNotFound
 	case isUniqueViolation(err):
 		return fmt.Errorf("%w (%v)", models.ErrDuplicate, err)
+	case IsUnavailable(err):
+		return fmt.Errorf("%w (%v)", models.ErrUnavailable, redactedError{err})
 	case isForeignKeyViolation(err):
 		// The row pointed at does not exist (for example a company for an
 		// unknown conglomerate).
@@ -72,4 +79,48 @@ func sqliteCode(err error) (int, bool) {
 		return sqErr.Code(), true
 	}
 	return 0, false
+}
+
+// IsUnavailable reports whether err says the database cannot be reached
+// or used right now rather than that the statement is wrong: on Postgres a
+// failed connect, a lost or closed connection, a network error, or the
+// server's connection-exception and shutdown codes (class 08, 57P01–57P03,
+// 53300 too many connections); on SQLite busy or locked past the busy
+// timeout, a file it cannot open, an I/O error or a full disk; on both a
+// pool already closed. A request that meets it may succeed later (503).
+func IsUnavailable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false // the caller gave up (or its deadline passed): not an outage
+	}
+	if errors.Is(err, models.ErrUnavailable) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return true
+	}
+	if code, ok := sqliteCode(err); ok {
+		switch code & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL:
+			return true
+		}
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch {
+		case strings.HasPrefix(pgErr.Code, "08"), pgErr.Code == "57P01", pgErr.Code == "57P02", pgErr.Code == "57P03", pgErr.Code == "53300":
+			return true
+		}
+		return false
+	}
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	if errors.As(err, &connectErr) || errors.As(err, &netErr) {
+		return true
+	}
+	// database/sql and pgx say so in words only.
+	msg := err.Error()
+	for _, s := range []string{"sql: database is closed", "conn closed", "unexpected EOF", "connection reset by peer", "broken pipe"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }

@@ -41,6 +41,7 @@ func migrations() []*gormigrate.Migration {
 		migration0024Money(),
 		migration0025SignInCodeExpiry(),
 		migration0027CreditReservations(),
+		migration0028AnalyticsCountry(),
 	}
 }
 

@@ -67,7 +67,11 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger, opts ...Option) 
 	if err != nil {
 		return nil, err
 	}
-	return &Store{db: db, dialect: dialect, logger: logger}, nil
+	st := &Store{db: db, dialect: dialect, logger: logger}
+	if dialect == DialectSQLite {
+		st.writeGate = make(chan struct{}, 1)
+	}
+	return st, nil
 }
 
 func gormConfig(logger *slog.Logger, o options) *gorm.Config {

@@ -30,6 +30,41 @@ type Store struct {
 	logger  *slog.Logger
 	// inTx marks a Store handed to an InTx callback; it must not be closed.
 	inTx bool
+	// writeGate (SQLite only) queues the process's transactions in
+	// arrival order before they BEGIN: SQLite lets one writer in at a time
+	// and its busy handler retries by sleeping up to 100 ms, so without a
+	// queue a writer that commits and begins again at once (the analytics
+	// writer under a capture flood) keeps the lock while request writes
+	// sleep for seconds. Shared by the Store and its transactions.
+	writeGate chan struct{}
+}
+
+// gateWait bounds the wait for the write gate: the DSN's busy timeout.
+// A transaction that waited that long goes on to SQLite's own busy
+// handler (as without the gate), so a caller that nests transactions on
+// the root Store cannot hang on the gate.
+const gateWait = 5 * time.Second
+
+// enterGate waits for the SQLite write gate; the returned func leaves it.
+// Postgres, and a transaction already inside one, pass at once.
+func (s *Store) enterGate(ctx context.Context) func() {
+	if s.writeGate == nil || s.inTx {
+		return func() {}
+	}
+	select {
+	case s.writeGate <- struct{}{}:
+		return func() { <-s.writeGate }
+	default:
+	}
+	t := time.NewTimer(gateWait)
+	defer t.Stop()
+	select {
+	case s.writeGate <- struct{}{}: // Go queues channel senders first come, first served
+		return func() { <-s.writeGate }
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return func() {}
 }
 
 // now is the clock of every timestamp the store writes: UTC, cut to
@@ -70,12 +105,14 @@ func (s *Store) Close() error {
 //
 // On SQLite every transaction begins IMMEDIATE (the DSN sets _txlock), so
 // transactions that read then write are serialized and cannot lose updates
-// or deadlock on lock upgrades. On Postgres the isolation level is READ
+// or deadlock on lock upgrades; the process's transactions wait for the
+// lock in arrival order (writeGate), so none starves. On Postgres the isolation level is READ
 // COMMITTED: a read-then-write that must not race needs a lock or a unique
 // constraint. Calling InTx on a transaction's Store opens a savepoint.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
+	defer s.enterGate(ctx)()
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return fn(&Store{db: tx, dialect: s.dialect, logger: s.logger, inTx: true})
+		return fn(&Store{db: tx, dialect: s.dialect, logger: s.logger, inTx: true, writeGate: s.writeGate})
 	})
 }
 

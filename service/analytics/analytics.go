@@ -8,6 +8,8 @@ package analytics
 import (
 	"context"
 	"log/slog"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"holdco/models"
@@ -28,24 +30,40 @@ type Service struct {
 	handleKeys *service.Cache[string, string]
 	queue      *Queue
 	counter    Counters
+	// byAddress and byKey are capture's flood guard (limit.go); nil: off.
+	byAddress, byKey *limiter
+	// refuseUntil (unix ns) is when capture tries the database again
+	// after a failed commit; failing is when the current run of failed
+	// commits began (zero: none), under failMu.
+	refuseUntil   atomic.Int64
+	failMu        sync.Mutex
+	failing       time.Time
+	failedBatches int
+	// beforeWrite runs before each commit (tests hold the writer there).
+	beforeWrite func()
 }
 
-// Options size the capture queue (zero values: the defaults).
+// Options size the capture queue and its limits (zero values: the
+// defaults).
 type Options struct {
 	// QueueEvents is how many events may wait for the writer; beyond it
 	// capture answers 503.
 	QueueEvents int
-	// FlushEvents is the batch the writer flushes at once (it also flushes
-	// every FlushEvery).
+	// FlushEvents is the most events one commit holds (a batch is
+	// committed as soon as the writer is free: group commit, writer.go).
 	FlushEvents int
-	FlushEvery  time.Duration
+	// AddressRate and KeyRate are the events per second one client
+	// address and one public key may send (bursts of 10 s); negative:
+	// no limit.
+	AddressRate, KeyRate int
 }
 
 // Defaults of Options.
 const (
 	DefaultQueueEvents = 100_000
-	DefaultFlushEvents = 5_000
-	DefaultFlushEvery  = 250 * time.Millisecond
+	// DefaultFlushEvents keeps one commit short (tens of milliseconds on
+	// SQLite), so request writes queued behind it wait little.
+	DefaultFlushEvents = 1_000
 	keyCacheTTL        = time.Minute
 	keyCacheMax        = 100_000
 )
@@ -59,12 +77,16 @@ func New(core *service.Core, opts Options) *Service {
 	if opts.FlushEvents <= 0 {
 		opts.FlushEvents = DefaultFlushEvents
 	}
-	if opts.FlushEvery <= 0 {
-		opts.FlushEvery = DefaultFlushEvery
+	if opts.AddressRate == 0 {
+		opts.AddressRate = DefaultAddressRate
+	}
+	if opts.KeyRate == 0 {
+		opts.KeyRate = DefaultKeyRate
 	}
 	s := &Service{core: core, store: core.Store(), logger: core.Logger().With("component", "analytics"), now: core.Clock(),
 		keys: service.NewCache[string, string](keyCacheTTL, keyCacheMax, core.Clock()), handleKeys: service.NewCache[string, string](keyCacheTTL, keyCacheMax, core.Clock())}
 	s.queue = newQueue(opts)
+	s.byAddress, s.byKey = newLimiter(opts.AddressRate), newLimiter(opts.KeyRate)
 	return s
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -158,37 +159,201 @@ func TestCaptureDropsUnknownKeysAndMalformedEventsWithoutFailing(t *testing.T) {
 
 func TestCaptureAnswersQueueFullInsteadOfGrowing(t *testing.T) {
 	w := newWorld(t, analytics.Options{QueueEvents: 3})
-	batch := func(n int) []any {
+	batch := func(n int) []byte {
 		out := make([]any, n)
 		for i := range out {
 			out[i] = event(w.key, fmt.Sprint(i), "$pageview", "https://site.example/", nil)
 		}
-		return out
+		b, _ := json.Marshal(out)
+		return b
 	}
-	assert.Equal(t, 2, w.capture(t, batch(2)).Accepted)
-	b, _ := json.Marshal(batch(2))
-	_, err := w.svc.Capture(context.Background(), analytics.CaptureInput{Body: b})
+	// The writer is held before its first commit: the events of the
+	// requests behind it wait in the queue.
+	entered, release := make(chan struct{}, 8), make(chan struct{})
+	analytics.HoldWriter(w.svc, func() { entered <- struct{}{}; <-release })
+	results := make(chan error, 2)
+	send := func() {
+		_, err := w.svc.Capture(context.Background(), analytics.CaptureInput{Body: batch(2)})
+		results <- err
+	}
+	go send()
+	<-entered // the first request's batch is being written
+	go send()
+	require.Eventually(t, func() bool { return w.svc.Stats().Queued == 2 }, 30*time.Second, time.Millisecond, "the second request waits in the queue")
+	_, err := w.svc.Capture(context.Background(), analytics.CaptureInput{Body: batch(2)})
 	require.ErrorIs(t, err, analytics.ErrQueueFull, "all or none: 2 more do not fit in 3")
 	assert.Equal(t, int64(2), w.svc.Stats().QueueFull)
-	w.svc.Flush(context.Background())
-	assert.Equal(t, 2, w.capture(t, batch(2)).Accepted, "room again once written")
+	assert.Zero(t, w.svc.Stats().Stored, "nothing answered yet")
+	close(release)
+	require.NoError(t, <-results)
+	require.NoError(t, <-results)
+	assert.Equal(t, int64(4), w.svc.Stats().Stored, "each request answered once its events were stored")
+	res, err := w.svc.Capture(context.Background(), analytics.CaptureInput{Body: batch(2)})
+	require.NoError(t, err)
+	assert.Equal(t, 2, res.Accepted, "room again once written")
 
-	// Stopping drains the queue and refuses more.
+	// Stopping refuses more.
 	w.svc.StopWriter(context.Background())
-	assert.Equal(t, int64(4), w.svc.Stats().Stored)
-	_, err = w.svc.Capture(context.Background(), analytics.CaptureInput{Body: b})
+	assert.Equal(t, int64(6), w.svc.Stats().Stored)
+	_, err = w.svc.Capture(context.Background(), analytics.CaptureInput{Body: batch(2)})
 	require.ErrorIs(t, err, analytics.ErrStopped)
 }
 
-func TestWriterFlushesInTheBackground(t *testing.T) {
-	w := newWorld(t, analytics.Options{FlushEvery: 10 * time.Millisecond})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); w.svc.RunWriter(ctx) }()
+// Capture answers once its events are committed: nothing needs to run in
+// the background, and an answered event is in the database.
+func TestCaptureAnswersOnceStored(t *testing.T) {
+	w := newWorld(t)
 	w.capture(t, event(w.key, "bg", "$pageview", "https://site.example/", nil))
-	require.Eventually(t, func() bool { return w.svc.Stats().Stored == 1 }, 5*time.Second, 5*time.Millisecond)
-	cancel()
-	<-done
+	assert.Equal(t, int64(1), w.svc.Stats().Stored)
+	var n int
+	require.NoError(t, w.e.SQL.QueryRow("SELECT COUNT(*) FROM analytics_events WHERE distinct_id = 'bg'").Scan(&n))
+	assert.Equal(t, 1, n)
+}
+
+// A process killed mid-flood (here: its database gone from under the
+// writer, so nothing can drain) has stored every event it answered: an
+// acknowledgement follows the commit.
+func TestAcknowledgedEventsSurviveAnAbruptStop(t *testing.T) {
+	w := newWorld(t)
+	const workers, each = 8, 100 // within the default burst of one address
+	var (
+		mu    sync.Mutex
+		acked []string
+		wg    sync.WaitGroup
+	)
+	for i := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range each {
+				id := fmt.Sprintf("w%d-%d", i, j)
+				b, _ := json.Marshal(event(w.key, id, "$pageview", "https://site.example/", nil))
+				res, err := w.svc.Capture(context.Background(), analytics.CaptureInput{Body: b, ClientIP: netip.MustParseAddr("8.8.8.8")})
+				if err == nil && res.Accepted == 1 {
+					mu.Lock()
+					acked = append(acked, id)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(acked) >= 100 }, 60*time.Second, time.Millisecond)
+	require.NoError(t, w.e.Store.Close(), "the abrupt stop")
+	wg.Wait()
+
+	rows, err := w.e.SQL.Query("SELECT distinct_id FROM analytics_events")
+	require.NoError(t, err)
+	defer rows.Close()
+	stored := map[string]bool{}
+	for rows.Next() {
+		var id string
+		require.NoError(t, rows.Scan(&id))
+		stored[id] = true
+	}
+	require.NoError(t, rows.Err())
+	mu.Lock()
+	defer mu.Unlock()
+	var lost []string
+	for _, id := range acked {
+		if !stored[id] {
+			lost = append(lost, id)
+		}
+	}
+	assert.Zero(t, len(lost), "events answered as stored but missing, of %d acknowledged (first: %v)", len(acked), lost[:min(len(lost), 5)])
+	t.Logf("%d acknowledged, %d stored, %d requests refused after the stop", len(acked), len(stored), workers*each-len(acked))
+}
+
+func TestCaptureLimitsEventsPerAddressAndPerKey(t *testing.T) {
+	w := newWorld(t, analytics.Options{AddressRate: 5, KeyRate: 8}) // bursts of 50 and 80 events
+	send := func(ip string, n int, key string) error {
+		evs := make([]any, n)
+		for i := range evs {
+			evs[i] = event(key, ip+fmt.Sprint(i), "$pageview", "https://site.example/", nil)
+		}
+		b, _ := json.Marshal(evs)
+		_, err := w.svc.Capture(context.Background(), analytics.CaptureInput{Body: b, ClientIP: netip.MustParseAddr(ip)})
+		return err
+	}
+	retryAfter := func(err error) int64 {
+		t.Helper()
+		require.True(t, models.IsCode(err, models.CodeRateLimited), "rate_limited: %v", err)
+		var de *models.Error
+		require.ErrorAs(t, err, &de)
+		secs, ok := de.Extra["retry_after_seconds"].(int64)
+		require.True(t, ok, "retry_after_seconds")
+		return secs
+	}
+	for range 5 {
+		require.NoError(t, send("8.8.8.8", 10, w.key))
+	}
+	err := send("8.8.8.8", 1, w.key)
+	assert.Equal(t, int64(1), retryAfter(err), "one event comes back in 0.2 s")
+	assert.Equal(t, int64(1), retryAfter(send("8.8.8.8", 1, "hca_unknownunknownunknown000")), "unknown keys count too (and the address is refused before decoding)")
+
+	// Another address: its own bucket, until the key's is empty.
+	require.NoError(t, send("1.1.1.1", 30, w.key))
+	err = send("1.1.1.1", 1, w.key)
+	assert.Contains(t, err.Error(), "this site", "the key's limit: 80 events")
+	assert.GreaterOrEqual(t, retryAfter(err), int64(1))
+
+	// Time refills both.
+	w.e.Clock.Advance(2 * time.Second)
+	require.NoError(t, send("8.8.8.8", 10, w.key))
+
+	// An IPv6 client counts by its /64.
+	w.e.Clock.Advance(time.Minute)
+	require.NoError(t, send("2001:4860::1", 50, w.key))
+	retryAfter(send("2001:4860::2", 1, w.key))
+
+	var n int
+	require.NoError(t, w.e.SQL.QueryRow("SELECT COUNT(*) FROM analytics_events").Scan(&n))
+	assert.Equal(t, 140, n, "nothing over a limit is stored")
+	assert.Positive(t, w.svc.Stats().RateLimited)
+}
+
+func TestUnknownCountryIsEmpty(t *testing.T) {
+	w := newWorld(t)
+	w.capture(t, event(w.key, "lan", "$pageview", "https://site.example/", nil), func(in *analytics.CaptureInput) { in.ClientIP = netip.MustParseAddr("10.1.2.3") })
+	w.svc.Flush(context.Background())
+	cs, err := w.svc.Countries(w.ctx, w.company.ID, "1d")
+	require.NoError(t, err)
+	require.Len(t, cs.Countries, 1)
+	assert.Equal(t, analytics.Country{Country: "", Visitors: 1, Pageviews: 1}, cs.Countries[0], "unknown, not ZZ (the API's null)")
+}
+
+// Raw events past the retention go; the rollups, and so the reports, stay.
+func TestPurgeRawEventsKeepsRollups(t *testing.T) {
+	w := newWorld(t)
+	clock := w.e.Clock
+	now := clock.Now()
+	clock.Advance(-20 * 24 * time.Hour)
+	w.capture(t, event(w.key, "old", "$pageview", "https://site.example/", nil))
+	clock.Advance(now.Sub(clock.Now()))
+	w.capture(t, event(w.key, "new", "$pageview", "https://site.example/", nil))
+	before, err := w.svc.Summary(w.ctx, w.company.ID, "30d")
+	require.NoError(t, err)
+
+	n, err := w.svc.PurgeRawEvents(context.Background(), 8)
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), n)
+	var ids []string
+	rows, err := w.e.SQL.Query("SELECT distinct_id FROM analytics_events")
+	require.NoError(t, err)
+	for rows.Next() {
+		var id string
+		require.NoError(t, rows.Scan(&id))
+		ids = append(ids, id)
+	}
+	require.NoError(t, rows.Close())
+	assert.Equal(t, []string{"new"}, ids)
+	after, err := w.svc.Summary(w.ctx, w.company.ID, "30d")
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "reports read rollups")
+	assert.Equal(t, float64(2), after.Pageviews.Value)
+
+	n, err = w.svc.PurgeRawEvents(context.Background(), 0)
+	require.NoError(t, err)
+	assert.Zero(t, n, "0 keeps everything")
 }
 
 func TestSummaryKPIsChangeAndTrend(t *testing.T) {

@@ -48,16 +48,31 @@ type CaptureInput struct {
 	DoNotTrack bool
 }
 
-// CaptureResult says how many events were queued.
+// CaptureResult says how many events were stored.
 type CaptureResult struct{ Accepted int }
 
 // Capture reads a PostHog capture body (one event, an array of events, or
 // {api_key, batch}; JSON, gzip, or base64 in a `data` form field), drops
 // events with unknown keys or malformed fields (counted, not an error for
-// the sender) and queues the rest, all or none. It answers ErrQueueFull
-// when the writer is behind, ErrStopped after shutdown, too_large for a
-// body that inflates beyond MaxDecodedBytes.
+// the sender) and stores the rest, all or none: it returns once they are
+// committed (group commit, writer.go), so a nil error means stored.
+// It answers rate_limited (with retry_after_seconds) past the client
+// address's or the key's rate, ErrQueueFull when the writer is behind,
+// ErrStopped after shutdown, an error wrapping models.ErrUnavailable while
+// the database cannot store events, too_large for a body that inflates
+// beyond MaxDecodedBytes.
 func (s *Service) Capture(ctx context.Context, in CaptureInput) (CaptureResult, error) {
+	now := s.now().UTC()
+	addr := ""
+	if in.ClientIP.IsValid() {
+		addr = addressKey(in.ClientIP)
+		// The cheap first line: an address out of events is refused
+		// before its body is decoded.
+		if out, wait := s.byAddress.empty(addr, now); out {
+			s.counter.RateLimited.Add(1)
+			return CaptureResult{}, rateLimited("this address", wait)
+		}
+	}
 	raw, err := decodeBody(in)
 	if err != nil {
 		if models.IsCode(err, models.CodeTooLarge) {
@@ -67,16 +82,25 @@ func (s *Service) Capture(ctx context.Context, in CaptureInput) (CaptureResult, 
 		return CaptureResult{}, nil
 	}
 	wires, top, n := splitEvents(raw)
+	if addr != "" {
+		if ok, wait := s.byAddress.take(addr, n, now); !ok {
+			s.counter.RateLimited.Add(int64(n))
+			return CaptureResult{}, rateLimited("this address", wait)
+		}
+	}
 	s.counter.Malformed.Add(int64(n - len(wires)))
 	if in.DoNotTrack || len(wires) == 0 {
 		return CaptureResult{}, nil
 	}
-	now := s.now().UTC()
 	country := ""
 	if in.ClientIP.IsValid() {
 		country = iploc.IPCountry(in.ClientIP.Unmap())
+		if country == unknownCountry {
+			country = ""
+		}
 	}
 	events := make([]models.AnalyticsEvent, 0, len(wires))
+	perCompany := map[string]int{}
 	for _, w := range wires {
 		key := firstNonEmpty(w.APIKey, w.Token, w.Properties.Token, top.APIKey, top.Token)
 		companyID, err := s.companyOf(ctx, key)
@@ -94,11 +118,18 @@ func (s *Service) Capture(ctx context.Context, in CaptureInput) (CaptureResult, 
 		}
 		e.CompanyID, e.Country = companyID, country
 		events = append(events, e)
+		perCompany[companyID]++
 	}
 	if len(events) == 0 {
 		return CaptureResult{}, nil
 	}
-	if err := s.queue.push(events); err != nil {
+	for companyID, k := range perCompany {
+		if ok, wait := s.byKey.take(companyID, k, now); !ok {
+			s.counter.RateLimited.Add(int64(len(events)))
+			return CaptureResult{}, rateLimited("this site", wait)
+		}
+	}
+	if err := s.enqueue(ctx, events); err != nil {
 		if errors.Is(err, ErrQueueFull) {
 			s.counter.QueueFull.Add(int64(len(events)))
 		}
@@ -107,6 +138,11 @@ func (s *Service) Capture(ctx context.Context, in CaptureInput) (CaptureResult, 
 	s.counter.Accepted.Add(int64(len(events)))
 	return CaptureResult{Accepted: len(events)}, nil
 }
+
+// unknownCountry is what the address database answers for an address it
+// has no country for (private, reserved, unassigned); stored as "" and
+// reported as null.
+const unknownCountry = "ZZ"
 
 // companyOf resolves a public key to its company ("" when unknown), from
 // the cache when it can.

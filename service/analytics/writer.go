@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,177 +18,220 @@ var ErrQueueFull = errors.New("analytics: capture queue is full")
 // ErrStopped is capture's answer once the writer has been stopped.
 var ErrStopped = errors.New("analytics: capture is shut down")
 
-// Queue holds captured events until the writer stores them. A request's
-// events are queued all or none.
+// errRefusing is capture's answer for refuseFor after a failed commit:
+// the database is taken to be out, requests do not pile up waiting for it.
+var errRefusing = fmt.Errorf("analytics: events cannot be stored right now: %w", models.ErrUnavailable)
+
+// Group commit. A capture request puts its events in the open batch and
+// waits until the transaction holding that batch commits: it answers 200
+// only then, so an acknowledged event is in the database, whatever happens
+// to the process afterwards. One writer goroutine per process commits the
+// batches one after another; while it commits one, the requests arriving
+// meanwhile fill the next, so the batch grows with the load (no timer:
+// an idle writer commits a lone request at once). The writer runs only
+// while batches wait; nothing needs starting.
+const (
+	// writeTimeout bounds one batch's transaction; past it the batch's
+	// requests answer 503 and their clients retry.
+	writeTimeout = 10 * time.Second
+	// refuseFor is how long capture answers 503 at once after a failed
+	// commit before letting the next batch try the database again.
+	refuseFor = time.Second
+)
+
+// batch is the events of the requests that wait for one commit.
+type batch struct {
+	events []models.AnalyticsEvent
+	done   chan struct{} // closed once committed or failed
+	err    error         // set before done is closed
+}
+
+// Queue holds the batches waiting for the writer. A request's events are
+// in one batch (all or none).
 type Queue struct {
 	max, flushAt int
-	every        time.Duration
 
 	mu      sync.Mutex
-	pending []models.AnalyticsEvent
+	batches []*batch // oldest first; the last one still takes events
+	queued  int      // events in batches
+	writing bool     // the writer goroutine runs
+	idle    chan struct{}
 	closed  bool
-	wake    chan struct{} // a batch is ready
 }
 
 func newQueue(o Options) *Queue {
-	return &Queue{max: o.QueueEvents, flushAt: o.FlushEvents, every: o.FlushEvery, wake: make(chan struct{}, 1),
-		pending: make([]models.AnalyticsEvent, 0, o.FlushEvents)}
+	idle := make(chan struct{})
+	close(idle)
+	return &Queue{max: o.QueueEvents, flushAt: o.FlushEvents, idle: idle}
 }
 
-func (q *Queue) push(events []models.AnalyticsEvent) error {
-	q.mu.Lock()
-	switch {
-	case q.closed:
-		q.mu.Unlock()
-		return ErrStopped
-	case len(q.pending)+len(events) > q.max:
-		q.mu.Unlock()
-		return ErrQueueFull
-	}
-	q.pending = append(q.pending, events...)
-	ready := len(q.pending) >= q.flushAt
-	q.mu.Unlock()
-	if ready {
-		select {
-		case q.wake <- struct{}{}:
-		default:
-		}
-	}
-	return nil
-}
-
-// take removes up to n of the oldest waiting events.
-func (q *Queue) take(n int) []models.AnalyticsEvent {
+// push adds events to the open batch (a new one when it is full) and
+// says whether the caller must start the writer.
+func (q *Queue) push(events []models.AnalyticsEvent) (*batch, bool, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	n = min(n, len(q.pending))
-	if n == 0 {
-		return nil
+	switch {
+	case q.closed:
+		return nil, false, ErrStopped
+	case q.queued+len(events) > q.max:
+		return nil, false, ErrQueueFull
 	}
-	batch := make([]models.AnalyticsEvent, n)
-	copy(batch, q.pending)
-	rest := copy(q.pending, q.pending[n:])
-	clear(q.pending[rest:])
-	q.pending = q.pending[:rest]
-	return batch
+	var b *batch
+	if n := len(q.batches); n > 0 && len(q.batches[n-1].events)+len(events) <= q.flushAt {
+		b = q.batches[n-1]
+	} else {
+		b = &batch{events: make([]models.AnalyticsEvent, 0, min(q.flushAt, max(len(events), 64))), done: make(chan struct{})}
+		q.batches = append(q.batches, b)
+	}
+	b.events = append(b.events, events...)
+	q.queued += len(events)
+	start := !q.writing
+	if start {
+		q.writing = true
+		q.idle = make(chan struct{})
+	}
+	return b, start, nil
 }
 
-// Len is the number of waiting events.
+// next takes the oldest batch; with none left the writer stops (false).
+func (q *Queue) next() (*batch, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.batches) == 0 {
+		q.writing = false
+		close(q.idle)
+		return nil, false
+	}
+	b := q.batches[0]
+	q.batches[0] = nil
+	q.batches = q.batches[1:]
+	q.queued -= len(b.events)
+	return b, true
+}
+
+// Len is the number of events waiting for a commit (not counting the
+// batch being written).
 func (q *Queue) Len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return len(q.pending)
-}
-
-func (q *Queue) close() {
-	q.mu.Lock()
-	q.closed = true
-	q.mu.Unlock()
+	return q.queued
 }
 
 // Counters count what capture did; unknown keys and malformed events are
 // dropped silently for the sender (it gets 200) but counted here.
+// WriteFailed counts events whose commit failed: their requests were
+// answered 503, so the clients still hold them.
 type Counters struct {
-	Accepted, Stored, UnknownKey, Malformed, QueueFull, WriteFailed atomic.Int64
+	Accepted, Stored, UnknownKey, Malformed, QueueFull, WriteFailed, RateLimited atomic.Int64
 }
 
 // Stats is a snapshot of the counters.
 type Stats struct {
-	Accepted, Stored, UnknownKey, Malformed, QueueFull, WriteFailed int64
-	Queued                                                          int
+	Accepted, Stored, UnknownKey, Malformed, QueueFull, WriteFailed, RateLimited int64
+	Queued                                                                       int
 }
 
 // Stats returns the capture counters and the queue's length.
 func (s *Service) Stats() Stats {
 	c := &s.counter
 	return Stats{Accepted: c.Accepted.Load(), Stored: c.Stored.Load(), UnknownKey: c.UnknownKey.Load(), Malformed: c.Malformed.Load(),
-		QueueFull: c.QueueFull.Load(), WriteFailed: c.WriteFailed.Load(), Queued: s.queue.Len()}
+		QueueFull: c.QueueFull.Load(), WriteFailed: c.WriteFailed.Load(), RateLimited: c.RateLimited.Load(), Queued: s.queue.Len()}
 }
 
-// Writer attempts of one batch before it is given up (and counted in
-// WriteFailed); between attempts it waits retryWait, doubling.
-const (
-	writeAttempts = 5
-	retryWait     = 200 * time.Millisecond
-)
-
-// RunWriter stores queued events until ctx ends: a batch every FlushEvery,
-// or at once when FlushEvents are waiting. The process serving capture
-// runs it (the api role) and stops it with StopWriter.
-func (s *Service) RunWriter(ctx context.Context) {
-	q := s.queue
-	t := time.NewTicker(q.every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-q.wake:
-		}
-		s.flush(ctx, false)
+// enqueue puts a request's events in a batch and waits for its commit.
+// When ctx ends first the events may still be stored (the client, gone,
+// was not told so and may send them again).
+func (s *Service) enqueue(ctx context.Context, events []models.AnalyticsEvent) error {
+	if time.Now().UnixNano() < s.refuseUntil.Load() {
+		return errRefusing
 	}
-}
-
-// flush writes batches until fewer than FlushEvents wait (all of them
-// with drain). A batch whose write fails is retried with backoff; after
-// writeAttempts it is dropped and counted.
-func (s *Service) flush(ctx context.Context, drain bool) {
-	q := s.queue
-	for {
-		batch := q.take(q.flushAt)
-		if len(batch) == 0 {
-			return
-		}
-		s.write(ctx, batch)
-		if !drain && q.Len() < q.flushAt {
-			return
-		}
+	b, start, err := s.queue.push(events)
+	if err != nil {
+		return err
 	}
-}
-
-func (s *Service) write(ctx context.Context, batch []models.AnalyticsEvent) {
-	wait := retryWait
-	for attempt := 1; ; attempt++ {
-		err := s.store.RecordAnalyticsEvents(context.WithoutCancel(ctx), batch)
-		if err == nil {
-			s.counter.Stored.Add(int64(len(batch)))
-			return
-		}
-		if attempt == writeAttempts {
-			s.counter.WriteFailed.Add(int64(len(batch)))
-			s.logger.Error("analytics: events dropped after failed writes", "events", len(batch), "error", err)
-			return
-		}
-		s.logger.Warn("analytics: write failed; retrying", "events", len(batch), "attempt", attempt, "error", err)
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done(): // stopping: the drain retries once more without waiting
-		}
-		wait *= 2
+	if start {
+		go s.writeLoop()
 	}
-}
-
-// StopWriter refuses new events (ErrStopped), then stores every queued
-// event before returning, or gives up when ctx ends. Call it after the
-// listeners stopped and after RunWriter's context was cancelled.
-func (s *Service) StopWriter(ctx context.Context) {
-	s.queue.close()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		s.flush(ctx, true)
-	}()
 	select {
-	case <-done:
+	case <-b.done:
+		return b.err
 	case <-ctx.Done():
-		s.logger.Warn("analytics: shutdown deadline passed with events queued", "queued", s.queue.Len())
+		return ctx.Err()
+	}
+}
+
+// writeLoop commits the waiting batches one by one and ends when none
+// is left.
+func (s *Service) writeLoop() {
+	for {
+		b, ok := s.queue.next()
+		if !ok {
+			return
+		}
+		b.err = s.commit(b.events)
+		close(b.done)
+	}
+}
+
+// commit stores one batch. A failure is answered to the batch's requests
+// (503, their clients retry): nothing acknowledged is ever dropped. The
+// first failure of a run is logged, and the recovery; not each batch.
+func (s *Service) commit(events []models.AnalyticsEvent) error {
+	if s.beforeWrite != nil {
+		s.beforeWrite()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	err := s.store.RecordAnalyticsEvents(ctx, events)
+	s.failMu.Lock()
+	defer s.failMu.Unlock()
+	if err != nil {
+		s.counter.WriteFailed.Add(int64(len(events)))
+		s.refuseUntil.Store(time.Now().Add(refuseFor).UnixNano())
+		if s.failing.IsZero() {
+			s.failing = time.Now()
+			s.logger.Error("analytics: events cannot be stored; capture answers 503 with Retry-After until the database is back", "error", err)
+		}
+		s.failedBatches++
+		return fmt.Errorf("analytics: store events: %w", err)
+	}
+	s.counter.Stored.Add(int64(len(events)))
+	if !s.failing.IsZero() {
+		s.logger.Info("analytics: events are stored again", "after", time.Since(s.failing).Round(time.Millisecond).String(),
+			"failed_batches", s.failedBatches)
+		s.failing, s.failedBatches = time.Time{}, 0
+	}
+	return nil
+}
+
+// StopWriter refuses new events (ErrStopped) and waits until every batch
+// already taken is committed (their requests are answered), or ctx ends.
+// Call it after the listeners stopped: by then the requests have been
+// answered, so there is nothing left to wait for.
+func (s *Service) StopWriter(ctx context.Context) {
+	q := s.queue
+	q.mu.Lock()
+	q.closed = true
+	idle := q.idle
+	q.mu.Unlock()
+	select {
+	case <-idle:
+	case <-ctx.Done():
+		s.logger.Warn("analytics: shutdown deadline passed with events being committed", "queued", s.queue.Len())
 	}
 	st := s.Stats()
 	s.logger.Info("analytics: capture stopped", "accepted", st.Accepted, "stored", st.Stored, "unknown_key", st.UnknownKey,
-		"malformed", st.Malformed, "queue_full", st.QueueFull, "write_failed", st.WriteFailed)
+		"malformed", st.Malformed, "queue_full", st.QueueFull, "rate_limited", st.RateLimited, "write_failed", st.WriteFailed)
 }
 
-// Flush stores every event queued now (tests, benchmarks); RunWriter does
-// the same in the background.
-func (s *Service) Flush(ctx context.Context) { s.flush(ctx, true) }
+// Flush waits until no batch waits or is being written (tests,
+// benchmarks).
+func (s *Service) Flush(ctx context.Context) {
+	s.queue.mu.Lock()
+	idle := s.queue.idle
+	s.queue.mu.Unlock()
+	select {
+	case <-idle:
+	case <-ctx.Done():
+	}
+}
