@@ -181,8 +181,13 @@ func (h *analyticsHandlers) flags(c *gin.Context) {
 		emptyRemoteConfig + `}`))
 }
 
+// loaderResponses document what the loaders serve: JavaScript, not JSON.
 func loaderResponses() map[string]*huma.Response {
-	return map[string]*huma.Response{"304": {Description: "Not modified (If-None-Match matched the ETag)"}}
+	return map[string]*huma.Response{
+		"200": {Description: "The loader script", Content: map[string]*huma.MediaType{
+			"text/javascript": {Schema: &huma.Schema{Type: huma.TypeString}}}},
+		"304": {Description: "Not modified (If-None-Match matched the ETag)"},
+	}
 }
 
 type analyticsRangeInput struct {

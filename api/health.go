@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"regexp"
@@ -51,6 +52,25 @@ func (h *healthHandler) get(ctx context.Context, _ *struct{}) (*healthOutput, er
 		status = http.StatusServiceUnavailable
 	}
 	return &healthOutput{Status: status, Body: body}, nil
+}
+
+// HealthHandler answers GET /health for the listeners beside the REST API
+// (the connector's, the authorization server's) exactly as the API does:
+// the same body, and the same probes cached for healthTTL and shared by
+// concurrent pollers, so polling them costs no more than polling the API.
+func HealthHandler(checks []HealthCheck, logger *slog.Logger) http.Handler {
+	h := newHealthHandler(checks, logger)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, healthy := h.result(r.Context())
+		status := http.StatusOK
+		if !healthy {
+			status = http.StatusServiceUnavailable
+		}
+		b, _ := json.Marshal(body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write(b)
+	})
 }
 
 // result returns the cached probe results, refreshing them when stale. The

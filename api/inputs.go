@@ -17,7 +17,9 @@ import (
 // new route gets the same rules without doing anything:
 //
 //   - no string (path, query and header parameters, every string of a JSON
-//     body and its object keys) may hold a NUL character or invalid UTF-8;
+//     body and its object keys) may hold a NUL character or invalid UTF-8
+//     (in a JSON string: raw bytes that are not UTF-8, or a \u escape of a
+//     lone surrogate);
 //   - a string meant as a single line (parameters, and body fields not
 //     tagged `multiline:"true"`) may hold no control character at all
 //     (C0, DEL, C1); a multi-line field may hold tab, newline and carriage
@@ -44,6 +46,8 @@ const (
 	typeIntSize       = "int_parsing_size"
 )
 
+const msgStringUnicode = "Input should be a valid string, unable to parse raw data as a unicode string"
+
 type textRule int
 
 const (
@@ -56,7 +60,7 @@ const (
 // broken by s, or "" when s is fine.
 func textFailure(s string, rule textRule) (typ, msg string) {
 	if !utf8.ValidString(s) {
-		return typeStringUnicode, "Input should be a valid string, unable to parse raw data as a unicode string"
+		return typeStringUnicode, msgStringUnicode
 	}
 	if strings.IndexByte(s, 0) >= 0 {
 		return typeStringNUL, "String should not contain NUL characters"
@@ -236,8 +240,13 @@ func checkBody(ctx huma.Context, op *huma.Operation, t reflect.Type, fail func([
 	if err := dec.Decode(&v); err != nil || dec.Decode(new(any)) != io.EOF {
 		return passOn // huma reports the JSON error
 	}
+	// encoding/json turns invalid UTF-8 and lone surrogate escapes into
+	// U+FFFD without a word: they are found in the raw text first.
+	for _, loc := range badUnicodeStrings(raw) {
+		fail(append([]any{"body"}, loc...), typeStringUnicode, msgStringUnicode)
+	}
 	w := bodyWalker{fail: fail}
-	v = w.walk(v, t, ruleSingleLine, []any{"body"})
+	v = w.walk(v, t, "", ruleSingleLine, []any{"body"})
 	if !w.changed {
 		return passOn
 	}
@@ -257,9 +266,10 @@ type bodyWalker struct {
 
 var rawMessageType = reflect.TypeFor[json.RawMessage]()
 
-// walk checks v (at loc, destined for t, nil when unknown) and returns it,
-// rewritten where a value gets its canonical spelling.
-func (w *bodyWalker) walk(v any, t reflect.Type, rule textRule, loc []any) any {
+// walk checks v (at loc, destined for t, nil when unknown, a struct field
+// with tag when tag is not empty) and returns it, rewritten where a value
+// gets its canonical spelling.
+func (w *bodyWalker) walk(v any, t reflect.Type, tag reflect.StructTag, rule textRule, loc []any) any {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -279,14 +289,14 @@ func (w *bodyWalker) walk(v any, t reflect.Type, rule textRule, loc []any) any {
 		}
 		return v
 	case json.Number:
-		return w.number(v, t, loc)
+		return w.number(v, t, tag, loc)
 	case []any:
 		var elem reflect.Type
 		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
 			elem = t.Elem()
 		}
 		for i := range v {
-			v[i] = w.walk(v[i], elem, rule, append(append([]any{}, loc...), i))
+			v[i] = w.walk(v[i], elem, "", rule, append(append([]any{}, loc...), i))
 		}
 		return v
 	case map[string]any:
@@ -300,19 +310,19 @@ func (w *bodyWalker) walk(v any, t reflect.Type, rule textRule, loc []any) any {
 			case t != nil && t.Kind() == reflect.Struct:
 				f, ok := fieldByJSONName(t, k)
 				if !ok {
-					v[k] = w.walk(item, nil, ruleNoNUL, at) // ignored, but never a NUL
+					v[k] = w.walk(item, nil, "", ruleNoNUL, at) // ignored, but never a NUL
 					continue
 				}
-				v[k] = w.walk(item, f.Type, fieldRule(f), at)
+				v[k] = w.walk(item, f.Type, f.Tag, fieldRule(f), at)
 				if s, isString := v[k].(string); isString && f.Tag.Get("format") == "uuid" {
 					if c, ok := canonicalUUID(s); ok && c != s {
 						v[k], w.changed = c, true
 					}
 				}
 			case t != nil && t.Kind() == reflect.Map:
-				v[k] = w.walk(item, t.Elem(), rule, at)
+				v[k] = w.walk(item, t.Elem(), "", rule, at)
 			default:
-				v[k] = w.walk(item, nil, ruleNoNUL, at)
+				v[k] = w.walk(item, nil, "", ruleNoNUL, at)
 			}
 		}
 		return v

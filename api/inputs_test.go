@@ -85,6 +85,58 @@ func TestNULInStringInputsIsRefusedAndNothingStored(t *testing.T) {
 	assert.Len(t, tokensAfter, len(tokensBefore))
 }
 
+// TestInvalidUnicodeInStringInputsIsRefusedAndNothingStored: raw bytes
+// that are not UTF-8 (an encoded surrogate among them) and \u escapes of
+// lone surrogates are string_unicode at the string, as README promises —
+// not stored as U+FFFD — in values and keys, nested or not; a surrogate
+// pair is a character like any other.
+func TestInvalidUnicodeInStringInputsIsRefusedAndNothingStored(t *testing.T) {
+	w := newWorld(t)
+	co := "/companies/" + w.adaCo
+	cong := "/conglomerates/" + w.adaCong
+	cases := []struct {
+		method, path, body string
+		loc                []any
+	}{
+		{"POST", cong + "/companies", "{\"name\":\"Bad\xffCo\"}", []any{"body", "name"}},
+		{"POST", cong + "/companies", "{\"name\":\"Bad\xed\xa0\x80Co\"}", []any{"body", "name"}}, // U+D800 encoded
+		{"POST", cong + "/companies", `{"name":"Bad\ud800Co"}`, []any{"body", "name"}},
+		{"POST", cong + "/companies", `{"name":"Bad\uDC00"}`, []any{"body", "name"}},
+		{"POST", cong + "/companies", `{"name":"Bad\ud83d"}`, []any{"body", "name"}},
+		{"POST", cong + "/companies", `{"name":"Bad\ud83d\u0041"}`, []any{"body", "name"}},
+		{"POST", cong + "/companies", `{"name":"Fine","mission":"x\ud800"}`, []any{"body", "mission"}},
+		{"PUT", co, `{"idea":"\udfff idea"}`, []any{"body", "idea"}},
+		{"PATCH", cong, "{\"name\":\"Ada\xc3Holdings\"}", []any{"body", "name"}},
+		{"POST", "/auth/tokens", `{"name":"ci\ud800"}`, []any{"body", "name"}},
+		{"POST", cong + "/companies", `{"name":"Fine","x\ud800":1}`, []any{"body", "x\ufffd"}},
+		{"POST", cong + "/companies", `{"name":"Fine","extra":{"list":[1,"ok",["\udc00"]]}}`, []any{"body", "extra", "list", 2.0, 0.0}},
+	}
+	var congBefore map[string]any
+	w.call("GET", cong, userA, "", 200, &congBefore)
+	for _, c := range cases {
+		rec := w.do(c.method, c.path, userA, c.body)
+		require.Equal(t, http.StatusUnprocessableEntity, rec.Code, "%s %s %q: %s", c.method, c.path, c.body, rec.Body.String())
+		d := detail(t, rec.Body.Bytes())
+		assert.Equal(t, c.loc, d["loc"], "%q", c.body)
+		assert.Equal(t, "string_unicode", d["type"], "%q", c.body)
+	}
+	assert.Equal(t, []string{"Ada Shop"}, w.companyNames(w.adaCong, userA), "no company created or renamed")
+	var got map[string]any
+	w.call("GET", co, userA, "", 200, &got)
+	assert.Equal(t, "", got["idea"])
+	var congAfter map[string]any
+	w.call("GET", cong, userA, "", 200, &congAfter)
+	assert.Equal(t, congBefore["name"], congAfter["name"])
+
+	// A surrogate pair, escaped or raw, and an escaped backslash before a
+	// "u" are text.
+	var created map[string]any
+	w.call("POST", cong+"/companies", userA, `{"name":"Smile \ud83d\ude00 Co","idea":"a \\ud800 b"}`, 201, &created)
+	assert.Equal(t, "Smile \U0001F600 Co", created["name"])
+	assert.Equal(t, `a \ud800 b`, created["idea"])
+	w.call("POST", cong+"/companies", userA, "{\"name\":\"Raw \U0001F600 Co\"}", 201, nil)
+}
+
 // TestNULInParametersIsRefused covers query and path parameters.
 func TestNULInParametersIsRefused(t *testing.T) {
 	w := newWorld(t)
@@ -321,6 +373,31 @@ func TestIntegerFieldsTakeIntegralNumbersInAnySpelling(t *testing.T) {
 		assert.Equal(t, c.typ, d["type"], c.body)
 		assert.NotContains(t, d["msg"], "Go ", c.body)
 		assert.NotContains(t, rec.Body.String(), "unmarshal", c.body)
+	}
+}
+
+// TestOversizedIntegersNameTheFieldsRange: a number beyond what the field
+// can hold is told the field's range (its minimum and maximum), not the
+// range of the Go type that holds it.
+func TestOversizedIntegersNameTheFieldsRange(t *testing.T) {
+	w := newWorld(t)
+	cases := []struct {
+		method, path, body string
+		loc                []any
+		msg                string
+	}{
+		{"POST", "/auth/tokens", `{"name":"x","expires_in_days":1e30}`, []any{"body", "expires_in_days"}, "Input should be an integer from 1 to 365"},
+		{"POST", "/auth/tokens", `{"name":"x","expires_in_days":-99999999999999999999}`, []any{"body", "expires_in_days"}, "Input should be an integer from 1 to 365"},
+		{"PATCH", "/conglomerates/" + w.adaCong, `{"daily_credit_cap":9223372036854775808}`, []any{"body", "daily_credit_cap"}, "Input should be an integer from 0 to 1000000000"},
+	}
+	for _, c := range cases {
+		rec := w.do(c.method, c.path, userA, c.body)
+		require.Equal(t, http.StatusUnprocessableEntity, rec.Code, "%s: %s", c.body, rec.Body.String())
+		d := detail(t, rec.Body.Bytes())
+		assert.Equal(t, c.loc, d["loc"], c.body)
+		assert.Equal(t, "int_parsing_size", d["type"], c.body)
+		assert.Equal(t, c.msg, d["msg"], c.body)
+		assert.NotContains(t, rec.Body.String(), "9223372036854775807", c.body)
 	}
 }
 

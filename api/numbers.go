@@ -10,8 +10,9 @@ import (
 
 // number gives an integer field an integral number in its integer
 // spelling, and refuses a fractional or oversized one the way Pydantic
-// does.
-func (w *bodyWalker) number(n json.Number, t reflect.Type, loc []any) any {
+// does. tag is the field's (its minimum and maximum are the range an
+// oversized number is told to keep to).
+func (w *bodyWalker) number(n json.Number, t reflect.Type, tag reflect.StructTag, loc []any) any {
 	if t == nil {
 		return n
 	}
@@ -30,7 +31,7 @@ func (w *bodyWalker) number(n json.Number, t reflect.Type, loc []any) any {
 		w.changed = string(n) != "0"
 		return json.Number("0")
 	case magnitudeHuge:
-		w.fail(loc, typeIntSize, "Input should be an integer from "+rangeOf(t, signed))
+		w.fail(loc, typeIntSize, "Input should be an integer from "+rangeOf(t, signed, tag))
 		return n
 	case magnitudeTiny:
 		w.fail(loc, typeIntFromFloat, "Input should be a valid integer, got a number with a fractional part")
@@ -53,7 +54,7 @@ func (w *bodyWalker) number(n json.Number, t reflect.Type, loc []any) any {
 		fits = i.IsUint64() && !zero.OverflowUint(i.Uint64())
 	}
 	if !fits {
-		w.fail(loc, typeIntSize, "Input should be an integer from "+rangeOf(t, signed))
+		w.fail(loc, typeIntSize, "Input should be an integer from "+rangeOf(t, signed, tag))
 		return n
 	}
 	if s := i.String(); s != string(n) {
@@ -113,10 +114,32 @@ func magnitude(lit string) numberMagnitude {
 	return magnitudeOrdinary
 }
 
-func rangeOf(t reflect.Type, signed bool) string {
-	bits := t.Bits()
+// rangeOf is the range of the field: its minimum and maximum tags where it
+// has them (what the field takes, not what its Go type could hold), the
+// type's bounds otherwise.
+func rangeOf(t reflect.Type, signed bool, tag reflect.StructTag) string {
+	lo, hi := new(big.Int), new(big.Int)
+	bits := uint(t.Bits())
 	if signed {
-		return strconv.FormatInt(-1<<(bits-1), 10) + " to " + strconv.FormatInt(1<<(bits-1)-1, 10)
+		lo.Lsh(big.NewInt(-1), bits-1)
+		hi.Sub(new(big.Int).Lsh(big.NewInt(1), bits-1), big.NewInt(1))
+	} else {
+		hi.Sub(new(big.Int).Lsh(big.NewInt(1), bits), big.NewInt(1))
 	}
-	return "0 to " + strconv.FormatUint(1<<bits-1, 10)
+	if m, ok := tagBound(tag, "minimum"); ok && m.Cmp(lo) > 0 && m.Cmp(hi) <= 0 {
+		lo = m
+	}
+	if m, ok := tagBound(tag, "maximum"); ok && m.Cmp(hi) < 0 && m.Cmp(lo) >= 0 {
+		hi = m
+	}
+	return lo.String() + " to " + hi.String()
+}
+
+// tagBound reads an integral minimum or maximum tag.
+func tagBound(tag reflect.StructTag, name string) (*big.Int, bool) {
+	v, ok := tag.Lookup(name)
+	if !ok {
+		return nil, false
+	}
+	return new(big.Int).SetString(strings.TrimSpace(v), 10)
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -243,4 +244,33 @@ func TestAuthFailureOfTheServerIsNot401(t *testing.T) {
 	assert.Equal(t, http.StatusInternalServerError, body.GetStatus())
 	body = newError(nil, http.StatusInternalServerError, "authentication failed", models.Errorf(models.CodeUnauthenticated, "bad"))
 	assert.Equal(t, http.StatusUnauthorized, body.GetStatus())
+}
+
+// TestHealthHandlerSharesTheAPIsCachedProbes: the /health of the other
+// listeners (connector, authorization server) answers like the API's and
+// probes as rarely: a burst of polls probes once, not once per poll.
+func TestHealthHandlerSharesTheAPIsCachedProbes(t *testing.T) {
+	var mu sync.Mutex
+	calls := 0
+	var logs bytes.Buffer
+	h := HealthHandler([]HealthCheck{
+		{Name: "database", Check: func(context.Context) error { mu.Lock(); calls++; mu.Unlock(); return nil }},
+		{Name: "temporal", Check: func(context.Context) error {
+			return errors.New("dial postgres://holdco:hunter2pw@db.internal:5432/x: refused")
+		}},
+	}, slog.New(slog.NewJSONHandler(&logs, nil)))
+	const polls = 20
+	for range polls {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/health", nil))
+		require.Equal(t, http.StatusServiceUnavailable, rec.Code)
+		assert.Equal(t, "application/json", rec.Header().Get("Content-Type"))
+		var body map[string]any
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body))
+		assert.Equal(t, map[string]any{"status": "degraded", "database": "ok", "temporal": "unavailable", "version": Version}, body)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Less(t, calls, polls, "probes are cached, not run per poll")
+	assert.NotContains(t, logs.String(), "hunter2pw")
 }

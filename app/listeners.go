@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"sync"
 	"syscall"
 	"time"
 
@@ -73,8 +72,10 @@ func portOf(addr string) string {
 
 // reservedHandler is what a listener serves before its adapter lands (the
 // connector on mcp, the authorization server on oauth): GET /health with
-// the REST API's body shape, and a JSON not_found for everything else.
+// the REST API's body shape and cached probes (api.HealthHandler), and a
+// JSON not_found for everything else.
 func reservedHandler(checks []api.HealthCheck, logger *slog.Logger) http.Handler {
+	health := api.HealthHandler(checks, logger)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet || r.URL.Path != "/health" {
 			writeJSON(w, http.StatusNotFound, map[string]string{
@@ -83,24 +84,7 @@ func reservedHandler(checks []api.HealthCheck, logger *slog.Logger) http.Handler
 			})
 			return
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-		defer cancel()
-		errs := make([]error, len(checks))
-		var wg sync.WaitGroup
-		for i, c := range checks {
-			wg.Go(func() { errs[i] = c.Check(ctx) })
-		}
-		wg.Wait()
-		body, status := map[string]string{"status": "ok", "version": api.Version}, http.StatusOK
-		for i, c := range checks {
-			body[c.Name] = "ok"
-			if errs[i] != nil {
-				// Anonymous callers learn only that it is unavailable.
-				body[c.Name], body["status"], status = "unavailable", "degraded", http.StatusServiceUnavailable
-				logger.WarnContext(ctx, "health check failed", "dependency", c.Name, "error", errs[i])
-			}
-		}
-		writeJSON(w, status, body)
+		health.ServeHTTP(w, r)
 	})
 }
 

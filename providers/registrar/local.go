@@ -64,12 +64,15 @@ func (l *Local) Search(ctx context.Context, domains []string) ([]models.DomainAv
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		out = append(out, l.check(d))
+		out = append(out, l.check(d, ""))
 	}
 	return out, nil
 }
 
-func (l *Local) check(domain string) models.DomainAvailability {
+// check answers domain's availability. A name an order holds is taken,
+// except for that order itself (ownKey, "" for a search): the retry of an
+// order a crash cut after its marker finds the name still its own.
+func (l *Local) check(domain, ownKey string) models.DomainAvailability {
 	a := models.DomainAvailability{Domain: domain, Currency: "usd"}
 	name, tld, ok := strings.Cut(domain, ".")
 	if i := strings.LastIndexByte(domain, '.'); i >= 0 {
@@ -91,7 +94,7 @@ func (l *Local) check(domain string) models.DomainAvailability {
 	switch {
 	case taken[label] || hashOf(domain)%10 < 3:
 		a.Reason = "taken"
-	case l.ordered(domain):
+	case l.heldByAnother(domain, ownKey):
 		a.Reason = "taken"
 	default:
 		a.Available = true
@@ -121,13 +124,67 @@ func (l *Local) domainPath(domain string) string {
 	return filepath.Join(l.dir, "domains", domain)
 }
 
-func (l *Local) ordered(domain string) bool {
-	_, err := os.Stat(l.domainPath(domain))
-	return err == nil
+// heldByAnother reports whether a marker holds domain for an order other
+// than ownKey's (an unreadable marker counts as held).
+func (l *Local) heldByAnother(domain, ownKey string) bool {
+	h, held, err := l.holder(domain)
+	return err != nil || held && (ownKey == "" || h != ownKey)
+}
+
+// holder is the key of the order whose marker holds domain; held is false
+// when no marker does. (An empty marker, torn by a crash in an older
+// version that wrote markers in place, is held by an unknown order.)
+func (l *Local) holder(domain string) (key string, held bool, err error) {
+	b, err := os.ReadFile(l.domainPath(domain))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", true, fmt.Errorf("registrar: %w", err)
+	}
+	return string(b), true, nil
+}
+
+// mark writes domain's marker naming key, unless one exists already, and
+// returns the key the marker names. The marker appears whole or not at all
+// (a complete temporary file linked into place, which fails when the name
+// exists), so processes sharing the directory cannot both hold a name and
+// a crash leaves no empty marker.
+func (l *Local) mark(domain, key string) (string, error) {
+	p := l.domainPath(domain)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return "", fmt.Errorf("registrar: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-")
+	if err != nil {
+		return "", fmt.Errorf("registrar: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.WriteString(key); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("registrar: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return "", fmt.Errorf("registrar: %w", err)
+	}
+	if err := os.Link(tmp.Name(), p); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			h, _, err := l.holder(domain)
+			return h, err
+		}
+		return "", fmt.Errorf("registrar: %w", err)
+	}
+	return key, nil
 }
 
 // Register places an order for domain; key makes it idempotent (the same
 // key returns the same order). A domain another order holds fails.
+//
+// An order is two writes: the domain's marker (naming the order's key),
+// then the order file. A crash between them leaves a marker without an
+// order; the retried order (the same key) finds its own marker and goes on
+// — it is not "taken" by itself — so the name is neither refused to the
+// order that holds it nor locked for everyone else.
 func (l *Local) Register(ctx context.Context, domain, key string) (string, error) {
 	if !orderKey.MatchString(key) {
 		return "", fmt.Errorf("registrar: invalid order key")
@@ -145,15 +202,12 @@ func (l *Local) Register(ctx context.Context, domain, key string) (string, error
 		return "", fmt.Errorf("registrar: %w", err)
 	}
 	o := order{OrderID: key, Domain: domain, PlacedAt: l.now().UTC()}
-	if a := l.check(domain); !a.Available {
+	if a := l.check(domain, key); !a.Available {
 		o.Failed = "The domain is not available (" + a.Reason + ")."
-	} else {
-		if err := os.MkdirAll(filepath.Dir(l.domainPath(domain)), 0o755); err != nil {
-			return "", fmt.Errorf("registrar: %w", err)
-		}
-		if err := os.WriteFile(l.domainPath(domain), []byte(key), 0o644); err != nil {
-			return "", fmt.Errorf("registrar: %w", err)
-		}
+	} else if holder, err := l.mark(domain, key); err != nil {
+		return "", err
+	} else if holder != key {
+		o.Failed = "The domain is not available (taken)."
 	}
 	b, _ := json.Marshal(o)
 	if err := writeAtomic(l.orderPath(key), b); err != nil {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -29,6 +31,7 @@ type world struct {
 	e        *servicetest.Env
 	svc      *files.Service
 	blobs    *local.Store
+	blobDir  string
 	sites    *httptest.Server
 	ada, bob context.Context
 	adaCo    string
@@ -40,7 +43,8 @@ func newWorld(t *testing.T, limits files.Limits, wrap func(files.BlobStore) file
 	mux := http.NewServeMux()
 	sites := httptest.NewServer(mux)
 	t.Cleanup(sites.Close)
-	blobs, err := local.New(t.TempDir(), []byte("files-test-signing-key-0123456789abcdef"), sites.URL)
+	blobDir := t.TempDir()
+	blobs, err := local.New(blobDir, []byte("files-test-signing-key-0123456789abcdef"), sites.URL)
 	require.NoError(t, err)
 	mux.Handle(local.PathPrefix, blobs.Handler())
 	var store files.BlobStore = blobs
@@ -48,7 +52,7 @@ func newWorld(t *testing.T, limits files.Limits, wrap func(files.BlobStore) file
 		store = wrap(blobs)
 	}
 	e := servicetest.NewWith(t, usecases.Options{Blobs: store, FileLimits: limits})
-	w := &world{e: e, svc: e.Svc.Files, blobs: blobs, sites: sites}
+	w := &world{e: e, svc: e.Svc.Files, blobs: blobs, blobDir: blobDir, sites: sites}
 	var adaCong, bobCong string
 	w.ada, adaCong = e.User(t, "ada@example.com")
 	w.bob, bobCong = e.User(t, "bob@example.com")
@@ -402,6 +406,35 @@ func TestUncommittedUploadIsSwept(t *testing.T) {
 	l, err := w.svc.List(w.ada, w.adaCo)
 	require.NoError(t, err)
 	assert.Empty(t, l.Files, "no row names a deleted blob")
+}
+
+// TestPartialUploadsACrashCutAreSwept: a process that dies while an
+// upload's body arrives leaves the local store's temporary file in tmp/;
+// no row or blob_deletions record names it, so the sweeper deletes such
+// files once no upload can still be writing them (files.UploadGrace).
+func TestPartialUploadsACrashCutAreSwept(t *testing.T) {
+	w := newWorld(t, files.Limits{}, nil)
+	done, err := w.upload(t, w.ada, w.adaCo, "kept.txt", "kept")
+	require.NoError(t, err)
+	// What the crash leaves: Put's temporary file, half written.
+	partial := filepath.Join(w.blobDir, "tmp", "put-1234567890")
+	require.NoError(t, os.WriteFile(partial, bytes.Repeat([]byte("x"), 1<<20), 0o600))
+
+	sweeper := &files.BlobSweeper{Store: w.e.Store, Blobs: w.blobs, Logger: quiet()}
+	n, err := sweeper.Sweep(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 0, n, "an upload may still be writing it")
+	assert.FileExists(t, partial)
+
+	sweeper.Now = func() time.Time { return time.Now().Add(files.UploadGrace + time.Minute) }
+	n, err = sweeper.Sweep(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.NoFileExists(t, partial)
+	assert.True(t, w.exists(t, done.BlobKey), "committed blobs are untouched")
+	entries, err := os.ReadDir(filepath.Join(w.blobDir, "tmp"))
+	require.NoError(t, err)
+	assert.Empty(t, entries)
 }
 
 func TestBlobStoreNotConfigured(t *testing.T) {

@@ -10,8 +10,9 @@ import (
 
 // BlobSweeper deletes the blobs that no file row names any more: those of
 // deleted or replaced files whose immediate delete failed (or whose
-// process died before it), and those of uploads that never committed. It
-// runs on the worker role.
+// process died before it), and those of uploads that never committed; and,
+// on a blob store that keeps them (PartialSweeper), the partial writes of
+// uploads a crash cut. It runs on the worker role.
 type BlobSweeper struct {
 	Store  *store.Store
 	Blobs  BlobStore
@@ -29,11 +30,37 @@ const (
 	blobSweepBatch = 200
 )
 
-// Sweep deletes every due blob and returns how many it deleted. A delete
-// that fails is retried after blobRetryAfter; the sweep goes on with the
-// next one (failures are per blob, not an unreachable store, more often
-// than with Temporal) but stops at the end of a batch with failures.
+// PartialSweeper is a blob store that keeps the partial writes of
+// interrupted uploads (the local directory's tmp/): SweepPartial deletes
+// those last written before before and returns how many.
+type PartialSweeper interface {
+	SweepPartial(ctx context.Context, before time.Time) (int, error)
+}
+
+// Sweep deletes every due blob and, on a PartialSweeper, the partial
+// writes older than UploadGrace (no upload runs that long: one still
+// writing then fails anyway); it returns how many blobs and partial writes
+// it deleted. A delete that fails is retried after blobRetryAfter; the
+// sweep goes on with the next one (failures are per blob, not an
+// unreachable store, more often than with Temporal) but stops at the end
+// of a batch with failures.
 func (w *BlobSweeper) Sweep(ctx context.Context) (int, error) {
+	deleted, err := w.sweepDue(ctx)
+	if err != nil {
+		return deleted, err
+	}
+	if ps, ok := w.Blobs.(PartialSweeper); ok {
+		n, err := ps.SweepPartial(ctx, w.now().Add(-UploadGrace))
+		deleted += n
+		if err != nil {
+			return deleted, err
+		}
+	}
+	return deleted, ctx.Err()
+}
+
+// sweepDue deletes the blobs blob_deletions names as due.
+func (w *BlobSweeper) sweepDue(ctx context.Context) (int, error) {
 	now := w.now()
 	deleted := 0
 	for {
@@ -86,7 +113,7 @@ func (w *BlobSweeper) Run(ctx context.Context, interval time.Duration) {
 		if n, err := w.Sweep(ctx); err != nil && ctx.Err() == nil {
 			w.Logger.WarnContext(ctx, "blob sweep", "error", err)
 		} else if n > 0 {
-			w.Logger.InfoContext(ctx, "blob sweep: deleted orphaned blobs", "blobs", n)
+			w.Logger.InfoContext(ctx, "blob sweep: deleted orphaned blobs and partial uploads", "deleted", n)
 		}
 		select {
 		case <-ctx.Done():

@@ -167,8 +167,8 @@ func (s *Service) businessLimit(ctx context.Context, v service.ConglomerateView)
 		return err
 	}
 	if n >= s.limits.BusinessLimit {
-		return models.Errorf(models.CodeBusinessLimitReached, "This account has %d businesses, its limit; archive one to start another.", n).
-			With("limit", s.limits.BusinessLimit).With("scope", "account")
+		return models.Errorf(models.CodeBusinessLimitReached, "This account has %d businesses and may have at most %d; archive one to start another.",
+			n, s.limits.BusinessLimit).With("limit", s.limits.BusinessLimit).With("count", n).With("scope", "account")
 	}
 	all, err := s.store.CountPlatformLiveCompanies(ctx)
 	if err != nil {

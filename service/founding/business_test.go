@@ -211,6 +211,26 @@ func TestCreateBusinessGatesInOrder(t *testing.T) {
 	assert.Equal(t, "platform", de.Extra["scope"])
 }
 
+// TestBusinessLimitMessageNamesTheLimit: an account over its limit (the
+// limit was lowered after it founded its businesses) is told how many it
+// has and what the limit is — not its count as the limit.
+func TestBusinessLimitMessageNamesTheLimit(t *testing.T) {
+	e := servicetest.New(t)
+	ada, cong := e.User(t, "ada@example.com")
+	for _, name := range []string{"Ada One", "Ada Two"} {
+		_, err := e.Svc.CreateCompany(ada, cong, companies.CompanyInput{Name: name})
+		require.NoError(t, err)
+	}
+	limited := e.NewServices(t, usecases.Options{FoundingLimits: founding.Limits{BusinessLimit: 1}})
+	_, err := limited.Founding.CreateBusiness(connector(t, ada, "client-1"), founding.CreateBusinessInput{Idea: "Tea for night shifts"})
+	var de *models.Error
+	require.ErrorAs(t, err, &de)
+	assert.Equal(t, models.CodeBusinessLimitReached, de.Code)
+	assert.Equal(t, "This account has 2 businesses and may have at most 1; archive one to start another.", de.Detail)
+	assert.EqualValues(t, 1, de.Extra["limit"])
+	assert.EqualValues(t, 2, de.Extra["count"])
+}
+
 func TestRefusedStartKeepsWelcomeCredits(t *testing.T) {
 	e := servicetest.New(t)
 	ada, cong := e.User(t, "ada@example.com")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"holdco/models"
 	"holdco/service/companies"
@@ -269,10 +270,27 @@ func (s *Service) checkNameOK(name string) error {
 }
 
 // cut bounds s to n characters.
+// cut bounds s to n characters. A longer text ends at a word boundary
+// with an ellipsis (within the n), never in the middle of a word — unless
+// its last n/2 characters hold no space (one very long word), which is cut
+// where it must be.
 func cut(s string, n int) string {
 	s = strings.TrimSpace(s)
-	if r := []rune(s); len(r) > n {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	if n < 2 {
 		return string(r[:n])
 	}
-	return s
+	keep := r[:n-1] // room for the ellipsis
+	if !unicode.IsSpace(r[n-1]) {
+		for i := len(keep) - 1; i >= len(keep)/2; i-- {
+			if unicode.IsSpace(keep[i]) {
+				keep = keep[:i]
+				break
+			}
+		}
+	}
+	return strings.TrimRightFunc(string(keep), func(c rune) bool { return unicode.IsSpace(c) || strings.ContainsRune(",;:.-–—", c) }) + "…"
 }

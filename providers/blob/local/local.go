@@ -32,6 +32,9 @@ import (
 // company handle never starts with "_", so no site is shadowed.
 const PathPrefix = "/_blob/"
 
+// tmpPrefix starts the name of every temporary file of a Put.
+const tmpPrefix = "put-"
+
 // Store keeps blobs under a directory.
 type Store struct {
 	dir     string // objects live in dir/objects, temporary files in dir/tmp
@@ -41,7 +44,9 @@ type Store struct {
 }
 
 // New opens the directory; it is created by the first Put, so a process
-// that never stores a blob leaves no trace. signingKey signs download URLs
+// that never stores a blob leaves no trace. A Put writes a temporary file
+// in tmp/ and renames it into objects/; the temporary files a crash leaves
+// behind are deleted by SweepPartial. signingKey signs download URLs
 // (at least 32 bytes; every process serving or signing must share it);
 // baseURL is the sites origin the URLs point at.
 func New(dir string, signingKey []byte, baseURL string) (*Store, error) {
@@ -80,7 +85,7 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, size int64,
 	if err := os.MkdirAll(tmpDir, 0o750); err != nil {
 		return 0, fmt.Errorf("blob/local: put: %w", err)
 	}
-	tmp, err := os.CreateTemp(tmpDir, "put-*")
+	tmp, err := os.CreateTemp(tmpDir, tmpPrefix+"*")
 	if err != nil {
 		return 0, fmt.Errorf("blob/local: put: %w", err)
 	}
@@ -112,6 +117,52 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, size int64,
 	}
 	done = true
 	return n, nil
+}
+
+// SweepPartial deletes the temporary files of uploads that will never
+// finish: a process that dies while writing a blob leaves its temporary
+// file in tmp/, which no row or blob_deletions record names. A file is
+// left alone while it was written to at or after before (an upload in
+// progress writes as its body arrives); the caller passes a moment an
+// upload cannot outlive (service/files uses its upload grace). It returns
+// how many files it deleted. Every process sharing the directory may
+// sweep: a file already gone is not an error.
+func (s *Store) SweepPartial(ctx context.Context, before time.Time) (int, error) {
+	tmpDir := filepath.Join(s.dir, "tmp")
+	entries, err := os.ReadDir(tmpDir)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("blob/local: sweep partial uploads: %w", err)
+	}
+	deleted := 0
+	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			return deleted, err
+		}
+		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), tmpPrefix) {
+			continue
+		}
+		info, err := e.Info()
+		if errors.Is(err, os.ErrNotExist) {
+			continue // renamed into place or swept meanwhile
+		}
+		if err != nil {
+			return deleted, fmt.Errorf("blob/local: sweep partial uploads: %w", err)
+		}
+		if !info.ModTime().Before(before) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(tmpDir, e.Name())); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			return deleted, fmt.Errorf("blob/local: sweep partial uploads: %w", err)
+		}
+		deleted++
+	}
+	return deleted, nil
 }
 
 // contextReader stops a copy when its context ends.

@@ -114,3 +114,39 @@ func TestListLeavesOutStrayFiles(t *testing.T) {
 	require.Len(t, got, 1)
 	assert.Equal(t, run+"trace.jsonl", got[0].Key)
 }
+
+// TestSweepPartialDeletesOnlyStaleTemporaryFiles: the temporary files a
+// crash left in tmp/ go once last written before the cut-off; a file being
+// written, a finished blob and a file holdco did not write stay.
+func TestSweepPartialDeletesOnlyStaleTemporaryFiles(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := local.New(dir, testKey, "http://sites.test")
+	require.NoError(t, err)
+	n, err := s.SweepPartial(ctx, time.Now())
+	require.NoError(t, err)
+	assert.Equal(t, 0, n, "no directory yet")
+
+	key := blobtest.Key()
+	_, err = s.Put(ctx, key, strings.NewReader("blob"), 4, "text/plain")
+	require.NoError(t, err)
+	tmp := filepath.Join(dir, "tmp")
+	stale, fresh, stray := filepath.Join(tmp, "put-111"), filepath.Join(tmp, "put-222"), filepath.Join(tmp, "notes.txt")
+	for _, p := range []string{stale, fresh, stray} {
+		require.NoError(t, os.WriteFile(p, []byte("partial"), 0o600))
+	}
+	cutoff := time.Now().Add(-time.Hour)
+	old := cutoff.Add(-time.Minute)
+	require.NoError(t, os.Chtimes(stale, old, old))
+	require.NoError(t, os.Chtimes(stray, old, old))
+
+	n, err = s.SweepPartial(ctx, cutoff)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.NoFileExists(t, stale)
+	assert.FileExists(t, fresh, "written after the cut-off: an upload in progress")
+	assert.FileExists(t, stray, "not a temporary file of Put")
+	ok, err := s.Exists(ctx, key)
+	require.NoError(t, err)
+	assert.True(t, ok)
+}
