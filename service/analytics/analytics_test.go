@@ -22,6 +22,7 @@ import (
 	"holdco/service/companies"
 	"holdco/service/servicetest"
 	"holdco/service/usecases"
+	"holdco/testenv"
 )
 
 type world struct {
@@ -186,7 +187,7 @@ func TestWriterFlushesInTheBackground(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); w.svc.RunWriter(ctx) }()
 	w.capture(t, event(w.key, "bg", "$pageview", "https://site.example/", nil))
-	require.Eventually(t, func() bool { return w.svc.Stats().Stored == 1 }, 5*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return w.svc.Stats().Stored == 1 }, testenv.EventualBound, 5*time.Millisecond)
 	cancel()
 	<-done
 }
