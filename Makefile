@@ -1,5 +1,6 @@
 # holdco — see README.md. `make run` serves the embedded default; `make test`
-# runs every test on SQLite, then again on Postgres when one answers locally.
+# runs every test on SQLite, then the packages that use a database again on
+# Postgres when one answers locally.
 SHELL := bash
 GO ?= go
 BIN := bin/holdco
@@ -13,7 +14,7 @@ TEST_PG_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 # -race needs cgo.
 export CGO_ENABLED := 1
 
-.PHONY: run build test test-sqlite test-postgres lint bench clean chromium e2e-deps
+.PHONY: run build test test-sqlite test-postgres check times flake lint bench clean chromium e2e-deps
 
 run:
 	$(GO) run ./cmd/holdco serve
@@ -21,6 +22,11 @@ run:
 build:
 	$(GO) build -o $(BIN) ./cmd/holdco
 
+# The complete suite, what CI runs (.ci/run): every package with -race on
+# SQLite, then the packages that can differ between the databases again on
+# Postgres. `make check` is the quick loop beside it; `make times` is this
+# with a timing table; `make flake` hunts tests that depend on the
+# machine's speed.
 test: test-sqlite test-postgres
 
 # The payment tests find stripe-mock through STRIPE_MOCK_BIN.
@@ -29,48 +35,107 @@ export STRIPE_MOCK_BIN := $(TOOLS)/stripe-mock
 $(TOOLS)/stripe-mock:
 	GOBIN=$(TOOLS) $(GO) install github.com/stripe/stripe-mock@$(STRIPE_MOCK_VERSION)
 
-# The analytics end-to-end tests run posthog-js (jsdom) and the loader in
-# headless Chromium (playwright-core on Debian's chromium, installed by the
-# chromium target; never a downloaded browser).
-E2E_ANALYTICS := scripts/e2e/analytics
-$(E2E_ANALYTICS)/node_modules/.package-lock.json: $(E2E_ANALYTICS)/package-lock.json
-	@if command -v npm >/dev/null 2>&1; then cd $(E2E_ANALYTICS) && npm ci --no-audit --no-fund; \
-	else echo "npm is not installed: the analytics end-to-end tests will be skipped"; fi
-
-# The consent page test (app/oauth_e2e_test.go) drives Debian's chromium
-# with playwright-core; installed here when missing, where it can be (the
-# test skips with a message otherwise). Its Node packages come from the
-# committed lock file (npm ci, run by the test).
-chromium:
-	@if ! command -v chromium >/dev/null 2>&1; then \
+# Debian packages the targets use, installed when missing where they can be
+# (root or passwordless sudo): $(call apt_install,<command>,<package>,<what it is for>).
+define apt_install
+@if ! command -v $(1) >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then SUDO=""; \
 		elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO="sudo -n"; \
-		else echo "chromium is missing and cannot be installed here: the consent page test will skip"; exit 0; fi; \
-		$$SUDO apt-get install -y chromium >/dev/null 2>&1 || { $$SUDO apt-get update >/dev/null 2>&1 && $$SUDO apt-get install -y chromium >/dev/null 2>&1; } \
-			|| echo "chromium could not be installed: the consent page test will skip"; \
+		else echo "$(2) is missing and cannot be installed here: $(3)"; exit 0; fi; \
+		$$SUDO apt-get install -y $(2) >/dev/null 2>&1 || { $$SUDO apt-get update >/dev/null 2>&1 && $$SUDO apt-get install -y $(2) >/dev/null 2>&1; } \
+			|| echo "$(2) could not be installed: $(3)"; \
 	fi
+endef
 
-# The connector's end-to-end scripts run the official TypeScript MCP
-# clients at pinned versions (package-lock.json); mcp's tests drive them and
-# skip, saying so, when Node is missing.
-E2E_CONNECTOR := scripts/e2e/connector
-e2e-deps: $(E2E_CONNECTOR)/node_modules/.package-lock.json $(E2E_ANALYTICS)/node_modules/.package-lock.json
+# The consent page and the analytics loader run in Debian's Chromium,
+# driven by playwright-core (never a downloaded browser).
+chromium:
+	$(call apt_install,chromium,chromium,the Chromium tests skip (and fail under CI=true))
 
-$(E2E_CONNECTOR)/node_modules/.package-lock.json: $(E2E_CONNECTOR)/package-lock.json
-	@if command -v npm >/dev/null 2>&1; then cd $(E2E_CONNECTOR) && npm ci --no-audit --no-fund; \
-	else echo "npm is not installed: the connector's Node end-to-end tests will be skipped"; fi
+# The Node end-to-end scripts (scripts/e2e/*: the official TypeScript MCP
+# clients, oauth4webapi, posthog-js, playwright-core) get their packages
+# here, once, from the committed lock files; the tests never run npm. A
+# test whose packages are missing fails under CI=true and is skipped,
+# saying so, otherwise (testenv.NodeScripts).
+E2E_DIRS := $(patsubst %/package-lock.json,%,$(wildcard scripts/e2e/*/package-lock.json))
+E2E_STAMPS := $(addsuffix /node_modules/.package-lock.json,$(E2E_DIRS))
+e2e-deps: $(E2E_STAMPS)
 
-test-sqlite: $(TOOLS)/stripe-mock chromium e2e-deps
-	$(GO) test -race -count=1 ./...
+scripts/e2e/%/node_modules/.package-lock.json: scripts/e2e/%/package-lock.json scripts/e2e/%/package.json
+	@if command -v npm >/dev/null 2>&1; then cd scripts/e2e/$* && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.package-lock.json; \
+	elif [ "$$CI" = true ]; then echo "npm is not installed: CI needs it for the Node end-to-end tests (apt-get install nodejs npm)"; exit 1; \
+	else echo "npm is not installed: the Node end-to-end tests in scripts/e2e/$* will be skipped"; fi
+
+TEST_DEPS := $(TOOLS)/stripe-mock chromium e2e-deps
+
+# Every package, on SQLite, with -race (the race detector covers the
+# concurrency the tests exercise: workers, parallel requests, the
+# analytics writer...).
+test-sqlite: $(TEST_DEPS)
+	$(GO) test -race -count=1 $(TESTFLAGS) ./...
+
+# The Postgres pass runs what can differ between the databases: the
+# packages whose tests open a database (testenv's stores and schemas,
+# servicetest, an app under test) — the store and its migrations, the use
+# cases' transactions, the workflows' activities, the end-to-end paths.
+# Parsing, configuration, the providers' clients and other pure logic do
+# the same on either database and run once, in the SQLite pass. The list
+# is computed, so a new package that opens a database joins it.
+PG_PATTERN := testenv\.(NewStore|DatabaseURL)|servicetest\.|TEST_DATABASE_URL
+PG_PKGS = ./testenv/ $(sort $(dir $(shell grep -rlE --include='*_test.go' '$(PG_PATTERN)' --exclude-dir=node_modules --exclude-dir=.cache .)))
 
 # Runs only when Postgres answers on 127.0.0.1:5432 (database `test`).
-test-postgres: $(TOOLS)/stripe-mock chromium e2e-deps
+test-postgres: $(TEST_DEPS)
 	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then \
-		echo "Postgres answers on 127.0.0.1:5432: running the tests again on it"; \
-		TEST_DATABASE_URL='$(TEST_PG_URL)' $(GO) test -race -count=1 ./...; \
+		echo "Postgres answers on 127.0.0.1:5432: running the packages that use a database again on it"; \
+		TEST_DATABASE_URL='$(TEST_PG_URL)' $(GO) test -race -count=1 $(TESTFLAGS) $(PG_PKGS); \
 	else \
 		echo "Postgres does not answer on 127.0.0.1:5432: skipping the Postgres pass"; \
 	fi
+
+# The quick loop for developers: vet, then the SQLite pass without the
+# end-to-end packages (whole apps, Node clients, Chromium). `make test`
+# stays the complete suite.
+E2E_PKGS := holdco/app
+check: $(TOOLS)/stripe-mock
+	$(GO) vet ./...
+	$(GO) test -race -count=1 $(TESTFLAGS) $$($(GO) list ./... | grep -vxF $(foreach p,$(E2E_PKGS),-e $(p)))
+
+# Both passes with go test -json, then the per-package and per-test time
+# table (scripts/testtimes) for docs/benchmarks.md.
+times: $(TEST_DEPS)
+	@mkdir -p .cache
+	@start=$$(date +%s); $(GO) test -json -race -count=1 ./... > .cache/times-sqlite.json; rc=$$?; \
+		echo "SQLite pass: $$(( $$(date +%s) - start )) s (exit $$rc)"
+	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then start=$$(date +%s); \
+		TEST_DATABASE_URL='$(TEST_PG_URL)' $(GO) test -json -race -count=1 $(PG_PKGS) > .cache/times-postgres.json; rc=$$?; \
+		echo "Postgres pass: $$(( $$(date +%s) - start )) s (exit $$rc)"; \
+		$(GO) run ./scripts/testtimes sqlite=.cache/times-sqlite.json postgres=.cache/times-postgres.json; \
+	else $(GO) run ./scripts/testtimes sqlite=.cache/times-sqlite.json; fi
+
+# Tests that depend on the machine's speed fail here: the packages that
+# run workflows or wait on timers, FLAKE_COUNT times each (-count), with
+# -race, while stress-ng keeps every core busy. It reports every failure
+# and exits non-zero if there was one. One package or test:
+#   make flake FLAKE_PKGS=./service/turns/ FLAKE_RUN=TestRateLimited FLAKE_COUNT=20
+FLAKE_PATTERN := testenv\.(NewTemporal|Main)|Eventually|time\.(Sleep|After|NewTimer|NewTicker)
+FLAKE_PKGS ?= $(sort $(dir $(shell grep -rlE --include='*_test.go' '$(FLAKE_PATTERN)' --exclude-dir=node_modules --exclude-dir=.cache .)))
+FLAKE_COUNT ?= 5
+FLAKE_RUN ?= .
+FLAKE_DB ?=
+flake: $(TEST_DEPS)
+	$(call apt_install,stress-ng,stress-ng,make flake needs it)
+	@command -v stress-ng >/dev/null 2>&1 || { echo "stress-ng is missing"; exit 1; }
+	@mkdir -p .cache
+	@echo "building the test binaries first (no load yet)"
+	@$(GO) test -race -count=1 -run '^$$' $(FLAKE_PKGS) >/dev/null
+	@stress-ng --cpu 0 --cpu-load 100 --quiet & hog=$$!; trap 'kill $$hog 2>/dev/null; wait $$hog 2>/dev/null' EXIT; \
+		echo "stress-ng (pid $$hog) keeps every core busy; running $(FLAKE_PKGS) $(FLAKE_COUNT) times"; \
+		start=$$(date +%s); \
+		TEST_DATABASE_URL='$(FLAKE_DB)' $(GO) test -json -race -count=$(FLAKE_COUNT) -run '$(FLAKE_RUN)' $(FLAKE_PKGS) > .cache/flake.json; rc=$$?; \
+		echo "under load: $$(( $$(date +%s) - start )) s"; \
+		$(GO) run ./scripts/testtimes -top 15 -fails .cache/flake.json; \
+		exit $$rc
 
 $(TOOLS)/workflowcheck:
 	GOBIN=$(TOOLS) $(GO) install go.temporal.io/sdk/contrib/tools/workflowcheck@$(WORKFLOWCHECK_VERSION)
@@ -90,4 +155,4 @@ bench: build
 	scripts/bench_analytics.sh $(BIN)
 
 clean:
-	rm -rf bin .cache $(E2E_CONNECTOR)/node_modules
+	rm -rf bin .cache $(addsuffix /node_modules,$(E2E_DIRS))

@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,25 +17,26 @@ import (
 	"holdco/service"
 	"holdco/service/companies"
 	"holdco/store"
+	"holdco/testenv"
 )
 
 // analyticsSite is an api-role process with one company to record
 // analytics for.
 type analyticsSite struct {
-	app     *app.App
-	base    string // the API's address
-	as      context.Context
-	company models.Company
-	key     string
-	stop    func()
-	dataDir string
+	app      *app.App
+	base     string // the API's address
+	as       context.Context
+	company  models.Company
+	key      string
+	stop     func()
+	database string // DATABASE_URL of the app (its SQLite file or a Postgres schema)
 }
 
 func startAnalyticsSite(t *testing.T) *analyticsSite {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	dir := t.TempDir()
-	a, err := app.Start(ctx, embeddedConfig(t, dir, nil), []app.Role{app.RoleAPI}, quietLogger())
+	cfg := embeddedConfig(t, t.TempDir(), nil)
+	a, err := app.Start(ctx, cfg, []app.Role{app.RoleAPI}, quietLogger())
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
@@ -58,7 +56,7 @@ func startAnalyticsSite(t *testing.T) *analyticsSite {
 	require.NoError(t, err)
 	key, err := a.Service.Analytics.Key(as, c.ID)
 	require.NoError(t, err)
-	return &analyticsSite{app: a, base: "http://" + a.APIAddr(), as: as, company: c, key: key, stop: stop, dataDir: dir}
+	return &analyticsSite{app: a, base: "http://" + a.APIAddr(), as: as, company: c, key: key, stop: stop, database: cfg.Database.URL}
 }
 
 // pageviews waits until the summary of today shows at least want page
@@ -71,7 +69,7 @@ func (s *analyticsSite) pageviews(t *testing.T, want float64) float64 {
 		require.NoError(t, err)
 		got = sum.Pageviews.Value
 		return got >= want
-	}, 10*time.Second, 50*time.Millisecond, "page views in the summary")
+	}, testenv.EventualBound, 50*time.Millisecond, "page views in the summary")
 	return got
 }
 
@@ -88,7 +86,7 @@ func TestAnalyticsQueueIsDrainedOnShutdown(t *testing.T) {
 		require.Equal(t, http.StatusOK, resp.StatusCode)
 	}
 	s.stop()
-	st, err := store.Open(context.Background(), filepath.Join(s.dataDir, "holdco.db"), quietLogger())
+	st, err := store.Open(context.Background(), s.database, quietLogger())
 	require.NoError(t, err)
 	defer st.Close()
 	sc, err := st.SystemCompanyScope(context.Background(), s.company.ID)
@@ -105,35 +103,15 @@ func TestAnalyticsQueueIsDrainedOnShutdown(t *testing.T) {
 	assert.Equal(t, int64(n), pv, "rolled up with them")
 }
 
-// analyticsE2EDir holds the Node scripts and their pinned packages.
-var analyticsE2EDir = filepath.Join("..", "scripts", "e2e", "analytics")
+// analyticsNodeScripts makes sure node and the analytics scripts' pinned
+// packages are there (testenv.NodeScripts).
+func analyticsNodeScripts(t *testing.T) { testenv.NodeScripts(t, "analytics") }
 
-// analyticsNodeScripts makes sure node and the scripts' packages are there
-// (`make test` installs them; a test run alone installs them once).
-func analyticsNodeScripts(t *testing.T) {
+// runAnalyticsNode runs node with args in scripts/e2e/analytics; the
+// timeout is testenv.RunNode's bound.
+func runAnalyticsNode(t *testing.T, _ time.Duration, args ...string) string {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: the end-to-end analytics tests need Node 20 (and npm) to run posthog-js and playwright-core")
-	}
-	if _, err := os.Stat(filepath.Join(analyticsE2EDir, "node_modules", "posthog-js")); err == nil {
-		return
-	}
-	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-	cmd.Dir = analyticsE2EDir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Skipf("npm ci in scripts/e2e/analytics failed (no registry access?); run it by hand or `make e2e-deps`: %v\n%s", err, out)
-	}
-}
-
-func runAnalyticsNode(t *testing.T, timeout time.Duration, args ...string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", args...)
-	cmd.Dir = analyticsE2EDir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "node %s:\n%s", strings.Join(args, " "), out)
-	return string(out)
+	return string(testenv.RunNode(t, testenv.NodeScripts(t, "analytics"), nil, args...))
 }
 
 // posthog-js, unchanged, under jsdom: its page views reach the summary.

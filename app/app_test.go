@@ -20,6 +20,7 @@ import (
 	"holdco/app"
 	"holdco/config"
 	"holdco/models"
+	"holdco/testenv"
 )
 
 func freePort(t testing.TB) int {
@@ -30,19 +31,12 @@ func freePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// embeddedConfig is the embedded default on free ports under dir.
+// embeddedConfig is the embedded default on free ports under dir, with
+// the test binary's Temporal server and the test's database (see
+// testConfigBase in helpers_test.go).
 func embeddedConfig(t testing.TB, dir string, env map[string]string) config.Config {
 	t.Helper()
-	base := map[string]string{
-		"HOLDCO_DATA_DIR":         dir,
-		"HOLDCO_API_ADDR":         "127.0.0.1:0",
-		"HOLDCO_SITES_ADDR":       "127.0.0.1:0",
-		"HOLDCO_MCP_ADDR":         "127.0.0.1:0",
-		"HOLDCO_OAUTH_ADDR":       "127.0.0.1:0",
-		"HOLDCO_TEMPORAL_PORT":    strconv.Itoa(freePort(t)),
-		"HOLDCO_TEMPORAL_UI_PORT": "0",
-		"HOLDCO_SHUTDOWN_TIMEOUT": "10s",
-	}
+	base := testConfigBase(t, dir, env)
 	for k, v := range env {
 		base[k] = v
 	}
@@ -125,7 +119,7 @@ func TestEmbeddedDefaultKeepsRowsAndWorkflowsAcrossRestart(t *testing.T) {
 	require.Eventually(t, func() bool {
 		list, err := a2.Temporal.ListWorkflow(ctx, listRequest(`ConglomerateId = "`+cong.ID+`"`))
 		return err == nil && len(list.GetExecutions()) == 1
-	}, 10*time.Second, 100*time.Millisecond)
+	}, testenv.EventualBound, 100*time.Millisecond)
 }
 
 // TestStartFailuresNameTheSetting covers the one-line errors `holdco serve`

@@ -5,11 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -19,30 +15,12 @@ import (
 	"holdco/testenv"
 )
 
-// connectorScripts holds the Node scripts of the official TypeScript MCP
-// clients (installed by `make e2e-deps`).
-const connectorScripts = "../scripts/e2e/connector"
-
-// runConnectorScript runs one of them against the running app; it skips
-// (saying why) without node or the scripts' packages.
+// runConnectorScript runs one of the official TypeScript MCP clients'
+// scripts (scripts/e2e/connector) against the running app
+// (testenv.NodeScripts, testenv.RunNode).
 func runConnectorScript(t *testing.T, script string, env ...string) string {
 	t.Helper()
-	bin, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed: the official TypeScript MCP clients cannot run")
-	}
-	if _, err := os.Stat(filepath.Join(connectorScripts, "node_modules", "@modelcontextprotocol", "client")); err != nil {
-		t.Skip("the connector scripts' packages are not installed: run `make e2e-deps` (npm ci in scripts/e2e/connector)")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, script)
-	cmd.Dir = connectorScripts
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	t.Logf("node %s:\n%s", script, out)
-	require.NoError(t, err, "node %s failed", script)
-	return string(out)
+	return string(testenv.RunNode(t, testenv.NodeScripts(t, "connector"), env, script))
 }
 
 // TestConnectorEndToEndWithOAuth runs the whole app (every role, the
@@ -56,9 +34,7 @@ func runConnectorScript(t *testing.T, script string, env ...string) string {
 // older client (@modelcontextprotocol/sdk 1.32.2) is refused with -32022
 // by the same listener.
 func TestConnectorEndToEndWithOAuth(t *testing.T) {
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: the official TypeScript MCP clients cannot run")
-	}
+	testenv.NodeScripts(t, "connector")
 	ctx, cancel := context.WithCancel(context.Background())
 	// A scripted step of 300ms: the cancelled task's turn (three model
 	// calls) is still running when tasks/cancel arrives; with 0s it could

@@ -1,14 +1,9 @@
 package app_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,41 +11,17 @@ import (
 	"holdco/app"
 	"holdco/models"
 	"holdco/service"
+	"holdco/testenv"
 )
 
-// oauthE2EDir holds the Node scripts that drive the authorization server.
-const oauthE2EDir = "../scripts/e2e/oauth"
-
-// nodeScripts makes sure node and the pinned packages are there (npm ci
-// from the committed lock file), or skips.
-func nodeScripts(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: the oauth4webapi and Chromium end-to-end tests need Node 20")
-	}
-	if _, err := os.Stat(filepath.Join(oauthE2EDir, "node_modules", "oauth4webapi")); err == nil {
-		return
-	}
-	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-	cmd.Dir = oauthE2EDir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in %s: %v\n%s", oauthE2EDir, err, out)
-	}
-}
+// nodeScripts makes sure node and the oauth scripts' pinned packages are
+// there (testenv.NodeScripts: installed by `make e2e-deps`; a failure under
+// CI, a skip otherwise).
+func nodeScripts(t *testing.T) { testenv.NodeScripts(t, "oauth") }
 
 func runNode(t *testing.T, script string, env ...string) []byte {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", script)
-	cmd.Dir = oauthE2EDir
-	cmd.Env = append(os.Environ(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("node %s: %v\nstdout: %s\nstderr: %s", script, err, stdout.String(), stderr.String())
-	}
-	return stdout.Bytes()
+	return testenv.RunNode(t, testenv.NodeScripts(t, "oauth"), env, script)
 }
 
 // startOAuth runs the api role (for the embedded identity provider) and
@@ -97,21 +68,8 @@ func TestOAuthFlowWithOAuth4WebAPI(t *testing.T) {
 	}
 }
 
-// chromium finds the system's Chromium (the Makefile installs Debian's
-// package when missing), or skips.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser"} {
-		if p == "" {
-			continue
-		}
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Skip("Chromium is not installed (apt-get install -y chromium; `make test` installs it where it can): skipping the consent page test")
-	return ""
-}
+// chromium is the system's Chromium (testenv.Chromium).
+func chromium(t *testing.T) string { return testenv.Chromium(t) }
 
 // The consent page in headless Chromium: Allow, Deny and Switch account.
 func TestConsentPageInChromium(t *testing.T) {

@@ -194,7 +194,7 @@ func TestSweepWhileTemporalHangsEndsAtTheFirstFailureAndWithItsContext(t *testin
 		assert.Zero(t, started)
 		assert.ErrorIs(t, err, context.Canceled)
 	}()
-	require.Eventually(t, func() bool { return hanging.starts.Load() == 1 }, 10*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return hanging.starts.Load() == 1 }, testenv.EventualBound, 5*time.Millisecond)
 	cancel()
 	<-done
 	assert.EqualValues(t, 1, hanging.starts.Load(), "the sweep stops at the first failure")

@@ -17,6 +17,7 @@ import (
 	"holdco/app"
 	"holdco/providers/devoidc"
 	"holdco/providers/statichost"
+	"holdco/testenv"
 )
 
 type started struct {
@@ -231,11 +232,11 @@ func TestSitesGoOfflineOnArchiveAndReceiveRotatedKeys(t *testing.T) {
 		}
 	}
 	authedJSON(t, "DELETE", s.api+"/companies/"+id, key, "", 204)
-	require.Eventually(t, offline(site), 10*time.Second, 100*time.Millisecond, "an archived company's site goes offline")
+	require.Eventually(t, offline(site), testenv.EventualBound, 100*time.Millisecond, "an archived company's site goes offline")
 
 	bobKey, _, bobSite, _ := newCompany("bob@example.com", "Bob Shop")
 	resp, _ = send(t, http.DefaultClient, "GET", bobSite, nil, nil)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	authedJSON(t, "DELETE", s.api+"/auth/me", bobKey, "", 204)
-	require.Eventually(t, offline(bobSite), 10*time.Second, 100*time.Millisecond, "a deleted account's site goes offline")
+	require.Eventually(t, offline(bobSite), testenv.EventualBound, 100*time.Millisecond, "a deleted account's site goes offline")
 }

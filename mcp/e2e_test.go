@@ -1,41 +1,18 @@
 package mcp_test
 
 import (
-	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
-	"time"
-
-	"github.com/stretchr/testify/require"
 
 	"holdco/service/founding"
+	"holdco/testenv"
 )
 
-// e2eDir holds the Node end-to-end scripts and their pinned clients.
-var e2eDir = filepath.Join("..", "scripts", "e2e", "connector")
-
-// node runs one of the scripts against the connector; it skips (saying
-// why) when Node or the scripts' dependencies are missing (`make test`
-// installs them with npm ci).
+// node runs one of the official TypeScript clients' scripts
+// (scripts/e2e/connector) against the connector (testenv.NodeScripts:
+// installed by `make e2e-deps`; a failure under CI, a skip otherwise).
 func node(t *testing.T, script string, env ...string) {
 	t.Helper()
-	bin, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed: the official TypeScript clients cannot run")
-	}
-	if _, err := os.Stat(filepath.Join(e2eDir, "node_modules", "@modelcontextprotocol")); err != nil {
-		t.Skip("the e2e scripts' dependencies are not installed: run `npm ci` in scripts/e2e/connector (make test does)")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, script)
-	cmd.Dir = e2eDir
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	t.Logf("%s:\n%s", script, out)
-	require.NoError(t, err, "%s failed", script)
+	testenv.RunNode(t, testenv.NodeScripts(t, "connector"), env, script)
 }
 
 // TestOlderOfficialClientGetsUnsupportedProtocolVersion: the 2025 client

@@ -2,51 +2,287 @@ package testenv
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
 	"log/slog"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/server/common/dynamicconfig"
+	"go.temporal.io/server/temporal"
 	"go.temporal.io/server/temporaltest"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"holdco/workflows"
 	"holdco/workflows/contract"
 )
 
-// Temporal is an in-process Temporal test server with holdco's search
-// attributes registered and a worker polling holdco's task queue.
+// Temporal is a namespace of its own on the test binary's Temporal server,
+// with holdco's search attributes registered, a client on it and, when
+// asked, a worker polling holdco's task queue there.
 type Temporal struct {
-	Server    *temporaltest.TestServer
+	Server    *Server
 	Client    client.Client
 	Namespace string
 	TaskQueue string
 	Worker    worker.Worker
 }
 
-// NewTemporal starts a test server (about a second) and a worker on
-// contract.TaskQueue registered by register. With register nil no worker
-// runs (tests that start and stop their own, e.g. Server.NewWorker).
-// Everything stops when the test ends.
+// Server is one test's view of the shared server: workers and clients it
+// makes use the test's namespace and stop when the test ends. Its method
+// names are temporaltest.TestServer's.
+type Server struct {
+	tb        testing.TB
+	hostPort  string
+	namespace string
+	client    client.Client
+	logger    log.Logger
+}
+
+// NewTemporal gives the test a fresh namespace on the test binary's
+// Temporal server (started on first use, in process, in memory) and a
+// worker on contract.TaskQueue registered by register. With register nil
+// no worker runs (tests that start and stop their own, e.g.
+// Server.NewWorker). Namespaces isolate tests from each other: workflow
+// ids, task queues, search attributes and visibility are per namespace,
+// so tests calling it may run in parallel.
+//
+// One server per binary instead of one per test: starting one costs a
+// second or more of CPU (several under -race), registering a namespace a
+// few milliseconds.
 func NewTemporal(t testing.TB, register func(worker.Registry)) *Temporal {
 	t.Helper()
-	var ts *temporaltest.TestServer
-	if tt, ok := t.(*testing.T); ok {
-		ts = temporaltest.NewServer(temporaltest.WithT(tt))
-	} else { // a benchmark: quiet, stopped at its end
-		ts = temporaltest.NewServer(temporaltest.WithBaseClientOptions(client.Options{Logger: log.NewStructuredLogger(slog.New(slog.DiscardHandler))}))
-		t.Cleanup(ts.Stop)
+	ts, err := sharedServer()
+	if err != nil {
+		t.Fatalf("testenv: Temporal test server: %v", err)
 	}
-	c := ts.GetDefaultClient()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), EventualBound)
 	defer cancel()
-	if err := workflows.EnsureSearchAttributes(ctx, c, ts.GetDefaultNamespace()); err != nil {
-		t.Fatalf("testenv: register search attributes: %v", err)
+	ns := "test-" + randomHex(6)
+	if err := registerNamespace(ctx, ts.GetDefaultClient(), ns); err != nil {
+		t.Fatalf("testenv: namespace %s: %v", ns, err)
 	}
-	env := &Temporal{Server: ts, Client: c, Namespace: ts.GetDefaultNamespace(), TaskQueue: contract.TaskQueue}
+	logger := testLogger(t)
+	c, err := client.DialContext(ctx, client.Options{HostPort: ts.GetFrontendHostPort(), Namespace: ns, Logger: logger})
+	if err != nil {
+		t.Fatalf("testenv: Temporal client: %v", err)
+	}
+	t.Cleanup(c.Close) // registered first: runs after the workers stopped
+	srv := &Server{tb: t, hostPort: ts.GetFrontendHostPort(), namespace: ns, client: c, logger: logger}
+	env := &Temporal{Server: srv, Client: c, Namespace: ns, TaskQueue: contract.TaskQueue}
 	if register != nil {
-		env.Worker = ts.NewWorker(contract.TaskQueue, register)
+		env.Worker = srv.NewWorker(contract.TaskQueue, register)
 	}
 	return env
 }
+
+// NewWorker starts a worker on taskQueue in the test's namespace, stopped
+// when the test ends (stopping it earlier is fine).
+func (s *Server) NewWorker(taskQueue string, register func(worker.Registry)) worker.Worker {
+	return s.NewWorkerWithOptions(taskQueue, register, worker.Options{})
+}
+
+// NewWorkerWithOptions is NewWorker with the worker's options; a panic in
+// a workflow fails it (as temporaltest does) instead of blocking it.
+func (s *Server) NewWorkerWithOptions(taskQueue string, register func(worker.Registry), opts worker.Options) worker.Worker {
+	s.tb.Helper()
+	opts.WorkflowPanicPolicy = worker.FailWorkflow
+	w := worker.New(s.client, taskQueue, opts)
+	register(w)
+	if err := w.Start(); err != nil {
+		s.tb.Fatalf("testenv: start worker: %v", err)
+	}
+	var once sync.Once
+	stop := func() { once.Do(w.Stop) }
+	s.tb.Cleanup(stop)
+	return stoppable{Worker: w, stop: stop}
+}
+
+// stoppable lets a test stop a worker that its cleanup stops again.
+type stoppable struct {
+	worker.Worker
+	stop func()
+}
+
+func (w stoppable) Stop() { w.stop() }
+
+// GetDefaultClient is the test's client (Temporal.Client).
+func (s *Server) GetDefaultClient() client.Client { return s.client }
+
+// GetDefaultNamespace is the test's namespace.
+func (s *Server) GetDefaultNamespace() string { return s.namespace }
+
+// GetFrontendHostPort is the server's gRPC address, for a process under
+// test that dials it (TEMPORAL_ADDRESS) with the test's namespace.
+func (s *Server) GetFrontendHostPort() string { return s.hostPort }
+
+// NewClientWithOptions is another client, on the test's namespace unless
+// opts names one, closed when the test ends.
+func (s *Server) NewClientWithOptions(opts client.Options) client.Client {
+	s.tb.Helper()
+	opts.HostPort = s.hostPort
+	if opts.Namespace == "" {
+		opts.Namespace = s.namespace
+	}
+	if opts.Logger == nil {
+		opts.Logger = s.logger
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), EventualBound)
+	defer cancel()
+	c, err := client.DialContext(ctx, opts)
+	if err != nil {
+		s.tb.Fatalf("testenv: Temporal client: %v", err)
+	}
+	s.tb.Cleanup(c.Close)
+	return c
+}
+
+var shared struct {
+	once sync.Once
+	ts   *temporaltest.TestServer
+	err  error
+}
+
+// sharedServer starts the binary's server on first use. It runs until the
+// process exits (its persistence is in memory).
+func sharedServer() (*temporaltest.TestServer, error) {
+	shared.once.Do(func() {
+		defer func() {
+			if r := recover(); r != nil { // temporaltest panics without a *testing.T
+				shared.err = fmt.Errorf("%v", r)
+			}
+		}()
+		quiet := log.NewStructuredLogger(slog.New(slog.DiscardHandler))
+		shared.ts = temporaltest.NewServer(
+			temporaltest.WithBaseClientOptions(client.Options{Logger: quiet}),
+			temporaltest.WithBaseServerOptions(temporal.WithDynamicConfigClient(dynamicconfig.StaticClient{
+				// temporaltest's own setting, kept (this option replaces its dynamic config).
+				dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): []dynamicconfig.ConstrainedValue{{Value: true}},
+				// A new namespace and its search attributes reach every service's cache
+				// within this interval (default 2 s).
+				dynamicconfig.NamespaceCacheRefreshInterval.Key(): []dynamicconfig.ConstrainedValue{{Value: 500 * time.Millisecond}},
+			})))
+	})
+	return shared.ts, shared.err
+}
+
+// registerNamespace registers ns with holdco's search attributes and
+// returns once the frontend serves both (as Temporal's own functional
+// tests do), then waits for one more cache refresh so that the history
+// service, which checks upserted search attributes, has them too.
+func registerNamespace(ctx context.Context, c client.Client, ns string) error {
+	_, err := c.WorkflowService().RegisterNamespace(ctx, &workflowservice.RegisterNamespaceRequest{
+		Namespace:                        ns,
+		WorkflowExecutionRetentionPeriod: durationpb.New(24 * time.Hour),
+	})
+	if err != nil {
+		return fmt.Errorf("register: %w", err)
+	}
+	if err := until(ctx, func() (bool, error) {
+		_, err := c.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: ns})
+		var nf *serviceerror.NamespaceNotFound
+		if errors.As(err, &nf) {
+			return false, nil
+		}
+		return err == nil, err
+	}); err != nil {
+		return fmt.Errorf("describe: %w", err)
+	}
+	if err := until(ctx, func() (bool, error) {
+		err := workflows.EnsureSearchAttributes(ctx, c, ns)
+		var nf *serviceerror.NamespaceNotFound
+		if errors.As(err, &nf) {
+			return false, nil
+		}
+		return err == nil, err
+	}); err != nil {
+		return err
+	}
+	want := contract.SearchAttributes()
+	return until(ctx, func() (bool, error) {
+		resp, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: ns})
+		if err != nil {
+			return false, nil
+		}
+		for name, typ := range want {
+			if got, ok := resp.GetCustomAttributes()[name]; !ok || got != typ {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+}
+
+// until polls cond every 50 ms until it holds, fails, or ctx ends.
+func until(ctx context.Context, cond func() (bool, error)) error {
+	for {
+		ok, err := cond()
+		if ok {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			if err != nil {
+				return err
+			}
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// testLogger sends the SDK's warnings and errors to the test's log while
+// the test runs (shown when it fails or with -v); afterwards, and below
+// warning, it drops them.
+func testLogger(t testing.TB) log.Logger {
+	var done atomic.Bool
+	t.Cleanup(func() { done.Store(true) })
+	return log.NewStructuredLogger(slog.New(&tbHandler{t: t, done: &done}))
+}
+
+type tbHandler struct {
+	t     testing.TB
+	done  *atomic.Bool
+	attrs []slog.Attr
+}
+
+func (h *tbHandler) Enabled(_ context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && !h.done.Load()
+}
+
+func (h *tbHandler) Handle(_ context.Context, r slog.Record) error {
+	if h.done.Load() {
+		return nil
+	}
+	msg := r.Level.String() + " temporal-sdk: " + r.Message
+	add := func(a slog.Attr) bool { msg += " " + a.String(); return true }
+	for _, a := range h.attrs {
+		add(a)
+	}
+	r.Attrs(add)
+	defer func() { _ = recover() }() // the test ended between the check and the log
+	h.t.Log(msg)
+	return nil
+}
+
+func (h *tbHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return &tbHandler{t: h.t, done: h.done, attrs: append(append([]slog.Attr(nil), h.attrs...), attrs...)}
+}
+
+func (h *tbHandler) WithGroup(string) slog.Handler { return h }

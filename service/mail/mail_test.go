@@ -20,6 +20,7 @@ import (
 	"holdco/service/servicetest"
 	"holdco/service/usecases"
 	"holdco/store"
+	"holdco/testenv"
 )
 
 // company signs a user up and creates one company; it returns the user's
@@ -557,7 +558,7 @@ func TestStaleSendingIsMarkedUnknown(t *testing.T) {
 		}
 		return page.Emails[0].Delivery
 	}
-	require.Eventually(t, func() bool { return delivery() == models.EmailSending }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return delivery() == models.EmailSending }, testenv.EventualBound, 10*time.Millisecond)
 
 	sweep := func(after time.Duration) int64 {
 		sw := &mailsvc.StaleSendSweeper{Store: e.Store, Now: func() time.Time { return time.Now().Add(after) }}

@@ -1,0 +1,11 @@
+package turns_test
+
+import (
+	"testing"
+
+	"holdco/testenv"
+)
+
+// TestMain applies the test settings (testenv.Main: the activities'
+// timeouts scaled for a loaded machine) before the tests.
+func TestMain(m *testing.M) { testenv.Main(m) }
