@@ -94,11 +94,12 @@ func TestToolCallRetriedAfterACrashMakesItsEffectOnce(t *testing.T) {
 			{Type: models.ContentText, Text: "On it."},
 			{Type: models.ContentToolUse, ToolUseID: "call_1", ToolName: "create_task", Input: args(map[string]string{"title": "Order flour", "description": "Ten sacks"})},
 			{Type: models.ContentToolUse, ToolUseID: "call_2", ToolName: "send_email", Input: args(map[string]string{"to": "miller@example.com", "subject": "Flour", "text": "Ten sacks, please."})},
+			{Type: models.ContentToolUse, ToolUseID: "call_3", ToolName: "add_prospect", Input: args(map[string]string{"name": "The Miller"})},
 		}})
 	require.NoError(t, err)
 
 	for attempt := 1; attempt <= 3; attempt++ {
-		for index := range 2 {
+		for index := range 3 {
 			v, err := w.env().ExecuteActivity(w.acts.ToolStep, activities.ToolStepInput{StepInput: activities.StepInput{TurnRef: ref, Step: 1}, Index: index})
 			require.NoError(t, err, "attempt %d, call %d", attempt, index)
 			var res activities.ToolStepResult
@@ -112,6 +113,7 @@ func TestToolCallRetriedAfterACrashMakesItsEffectOnce(t *testing.T) {
 
 	assert.Equal(t, int64(1), w.count(t, "SELECT COUNT(*) FROM company_tasks WHERE company_id = ?", w.company), "one task")
 	assert.Equal(t, int64(1), w.count(t, "SELECT COUNT(*) FROM company_emails WHERE company_id = ? AND direction = ?", w.company, string(models.EmailOutbound)), "one email")
+	assert.Equal(t, int64(1), w.count(t, "SELECT COUNT(*) FROM company_prospects WHERE company_id = ?", w.company), "one prospect")
 	assert.Equal(t, int64(1), w.count(t, "SELECT COUNT(*) FROM credit_ledger_entries WHERE run_id = ? AND type = ?", ref.TurnID, string(models.EntryToolUsage)),
 		"send_email charged once, with the turn's id")
 	assert.Equal(t, int64(9), w.balance(t))

@@ -100,7 +100,9 @@ func registerEmailRoutes(api huma.API, h *emailHandlers) {
 		Tags: tags, Summary: "Send a message from the company's address", Security: bearerSecurity, DefaultStatus: http.StatusCreated, MaxBodyBytes: emailBodyLimit,
 		Description: "One recipient, one-line subject, plain text. 422 for a bad address, a line break or control character in a header value; " +
 			"413 for a text over 100000 bytes; 429 rate_limited after the company's daily send limit (HOLDCO_MAIL_DAILY_SEND_LIMIT, default 50 per UTC day; refused attempts count); " +
-			"502 upstream_unavailable when the provider refuses (the message is kept as failed)."}, h.send)
+			"502 upstream_unavailable when the provider refuses (the message is kept as failed, nothing charged). " +
+			"A sent message costs 1 credit, held before sending and charged as TOOL_USAGE once sent (run_id: the message's id): " +
+			"402 insufficient_credits (balance, needed, links) or the plan's refusal, and nothing is stored or sent, when the account cannot pay."}, h.send)
 	huma.Register(api, huma.Operation{OperationID: "inbound-email-webhook", Method: http.MethodPost, Path: "/webhooks/email/inbound",
 		Tags: tags, Summary: "Inbound mail from the provider", MaxBodyBytes: mail.MaxInboundBytes,
 		Description: "Signed: `" + mail.TimestampHeader + "` (Unix seconds, within 5 minutes of holdco's clock) and `" + mail.SignatureHeader +

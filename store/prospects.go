@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"holdco/models"
@@ -15,6 +16,15 @@ func (s *Store) CreateProspect(ctx context.Context, c CompanyScope, p models.Pro
 	}
 	at := now()
 	p.CompanyID, p.CreatedAt, p.UpdatedAt, p.EmailKey = c.id, at, at, emailKey(p.Email)
+	// A prospect given an id (an agent's call derives it from the call's
+	// key) is created once: the company's prospect with that id is
+	// answered instead.
+	if p.ID != "" {
+		if prior, err := s.GetProspect(ctx, c, p.ID); err == nil {
+			return prior, nil
+		}
+	}
+	preset := p.ID
 	err := s.InTx(ctx, func(tx *Store) error {
 		if err := tx.db.WithContext(ctx).Create(&p).Error; err != nil {
 			return wrap("create prospect", err)
@@ -23,6 +33,11 @@ func (s *Store) CreateProspect(ctx context.Context, c CompanyScope, p models.Pro
 		event.Data = withData(event.Data, "prospect_id", p.ID, "status", string(p.Status))
 		return tx.RecordActivity(ctx, c, event)
 	})
+	if preset != "" && errors.Is(err, models.ErrDuplicate) {
+		if prior, gerr := s.GetProspect(ctx, c, preset); gerr == nil {
+			return prior, nil
+		}
+	}
 	return p, err
 }
 

@@ -101,6 +101,10 @@ func (s *Service) Add(ctx context.Context, companyID string, in Input) (models.P
 	if in.Status != nil {
 		p.Status = *in.Status
 	}
+	if service.Keyed(ctx) {
+		// An agent's call: made again after a crash, it finds its prospect.
+		p.ID = service.EffectID(ctx, "prospect")
+	}
 	p, err = s.store.CreateProspect(ctx, ac.Scope, p, models.ActivityInput{Kind: models.ActivityProspectAdded,
 		Actor: service.ActorOf(ctx), Summary: "A prospect was added"})
 	if errors.Is(err, models.ErrDuplicate) {
