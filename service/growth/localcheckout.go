@@ -42,9 +42,11 @@ func (s *Service) ReadLocalCheckout(ctx context.Context, token string) (LocalChe
 	return LocalCheckout{Purchase: p, Unicode: unicodeOf(p.Domain)}, err
 }
 
-// ConfirmLocalCheckout completes a local payment (payments not
-// configured): the purchase is paid and its registration starts.
-// Confirming twice changes nothing.
+// ConfirmLocalCheckout completes a local checkout (payments not
+// configured): the purchase goes on as paid and its registration starts,
+// but no money was received (paid_cents 0), so a failure refunds nothing.
+// A name another purchase holds fails it at once, without a grant.
+// Confirming twice changes nothing; an expired checkout is refused.
 func (s *Service) ConfirmLocalCheckout(ctx context.Context, token string) (LocalCheckout, error) {
 	if s.billing.PaymentsConfigured() {
 		return LocalCheckout{}, models.Errorf(models.CodeNotFound, "Payments are handled by the payment provider on this server.")
