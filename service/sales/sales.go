@@ -317,7 +317,18 @@ func (s *Service) CancelSubscription(ctx context.Context, companyID, subscriptio
 	}
 	// Cancelled at once: whatever else the answer says, it is over.
 	st.ProviderSubscriptionID, st.Status = sub.ProviderSubscriptionID, models.SubscriptionCanceled
-	return s.applySubscription(ctx, s.store, c.Scope, sub.ProviderAccountID, st, s.now(), service.ActorOf(ctx))
+	return s.applySubscription(ctx, s.store, c.Scope, sub.ProviderAccountID, st, s.cancelledAt(sub), service.ActorOf(ctx))
+}
+
+// cancelledAt is the time of a cancellation made through holdco: now, and
+// never before the state it ends (a state is applied only over older
+// ones, and the cancel came after whatever was recorded).
+func (s *Service) cancelledAt(sub models.CustomerSubscription) time.Time {
+	at := s.now()
+	if !sub.ProviderUpdatedAt.Before(at) {
+		at = sub.ProviderUpdatedAt.Add(time.Microsecond)
+	}
+	return at
 }
 
 // StopCompanySales ends a company's sales before it is archived
@@ -351,7 +362,7 @@ func (s *Service) StopCompanySales(ctx context.Context, sc store.CompanyScope) e
 			continue
 		}
 		st.ProviderSubscriptionID, st.Status = sub.ProviderSubscriptionID, models.SubscriptionCanceled
-		if _, err := s.applySubscription(ctx, s.store, sc, sub.ProviderAccountID, st, s.now(), models.ActorSystem); err != nil {
+		if _, err := s.applySubscription(ctx, s.store, sc, sub.ProviderAccountID, st, s.cancelledAt(sub), models.ActorSystem); err != nil {
 			return err
 		}
 	}
