@@ -133,7 +133,6 @@ func registerAnalyticsRoutes(api huma.API, engine *gin.Engine, h *analyticsHandl
 	engine.OPTIONS("/analytics/array/:key/:file", h.preflight)
 	for _, p := range []string{"/analytics/flags/", "/analytics/decide/"} {
 		engine.POST(p, h.flags)
-		engine.GET(p, h.flags)
 		engine.OPTIONS(p, h.preflight)
 	}
 }

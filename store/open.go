@@ -70,6 +70,10 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger, opts ...Option) 
 	st := &Store{db: db, dialect: dialect, logger: logger}
 	if dialect == DialectSQLite {
 		st.writeGate = make(chan struct{}, 1)
+		if err := st.gateSingleWrites(); err != nil {
+			_ = st.Close()
+			return nil, err
+		}
 	}
 	return st, nil
 }

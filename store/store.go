@@ -9,6 +9,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -50,6 +51,9 @@ const gateWait = 5 * time.Second
 func (s *Store) enterGate(ctx context.Context) func() {
 	if s.writeGate == nil || s.inTx {
 		return func() {}
+	}
+	if ctx == nil {
+		ctx = context.Background()
 	}
 	select {
 	case s.writeGate <- struct{}{}:
@@ -95,6 +99,46 @@ func (s *Store) Close() error {
 	}
 	if err := sqlDB.Close(); err != nil {
 		return fmt.Errorf("store: close: %w", err)
+	}
+	return nil
+}
+
+// gateSingleWrites puts the single-statement writes made outside a
+// transaction (gorm's create, update, delete and Exec) in the write
+// gate's queue too, so a request's one-line update does not starve
+// behind back-to-back transactions either.
+func (s *Store) gateSingleWrites() error {
+	const key = "holdco:gate_leave"
+	enter := func(db *gorm.DB) {
+		if _, inTx := db.Statement.ConnPool.(*sql.Tx); inTx {
+			return
+		}
+		if _, inTx := db.Statement.ConnPool.(gorm.TxCommitter); inTx {
+			return
+		}
+		db.InstanceSet(key, s.enterGate(db.Statement.Context))
+	}
+	leave := func(db *gorm.DB) {
+		if v, ok := db.InstanceGet(key); ok {
+			if f, ok := v.(func()); ok {
+				f()
+			}
+		}
+	}
+	cb := s.db.Callback()
+	for _, err := range []error{
+		cb.Create().Before("gorm:create").Register("holdco:gate_enter", enter),
+		cb.Create().After("gorm:create").Register("holdco:gate_leave", leave),
+		cb.Update().Before("gorm:update").Register("holdco:gate_enter", enter),
+		cb.Update().After("gorm:update").Register("holdco:gate_leave", leave),
+		cb.Delete().Before("gorm:delete").Register("holdco:gate_enter", enter),
+		cb.Delete().After("gorm:delete").Register("holdco:gate_leave", leave),
+		cb.Raw().Before("gorm:raw").Register("holdco:gate_enter", enter),
+		cb.Raw().After("gorm:raw").Register("holdco:gate_leave", leave),
+	} {
+		if err != nil {
+			return fmt.Errorf("store: write gate: %w", err)
+		}
 	}
 	return nil
 }

@@ -39,6 +39,7 @@ type Service struct {
 	failMu        sync.Mutex
 	failing       time.Time
 	failedBatches int
+	groupWait     time.Duration
 	// beforeWrite runs before each commit (tests hold the writer there).
 	beforeWrite func()
 }
@@ -49,9 +50,11 @@ type Options struct {
 	// QueueEvents is how many events may wait for the writer; beyond it
 	// capture answers 503.
 	QueueEvents int
-	// FlushEvents is the most events one commit holds (a batch is
-	// committed as soon as the writer is free: group commit, writer.go).
+	// FlushEvents is the most events one commit holds.
 	FlushEvents int
+	// GroupWait is how long a batch gathers requests before its commit
+	// (group commit, writer.go); negative: none.
+	GroupWait time.Duration
 	// AddressRate and KeyRate are the events per second one client
 	// address and one public key may send (bursts of 10 s); negative:
 	// no limit.
@@ -64,6 +67,7 @@ const (
 	// DefaultFlushEvents keeps one commit short (tens of milliseconds on
 	// SQLite), so request writes queued behind it wait little.
 	DefaultFlushEvents = 1_000
+	DefaultGroupWait   = 5 * time.Millisecond
 	keyCacheTTL        = time.Minute
 	keyCacheMax        = 100_000
 )
@@ -77,6 +81,9 @@ func New(core *service.Core, opts Options) *Service {
 	if opts.FlushEvents <= 0 {
 		opts.FlushEvents = DefaultFlushEvents
 	}
+	if opts.GroupWait == 0 {
+		opts.GroupWait = DefaultGroupWait
+	}
 	if opts.AddressRate == 0 {
 		opts.AddressRate = DefaultAddressRate
 	}
@@ -87,6 +94,7 @@ func New(core *service.Core, opts Options) *Service {
 		keys: service.NewCache[string, string](keyCacheTTL, keyCacheMax, core.Clock()), handleKeys: service.NewCache[string, string](keyCacheTTL, keyCacheMax, core.Clock())}
 	s.queue = newQueue(opts)
 	s.byAddress, s.byKey = newLimiter(opts.AddressRate), newLimiter(opts.KeyRate)
+	s.groupWait = opts.GroupWait
 	return s
 }
 

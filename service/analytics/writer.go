@@ -26,10 +26,10 @@ var errRefusing = fmt.Errorf("analytics: events cannot be stored right now: %w",
 // waits until the transaction holding that batch commits: it answers 200
 // only then, so an acknowledged event is in the database, whatever happens
 // to the process afterwards. One writer goroutine per process commits the
-// batches one after another; while it commits one, the requests arriving
-// meanwhile fill the next, so the batch grows with the load (no timer:
-// an idle writer commits a lone request at once). The writer runs only
-// while batches wait; nothing needs starting.
+// batches one after another: it lets a batch gather for a short interval
+// (GroupWait, unless the batch is full) and commits it; the requests
+// arriving meanwhile fill the next, so the batch grows with the load. The
+// writer runs only while batches wait; nothing needs starting.
 const (
 	// writeTimeout bounds one batch's transaction; past it the batch's
 	// requests answer 503 and their clients retry.
@@ -91,6 +91,13 @@ func (q *Queue) push(events []models.AnalyticsEvent) (*batch, bool, error) {
 		q.idle = make(chan struct{})
 	}
 	return b, start, nil
+}
+
+// full reports whether the oldest batch cannot take more events.
+func (q *Queue) full() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.batches) > 1 || len(q.batches) == 1 && len(q.batches[0].events) >= q.flushAt
 }
 
 // next takes the oldest batch; with none left the writer stops (false).
@@ -164,6 +171,9 @@ func (s *Service) enqueue(ctx context.Context, events []models.AnalyticsEvent) e
 // is left.
 func (s *Service) writeLoop() {
 	for {
+		if s.groupWait > 0 && !s.queue.full() {
+			time.Sleep(s.groupWait) // the group's interval: more requests join the batch
+		}
 		b, ok := s.queue.next()
 		if !ok {
 			return
