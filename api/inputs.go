@@ -165,6 +165,14 @@ func checkInputs(api huma.API) func(huma.Context, func(huma.Context)) {
 					break
 				}
 			}
+			if !bad && p.In == "header" && len(values) == 1 && values[0] != "" {
+				// huma skips the schema of a header declared in an
+				// embedded struct: every header is checked here.
+				if typ, msg := headerFailure(values[0], p.Schema); typ != "" {
+					fail([]any{p.In, p.Name}, typ, msg)
+					bad = true
+				}
+			}
 			if bad || p.Schema == nil || p.Schema.Format != "uuid" || len(values) == 0 {
 				continue
 			}

@@ -283,52 +283,114 @@ func (a *App) temporalAddress() string {
 // attributes.
 func (a *App) connectTemporal(ctx context.Context) error {
 	cfg := a.cfg
-	setting, address := "TEMPORAL_ADDRESS", cfg.Temporal.Address
-	if cfg.Temporal.Embedded() {
-		dev, err := devserver.Start(ctx, devserver.Options{
-			DatabaseFile:     filepath.Join(cfg.DataDir, "temporal.db"),
-			Host:             cfg.Temporal.Host,
-			FrontendPort:     cfg.Temporal.Port,
-			UIPort:           cfg.Temporal.UIPort,
-			Namespace:        cfg.Temporal.Namespace,
-			SearchAttributes: contract.SearchAttributes(),
-			Logger:           a.logger,
-			LogLevel:         max(cfg.Log.Level, slog.LevelWarn),
-		})
-		if err != nil {
-			var pe *devserver.PortInUseError
-			if errors.As(err, &pe) {
-				if pe.Port == cfg.Temporal.UIPort {
-					return fmt.Errorf("HOLDCO_TEMPORAL_UI_PORT: port %d is in use", pe.Port)
-				}
-				return fmt.Errorf("HOLDCO_TEMPORAL_PORT: port %d is in use", pe.Port)
-			}
-			return fmt.Errorf("HOLDCO_DATA_DIR: embedded Temporal server: %w", err)
-		}
-		a.dev = dev
-		setting, address = "HOLDCO_TEMPORAL_PORT", dev.Address()
-	}
-
-	dialCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	c, err := client.DialContext(dialCtx, client.Options{
-		HostPort:  address,
+	opts := client.Options{
+		HostPort:  cfg.Temporal.Address,
 		Namespace: cfg.Temporal.Namespace,
 		Logger:    sdklog.NewStructuredLogger(a.logger.With("component", "temporal-sdk")),
-	})
-	if err != nil {
-		return fmt.Errorf("%s: cannot reach Temporal at %s: %w", setting, address, err)
 	}
-	a.Temporal = c
-	if err := waitForNamespace(dialCtx, c, cfg.Temporal.Namespace); err != nil {
-		return fmt.Errorf("TEMPORAL_NAMESPACE: namespace %q on %s is not available: %w", cfg.Temporal.Namespace, address, err)
+	if !cfg.Temporal.Embedded() {
+		dialCtx, cancel := context.WithTimeout(ctx, externalDialTimeout)
+		defer cancel()
+		c, err := client.DialContext(dialCtx, opts)
+		if err != nil {
+			return fmt.Errorf("TEMPORAL_ADDRESS: cannot reach Temporal at %s: %w", opts.HostPort, err)
+		}
+		a.Temporal = c
+		if err := waitForNamespace(dialCtx, c, cfg.Temporal.Namespace); err != nil {
+			return fmt.Errorf("TEMPORAL_NAMESPACE: namespace %q on %s is not available: %w", cfg.Temporal.Namespace, opts.HostPort, err)
+		}
+	} else if err := a.startEmbeddedTemporal(ctx, opts); err != nil {
+		return err
 	}
-	if err := workflows.EnsureSearchAttributes(ctx, c, cfg.Temporal.Namespace); err != nil {
+	if err := workflows.EnsureSearchAttributes(ctx, a.Temporal, cfg.Temporal.Namespace); err != nil {
 		// An external cluster may not let holdco manage its namespace; the
 		// operator registers the attributes then.
 		a.logger.Warn("could not register search attributes; register them on the cluster", "error", err, "attributes", contract.SearchAttributes())
 	}
 	return nil
+}
+
+// externalDialTimeout bounds the first call to an external cluster.
+const externalDialTimeout = 15 * time.Second
+
+// embeddedPatience is how long the start waits for the embedded server
+// before it says, once, that it is still waiting.
+const embeddedPatience = 15 * time.Second
+
+// startEmbeddedTemporal starts the embedded server and waits, up to
+// HOLDCO_TEMPORAL_START_TIMEOUT, until it answers and serves the
+// namespace. The server runs in this process on ports checked free just
+// before, so a server that does not answer in time is a slow start (a
+// loaded machine), not a configuration mistake: the error says so and
+// names the setting that gives it longer.
+func (a *App) startEmbeddedTemporal(ctx context.Context, opts client.Options) error {
+	cfg := a.cfg
+	dev, err := devserver.Start(ctx, devserver.Options{
+		DatabaseFile:     filepath.Join(cfg.DataDir, "temporal.db"),
+		Host:             cfg.Temporal.Host,
+		FrontendPort:     cfg.Temporal.Port,
+		UIPort:           cfg.Temporal.UIPort,
+		Namespace:        cfg.Temporal.Namespace,
+		SearchAttributes: contract.SearchAttributes(),
+		Logger:           a.logger,
+		LogLevel:         max(cfg.Log.Level, slog.LevelWarn),
+	})
+	if err != nil {
+		var pe *devserver.PortInUseError
+		if errors.As(err, &pe) {
+			if pe.Port == cfg.Temporal.UIPort {
+				return fmt.Errorf("HOLDCO_TEMPORAL_UI_PORT: port %d is in use", pe.Port)
+			}
+			return fmt.Errorf("HOLDCO_TEMPORAL_PORT: port %d is in use", pe.Port)
+		}
+		return fmt.Errorf("HOLDCO_DATA_DIR: embedded Temporal server: %w", err)
+	}
+	a.dev = dev
+	opts.HostPort = dev.Address()
+	wait := cfg.Temporal.StartTimeout
+	waitCtx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	slow := time.AfterFunc(embeddedPatience, func() {
+		a.logger.Info("still waiting for the embedded Temporal server to answer", "address", opts.HostPort, "timeout", wait.String())
+	})
+	defer slow.Stop()
+	tooSlow := func(err error) error {
+		return fmt.Errorf("HOLDCO_TEMPORAL_START_TIMEOUT: the embedded Temporal server on %s did not answer within %s "+
+			"(the machine is likely overloaded; give it longer with HOLDCO_TEMPORAL_START_TIMEOUT): %v", opts.HostPort, wait, err)
+	}
+	c, err := dialUntil(waitCtx, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return tooSlow(err)
+	}
+	a.Temporal = c
+	if err := waitForNamespace(waitCtx, c, cfg.Temporal.Namespace); err != nil {
+		var nf *serviceerror.NamespaceNotFound
+		if errors.As(err, &nf) || ctx.Err() != nil {
+			return fmt.Errorf("TEMPORAL_NAMESPACE: namespace %q on %s is not available: %w", cfg.Temporal.Namespace, opts.HostPort, err)
+		}
+		return tooSlow(err)
+	}
+	return nil
+}
+
+// dialUntil dials until a dial succeeds or ctx ends: each dial's first
+// call gives up after a few seconds, and a server still starting answers
+// it Unavailable. The last error is returned.
+func dialUntil(ctx context.Context, opts client.Options) (client.Client, error) {
+	for {
+		c, err := client.DialContext(ctx, opts)
+		if err == nil {
+			return c, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }
 
 // waitForNamespace polls until the frontend serves the namespace; the

@@ -146,6 +146,10 @@ func TestStartFailuresNameTheSetting(t *testing.T) {
 		{"ui port in use", map[string]string{"HOLDCO_TEMPORAL_UI_PORT": busyPort}, "HOLDCO_TEMPORAL_UI_PORT: port " + busyPort + " is in use"},
 		{"postgres unreachable", map[string]string{"DATABASE_URL": "postgres://holdco:s3cret@127.0.0.1:1/holdco"}, "DATABASE_URL: "},
 		{"temporal unreachable", map[string]string{"TEMPORAL_ADDRESS": "127.0.0.1:1"}, "TEMPORAL_ADDRESS: cannot reach Temporal at 127.0.0.1:1"},
+		// The embedded server not answering in time is a slow start, not a
+		// port mistake: the error names the setting that gives it longer.
+		{"embedded temporal slower than its start timeout", map[string]string{"HOLDCO_TEMPORAL_START_TIMEOUT": "1ns"},
+			"HOLDCO_TEMPORAL_START_TIMEOUT: the embedded Temporal server on 127.0.0.1:"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -74,6 +74,8 @@ type Temporal struct {
 	Host   string
 	Port   int
 	UIPort int // 0 disables the embedded UI
+	// StartTimeout bounds the wait for the embedded server to answer.
+	StartTimeout time.Duration
 }
 
 // Embedded reports whether holdco starts its own Temporal server.
@@ -348,6 +350,9 @@ func loadTemporal(e environment) (Temporal, error) {
 		return t, err
 	}
 	if t.UIPort, err = e.port("HOLDCO_TEMPORAL_UI_PORT", true); err != nil {
+		return t, err
+	}
+	if t.StartTimeout, err = e.duration("HOLDCO_TEMPORAL_START_TIMEOUT", false); err != nil {
 		return t, err
 	}
 	return t, nil

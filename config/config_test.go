@@ -31,6 +31,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, "http://localhost:8083", c.Sites.ResolvePublicURL("[::]:8083"))
 	assert.Equal(t, 7233, c.Temporal.Port)
 	assert.Equal(t, 8233, c.Temporal.UIPort)
+	assert.Equal(t, 2*time.Minute, c.Temporal.StartTimeout)
 	assert.Equal(t, slog.LevelInfo, c.Log.Level)
 	assert.Equal(t, "text", c.Log.Format)
 	assert.Equal(t, 15*time.Second, c.ShutdownTimeout)
@@ -140,6 +141,7 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{"Temporal", "TEMPORAL_ADDRESS", map[string]string{"TEMPORAL_ADDRESS": "temporal"}},
 		{"Temporal", "HOLDCO_TEMPORAL_PORT", map[string]string{"HOLDCO_TEMPORAL_PORT": "70000"}},
 		{"Temporal", "HOLDCO_TEMPORAL_UI_PORT", map[string]string{"HOLDCO_TEMPORAL_UI_PORT": "ui"}},
+		{"Temporal", "HOLDCO_TEMPORAL_START_TIMEOUT", map[string]string{"HOLDCO_TEMPORAL_START_TIMEOUT": "15"}},
 		{"API", "HOLDCO_API_ADDR", map[string]string{"HOLDCO_API_ADDR": "8080"}},
 		{"API", "HOLDCO_PUBLIC_URL", map[string]string{"HOLDCO_PUBLIC_URL": "api.example"}},
 		{"API", "HOLDCO_FRONTEND_URL", map[string]string{"HOLDCO_FRONTEND_URL": "ftp://app.example"}},

@@ -33,6 +33,7 @@ var Settings = []Setting{
 	{"Temporal", "HOLDCO_TEMPORAL_HOST", "127.0.0.1", "IP the embedded Temporal server and UI bind to"},
 	{"Temporal", "HOLDCO_TEMPORAL_PORT", "7233", "embedded Temporal frontend (gRPC) port"},
 	{"Temporal", "HOLDCO_TEMPORAL_UI_PORT", "8233", "embedded Temporal Web UI port; 0 disables it"},
+	{"Temporal", "HOLDCO_TEMPORAL_START_TIMEOUT", "2m", "how long start waits for the embedded Temporal server to answer (it can take more than 15 s on a loaded machine); start fails after it"},
 
 	{"API", "HOLDCO_API_ADDR", ":8080", "REST API listener (`api` role)"},
 	{"API", "HOLDCO_PUBLIC_URL", "http://localhost:<api port>", "address browsers and the CLI use to reach the REST API (sign-in callbacks are built from it)"},

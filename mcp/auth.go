@@ -32,7 +32,7 @@ func (h *handler) verifier(tokens tokenIntrospector) auth.TokenVerifier {
 		}
 		if err != nil {
 			// Never the token itself, nor the cause, in the answer.
-			h.logger.ErrorContext(ctx, "connector: token introspection failed", "error", err)
+			h.logFailure(ctx, "connector: token introspection failed", err)
 			return nil, errors.New("the token could not be checked; retry shortly")
 		}
 		if p.Credential != service.CredentialOAuthAccess || p.UserID == "" {

@@ -77,11 +77,12 @@ func New(d Deps) http.Handler {
 		d.Logger = slog.Default()
 	}
 	pub := strings.TrimRight(d.PublicURL, "/")
+	sdkLogger := slog.New(sdkLogHandler{d.Logger.Handler()})
 	h := &handler{conn: d.Connector, logger: d.Logger, names: map[string]bool{}}
 	server := sdk.NewServer(&sdk.Implementation{Name: "holdco", Title: "holdco businesses", Version: d.Version}, &sdk.ServerOptions{
 		Instructions: "Found and run AI-operated businesses: list them, send a message to a business's agent (a task when you " +
 			"declare the tasks extension), poll its turn, read credits and billing links. Every business tool takes `business`, a handle or id.",
-		Logger:                    d.Logger,
+		Logger:                    sdkLogger,
 		Capabilities:              &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Extensions: map[string]any{TasksExtension: map[string]any{}}},
 		SupportedProtocolVersions: []string{ProtocolVersion},
 		SetCacheable:              setCacheable,
@@ -89,7 +90,7 @@ func New(d Deps) http.Handler {
 	h.registerTools(server)
 	h.registerTasks(server)
 	stream := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, &sdk.StreamableHTTPOptions{
-		Stateless: true, JSONResponse: true, Logger: d.Logger, MaxRequestBodyBytes: MaxBodyBytes,
+		Stateless: true, JSONResponse: true, Logger: sdkLogger, MaxRequestBodyBytes: MaxBodyBytes,
 		// The SDK refuses a request reaching a loopback listener under
 		// another Host (DNS rebinding against a local server). A connector
 		// published under a public name usually sits behind a proxy on
@@ -108,7 +109,7 @@ func New(d Deps) http.Handler {
 	if d.Health != nil {
 		mux.Handle("GET /health", d.Health)
 	}
-	mux.Handle("/{$}", onlyPost(protocolFilter(bearer(stream))))
+	mux.Handle("/{$}", accessLog(d.Logger, onlyPost(protocolFilter(bearer(stream)))))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, models.BodyOf(models.Errorf(models.CodeNotFound,
 			"No route matches %s %s: the connector is served at the root path.", r.Method, r.URL.Path)))

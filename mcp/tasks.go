@@ -175,7 +175,7 @@ func (h *handler) rpcError(ctx context.Context, err error) error {
 	var de *models.Error
 	if !errors.As(err, &de) || de.Code == models.CodeInternal || de.Code == models.CodeUpstreamUnavailable {
 		code = jsonrpc.CodeInternalError
-		h.logger.ErrorContext(ctx, "connector: task method failed", "error", err)
+		h.logFailure(ctx, "connector: task method failed", err)
 	}
 	msg := "The task could not be read."
 	if de != nil {

@@ -220,7 +220,7 @@ func (h *handler) result(ctx context.Context, tool string, raw json.RawMessage, 
 	if err != nil {
 		code := models.ErrorCodeOf(err)
 		if code == models.CodeInternal || code == models.CodeUpstreamUnavailable {
-			h.logger.ErrorContext(ctx, "connector: tool failed", "tool", tool, "code", code, "error", err)
+			h.logFailure(ctx, "connector: tool failed", err, "tool", tool, "code", code)
 		}
 		return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: string(connector.ErrorBody(err))}}}
 	}
