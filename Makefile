@@ -67,12 +67,16 @@ scripts/e2e/%/node_modules/.package-lock.json: scripts/e2e/%/package-lock.json s
 	else echo "npm is not installed: the Node end-to-end tests in scripts/e2e/$* will be skipped"; fi
 
 TEST_DEPS := $(TOOLS)/stripe-mock chromium e2e-deps
+# go test's default limit (10 minutes per test binary) is a timeout a
+# loaded machine reaches with the app package under -race; this one is a
+# bound for a hung test, not an expectation.
+TEST_TIMEOUT ?= 60m
 
 # Every package, on SQLite, with -race (the race detector covers the
 # concurrency the tests exercise: workers, parallel requests, the
 # analytics writer...).
 test-sqlite: $(TEST_DEPS)
-	$(GO) test -race -count=1 $(TESTFLAGS) ./...
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(TESTFLAGS) ./...
 
 # The Postgres pass runs what can differ between the databases: the
 # packages whose tests open a database (testenv's stores and schemas,
@@ -88,7 +92,7 @@ PG_PKGS = ./testenv/ $(sort $(dir $(shell grep -rlE --include='*_test.go' '$(PG_
 test-postgres: $(TEST_DEPS)
 	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then \
 		echo "Postgres answers on 127.0.0.1:5432: running the packages that use a database again on it"; \
-		TEST_DATABASE_URL='$(TEST_PG_URL)' $(GO) test -race -count=1 $(TESTFLAGS) $(PG_PKGS); \
+		TEST_DATABASE_URL='$(TEST_PG_URL)' $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(TESTFLAGS) $(PG_PKGS); \
 	else \
 		echo "Postgres does not answer on 127.0.0.1:5432: skipping the Postgres pass"; \
 	fi
@@ -99,16 +103,16 @@ test-postgres: $(TEST_DEPS)
 E2E_PKGS := holdco/app
 check: $(TOOLS)/stripe-mock
 	$(GO) vet ./...
-	$(GO) test -race -count=1 $(TESTFLAGS) $$($(GO) list ./... | grep -vxF $(foreach p,$(E2E_PKGS),-e $(p)))
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(TESTFLAGS) $$($(GO) list ./... | grep -vxF $(foreach p,$(E2E_PKGS),-e $(p)))
 
 # Both passes with go test -json, then the per-package and per-test time
 # table (scripts/testtimes) for docs/benchmarks.md.
 times: $(TEST_DEPS)
 	@mkdir -p .cache
-	@start=$$(date +%s); $(GO) test -json -race -count=1 ./... > .cache/times-sqlite.json; rc=$$?; \
+	@start=$$(date +%s); $(GO) test -json -race -count=1 -timeout $(TEST_TIMEOUT) ./... > .cache/times-sqlite.json; rc=$$?; \
 		echo "SQLite pass: $$(( $$(date +%s) - start )) s (exit $$rc)"
 	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then start=$$(date +%s); \
-		TEST_DATABASE_URL='$(TEST_PG_URL)' $(GO) test -json -race -count=1 $(PG_PKGS) > .cache/times-postgres.json; rc=$$?; \
+		TEST_DATABASE_URL='$(TEST_PG_URL)' $(GO) test -json -race -count=1 -timeout $(TEST_TIMEOUT) $(PG_PKGS) > .cache/times-postgres.json; rc=$$?; \
 		echo "Postgres pass: $$(( $$(date +%s) - start )) s (exit $$rc)"; \
 		$(GO) run ./scripts/testtimes sqlite=.cache/times-sqlite.json postgres=.cache/times-postgres.json; \
 	else $(GO) run ./scripts/testtimes sqlite=.cache/times-sqlite.json; fi
@@ -132,7 +136,7 @@ flake: $(TEST_DEPS)
 	@stress-ng --cpu 0 --cpu-load 100 --quiet & hog=$$!; trap 'kill $$hog 2>/dev/null; wait $$hog 2>/dev/null' EXIT; \
 		echo "stress-ng (pid $$hog) keeps every core busy; running $(FLAKE_PKGS) $(FLAKE_COUNT) times"; \
 		start=$$(date +%s); \
-		TEST_DATABASE_URL='$(FLAKE_DB)' $(GO) test -json -race -count=$(FLAKE_COUNT) -run '$(FLAKE_RUN)' $(FLAKE_PKGS) > .cache/flake.json; rc=$$?; \
+		TEST_DATABASE_URL='$(FLAKE_DB)' $(GO) test -json -race -timeout $(TEST_TIMEOUT) -count=$(FLAKE_COUNT) -run '$(FLAKE_RUN)' $(FLAKE_PKGS) > .cache/flake.json; rc=$$?; \
 		echo "under load: $$(( $$(date +%s) - start )) s"; \
 		$(GO) run ./scripts/testtimes -top 15 -fails .cache/flake.json; \
 		exit $$rc
