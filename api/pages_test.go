@@ -51,7 +51,7 @@ func (w *world) page(method, path, sso string, form url.Values) *httptest.Respon
 // "already answered"); the user's code is not in the log.
 func TestDevicePageDatabaseFailureIs500(t *testing.T) {
 	w := newWorld(t)
-	sso := w.creds[userA]
+	sso := w.sso[userA]
 	start, err := w.svc.Identity.StartDevice(context.Background())
 	require.NoError(t, err)
 	rec := w.page(http.MethodGet, "/auth/cli/device?user_code="+start.UserCode, sso, nil)
@@ -76,4 +76,21 @@ func TestDevicePageDatabaseFailureIs500(t *testing.T) {
 	logs := w.logs.String()
 	assert.Contains(t, logs, "page failed")
 	assert.NotContains(t, logs, start.UserCode)
+}
+
+// TestSSOCookieIsNoBearer: the cookie a browser sign-in sets opens
+// holdco's pages but is refused as a REST bearer (401), and a REST bearer
+// does not open the pages.
+func TestSSOCookieIsNoBearer(t *testing.T) {
+	w := newWorld(t)
+	req := httptest.NewRequest(http.MethodGet, "/auth/me", nil)
+	req.Header.Set("Authorization", "Bearer "+w.sso[userA])
+	rec := httptest.NewRecorder()
+	w.handler.ServeHTTP(rec, req)
+	assert.Equal(t, http.StatusUnauthorized, rec.Code, rec.Body.String())
+
+	rec = w.page(http.MethodGet, "/auth/cli/device", w.sso[userA], nil)
+	assert.Equal(t, http.StatusOK, rec.Code, "the cookie opens the approval page")
+	rec = w.page(http.MethodGet, "/auth/cli/device", w.creds[userA], nil)
+	assert.Equal(t, http.StatusFound, rec.Code, "a bearer is no page session: sign in first")
 }

@@ -192,3 +192,11 @@ func (s *Store) GetAdminTokenByHash(ctx context.Context, hash string) (models.Ad
 	err := s.db.WithContext(ctx).Where("token_hash = ?", hash).Take(&t).Error
 	return t, wrap("get admin token", err)
 }
+
+// GetWebSessionByCookieHash returns the page session whose SSO cookie has
+// the hash.
+func (s *Store) GetWebSessionByCookieHash(ctx context.Context, hash string) (models.WebSession, error) {
+	var sess models.WebSession
+	err := s.db.WithContext(ctx).Where("cookie_hash = ?", hash).Take(&sess).Error
+	return sess, wrap("get page session", err)
+}

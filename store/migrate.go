@@ -38,6 +38,7 @@ func migrations() []*gormigrate.Migration {
 		migration0020Analytics(),
 		migration0021DomainsAds(),
 		migration0022Connector(),
+		migration0026PageSessionsAndAttempts(),
 	}
 }
 
