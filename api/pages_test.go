@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"holdco/service/identity"
 )
 
 // syncBuffer is a log sink safe for concurrent writers.
@@ -52,7 +54,7 @@ func (w *world) page(method, path, sso string, form url.Values) *httptest.Respon
 func TestDevicePageDatabaseFailureIs500(t *testing.T) {
 	w := newWorld(t)
 	sso := w.sso[userA]
-	start, err := w.svc.Identity.StartDevice(context.Background())
+	start, err := w.svc.Identity.StartDevice(context.Background(), "192.0.2.1")
 	require.NoError(t, err)
 	rec := w.page(http.MethodGet, "/auth/cli/device?user_code="+start.UserCode, sso, nil)
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
@@ -93,4 +95,29 @@ func TestSSOCookieIsNoBearer(t *testing.T) {
 	assert.Equal(t, http.StatusOK, rec.Code, "the cookie opens the approval page")
 	rec = w.page(http.MethodGet, "/auth/cli/device", w.creds[userA], nil)
 	assert.Equal(t, http.StatusFound, rec.Code, "a bearer is no page session: sign in first")
+}
+
+// TestDeviceStartAnswers429WithRetryAfter: a hundred starts in a row from
+// one address get DeviceStartsPerMinute device codes, then 429 with
+// Retry-After.
+func TestDeviceStartAnswers429WithRetryAfter(t *testing.T) {
+	w := newWorld(t)
+	ok, limited := 0, 0
+	for range 100 {
+		rec := w.do(http.MethodPost, "/auth/cli/device/start", anon, "")
+		switch rec.Code {
+		case http.StatusOK:
+			ok++
+		case http.StatusTooManyRequests:
+			limited++
+			assert.NotEmpty(t, rec.Header().Get("Retry-After"))
+			assert.Contains(t, rec.Body.String(), `"rate_limited"`)
+		default:
+			t.Fatalf("status %d: %s", rec.Code, rec.Body.String())
+		}
+	}
+	// Windows are whole minutes: the run may straddle two of them.
+	assert.GreaterOrEqual(t, ok, identity.DeviceStartsPerMinute)
+	assert.LessOrEqual(t, ok, 2*identity.DeviceStartsPerMinute)
+	assert.Equal(t, 100, ok+limited)
 }
