@@ -26,7 +26,7 @@ const oauthE2EDir = "../scripts/e2e/oauth"
 func nodeScripts(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: the oauth4webapi and Chromium end-to-end tests need Node 20")
+		skipOrFailInCI(t, "node is not installed: the oauth4webapi and Chromium end-to-end tests need Node 20")
 	}
 	if _, err := os.Stat(filepath.Join(oauthE2EDir, "node_modules", "oauth4webapi")); err == nil {
 		return
@@ -109,8 +109,34 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	t.Skip("Chromium is not installed (apt-get install -y chromium; `make test` installs it where it can): skipping the consent page test")
+	skipOrFailInCI(t, "Chromium is not installed (apt-get install -y chromium; `make test` installs it where it can): skipping the browser test")
 	return ""
+}
+
+// skipOrFailInCI skips a test whose tool is missing, except in CI
+// (CI=true), where a missing tool must not pass silently.
+func skipOrFailInCI(t *testing.T, msg string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+}
+
+// The consent page cannot be spoofed: hidden characters in client names
+// are refused at registration, and redirect hosts show in ASCII, as
+// Chromium renders the page.
+func TestConsentPageSpoofingInChromium(t *testing.T) {
+	nodeScripts(t)
+	bin := chromium(t)
+	a := startOAuth(t)
+	svc := a.Service.OAuth
+	out := runNode(t, "spoofing.mjs", "ISSUER="+svc.Issuer(), "RESOURCE="+svc.Resource(), "CHROMIUM="+bin)
+	var res map[string]any
+	require.NoError(t, json.Unmarshal(out, &res), "%s", out)
+	assert.Equal(t, true, res["names_refused"])
+	assert.Equal(t, true, res["ascii_hosts"])
+	assert.Contains(t, res["receiver"], "xn--exmple-4nf.com")
 }
 
 // The consent page in headless Chromium: Allow, Deny and Switch account.
