@@ -4,6 +4,7 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -60,7 +61,11 @@ func New(d Deps) *Router {
 		writeError(c.Writer, models.CodeNotFound, "No route matches "+c.Request.Method+" "+c.Request.URL.Path+".")
 	})
 	engine.NoMethod(func(c *gin.Context) {
-		writeError(c.Writer, models.CodeMethodNotAllowed, "Method "+c.Request.Method+" is not allowed on "+c.Request.URL.Path+".")
+		method := c.Request.Method
+		if asked, ok := c.Request.Context().Value(headRequestKey{}).(string); ok {
+			method = asked
+		}
+		writeError(c.Writer, models.CodeMethodNotAllowed, "Method "+method+" is not allowed on "+c.Request.URL.Path+".")
 	})
 
 	config := huma.DefaultConfig("holdco", Version)
@@ -85,7 +90,25 @@ func New(d Deps) *Router {
 
 	documentValidationErrors(humaAPI.OpenAPI())
 	registerRoutes(humaAPI, engine, d)
-	return &Router{Handler: engine, API: humaAPI}
+	return &Router{Handler: headAsGet(engine), API: humaAPI}
+}
+
+type headRequestKey struct{}
+
+// headAsGet answers HEAD wherever GET is served (RFC 9110 §9.3.2): the
+// request runs as a GET, with the same status and headers; the server
+// sends no body for a HEAD request (net/http drops what the handler
+// writes).
+func headAsGet(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodHead {
+			next.ServeHTTP(w, r)
+			return
+		}
+		get := r.Clone(context.WithValue(r.Context(), headRequestKey{}, http.MethodHead))
+		get.Method = http.MethodGet
+		next.ServeHTTP(w, get)
+	})
 }
 
 // documentValidationErrors documents a 422 HTTPValidationError response on
