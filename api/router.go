@@ -73,6 +73,8 @@ func New(d Deps) *Router {
 	// and responses carry no $schema links.
 	config.AllowAdditionalPropertiesByDefault = true
 	config.CreateHooks = nil
+	// /docs is served from the binary (docs.go), not from a CDN.
+	config.DocsPath = ""
 	config.Info.Description = "REST interface of holdco: found and run AI-operated companies grouped under a conglomerate. " +
 		"Errors other than validation failures share one body: {\"error\": <case>, \"detail\": <sentence>, …case fields}. " +
 		"Validation failures answer 422 with FastAPI's HTTPValidationError body."
@@ -90,6 +92,7 @@ func New(d Deps) *Router {
 
 	documentValidationErrors(humaAPI.OpenAPI())
 	registerRoutes(humaAPI, engine, d)
+	registerDocs(engine)
 	return &Router{Handler: headAsGet(engine), API: humaAPI}
 }
 
