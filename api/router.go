@@ -93,7 +93,13 @@ func New(d Deps) *Router {
 	documentValidationErrors(humaAPI.OpenAPI())
 	registerRoutes(humaAPI, engine, d)
 	registerDocs(engine)
-	return &Router{Handler: headAsGet(engine), API: humaAPI}
+	return &Router{Handler: engine, API: humaAPI}
+}
+
+// ServeHTTP serves the REST handler, answering HEAD wherever GET is
+// served.
+func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	headAsGet(r.Handler).ServeHTTP(w, req)
 }
 
 type headRequestKey struct{}
