@@ -270,7 +270,7 @@ func TestSitesURLNeedsAHostOfItsOwn(t *testing.T) {
 		require.ErrorAs(t, err, &ce, "%v", e)
 		assert.Equal(t, "HOLDCO_SITES_PUBLIC_URL", ce.Var)
 		assert.Contains(t, err.Error(), "host of HOLDCO_PUBLIC_URL")
-		assert.Contains(t, err.Error(), "docs/deployment.md")
+		assert.Contains(t, err.Error(), "docs/auth.md")
 	}
 	allowed := []map[string]string{
 		{"HOLDCO_PUBLIC_URL": "http://localhost:8080", "HOLDCO_SITES_PUBLIC_URL": "http://localhost:8081"},

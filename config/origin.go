@@ -63,10 +63,10 @@ func IsLoopbackURL(raw string) bool {
 // CheckSitesHost refuses a sites URL on the API's host (any port) outside
 // loopback: the API's cookies would reach the tenant sites' listener, and
 // the two would be one site for the browser. Tenant sites need a host of
-// their own, best a registrable domain of its own (docs/deployment.md).
+// their own, best a registrable domain of its own (docs/auth.md, Origins).
 func CheckSitesHost(sitesURL, apiURL string) error {
 	if sitesURL == "" || apiURL == "" || !SameHost(sitesURL, apiURL) || IsLoopbackURL(sitesURL) {
 		return nil
 	}
-	return &Error{"HOLDCO_SITES_PUBLIC_URL", fmt.Sprintf("%s is on the host of HOLDCO_PUBLIC_URL (%s): cookies ignore ports, so holdco's cookies would reach tenant sites; serve the sites on a host of their own (see docs/deployment.md)", sitesURL, apiURL)}
+	return &Error{"HOLDCO_SITES_PUBLIC_URL", fmt.Sprintf("%s is on the host of HOLDCO_PUBLIC_URL (%s): cookies ignore ports, so holdco's cookies would reach tenant sites; serve the sites on a host of their own (see docs/auth.md, Origins)", sitesURL, apiURL)}
 }
