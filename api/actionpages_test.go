@@ -19,14 +19,14 @@ func TestConnectorActionPagesAreSignedInAndOwnerChecked(t *testing.T) {
 	assert.Equal(t, http.StatusFound, rec.Code, "an anonymous browser signs in first")
 	assert.Contains(t, rec.Header().Get("Location"), "login")
 
-	rec = w.page(http.MethodGet, archive, w.creds[userB], nil)
+	rec = w.page(http.MethodGet, archive, w.sso[userB], nil)
 	assert.Equal(t, http.StatusForbidden, rec.Code, "another account's business")
-	rec = w.page(http.MethodGet, "/dashboard?company_id=00000000-0000-4000-8000-000000000000&action=archive_business", w.creds[userA], nil)
+	rec = w.page(http.MethodGet, "/dashboard?company_id=00000000-0000-4000-8000-000000000000&action=archive_business", w.sso[userA], nil)
 	assert.Equal(t, http.StatusNotFound, rec.Code)
-	rec = w.page(http.MethodGet, "/dashboard?conglomerate_id="+w.adaCong+"&action=change_auto_topup", w.creds[userB], nil)
+	rec = w.page(http.MethodGet, "/dashboard?conglomerate_id="+w.adaCong+"&action=change_auto_topup", w.sso[userB], nil)
 	assert.Equal(t, http.StatusForbidden, rec.Code, "another account's billing")
 
-	rec = w.page(http.MethodGet, archive, w.creds[userA], nil)
+	rec = w.page(http.MethodGet, archive, w.sso[userA], nil)
 	assert.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	assert.Contains(t, rec.Body.String(), "archive_business")
 	assert.Contains(t, rec.Body.String(), "irreversible")
@@ -34,7 +34,7 @@ func TestConnectorActionPagesAreSignedInAndOwnerChecked(t *testing.T) {
 	w.call(http.MethodGet, "/companies/"+w.adaCo, userA, "", http.StatusOK, &co)
 	assert.Equal(t, "active", co["status"], "opening the page changes nothing")
 
-	rec = w.page(http.MethodGet, "/dashboard?action=bogus", w.creds[userA], nil)
+	rec = w.page(http.MethodGet, "/dashboard?action=bogus", w.sso[userA], nil)
 	assert.Equal(t, http.StatusNotFound, rec.Code)
 	rec = w.page(http.MethodGet, "/dashboard", "", nil)
 	assert.Equal(t, http.StatusOK, rec.Code, "the landing page without an action")

@@ -9,8 +9,10 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 )
 
-// ssoCookie carries the web session JWT for holdco's own pages (device
-// approval). /auth/logout clears it on every response.
+// ssoCookie carries the session of holdco's own pages (device approval,
+// action pages): an opaque id that no REST endpoint accepts as a bearer, so
+// a cookie that reaches another listener of the same host (cookies ignore
+// ports) is no API credential. /auth/logout clears it on every response.
 const ssoCookie = "holdco_sso"
 
 type redirectOutput struct {
@@ -139,7 +141,7 @@ func (h *authHandlers) callback(ctx context.Context, in *callbackInput) (*redire
 	if err != nil {
 		return redirect(h.svc.LoginPageURL(identity.RefusalReason(err)), spent), nil
 	}
-	return redirect(res.RedirectURL, h.cookie(res.Token, int(identity.WebSessionTTL.Seconds())), spent), nil
+	return redirect(res.RedirectURL, h.cookie(res.Cookie, int(identity.WebSessionTTL.Seconds())), spent), nil
 }
 
 // cookieValue is the value of the named cookie in a Cookie header ("" when

@@ -48,6 +48,7 @@ type world struct {
 	svc     *usecases.Services
 	idp     *testenv.IdP
 	creds   map[string]string // credential name → bearer ("" = anonymous)
+	sso     map[string]string // credential name → SSO cookie of holdco's pages (web sign-ins)
 	adaCong string
 	bobCong string
 	adaPAT  string           // id of ada's personal access token
@@ -118,9 +119,9 @@ func newWorldOn(t testing.TB, st *store.Store, opts usecases.Options) *world {
 	logs := &syncBuffer{}
 	r := api.New(api.Deps{Logger: slog.New(slog.NewTextHandler(logs, nil)), Service: svc})
 
-	w := &world{t: t, router: r, handler: r, api: r.API, store: st, logs: logs, svc: svc, idp: idp, creds: map[string]string{anon: ""}, blobs: blobs, sites: sites}
-	w.creds[userA] = w.webLogin("ada@example.com", "ada")
-	w.creds[userB] = w.webLogin("bob@example.com", "bob")
+	w := &world{t: t, router: r, handler: r, api: r.API, store: st, logs: logs, svc: svc, idp: idp, creds: map[string]string{anon: ""}, sso: map[string]string{}, blobs: blobs, sites: sites}
+	w.creds[userA], w.sso[userA] = w.webLogin("ada@example.com", "ada")
+	w.creds[userB], w.sso[userB] = w.webLogin("bob@example.com", "bob")
 
 	var tok map[string]any
 	w.call(http.MethodPost, "/auth/tokens", userA, `{"name":"ci"}`, http.StatusCreated, &tok)
@@ -163,13 +164,19 @@ func newWorldOn(t testing.TB, st *store.Store, opts usecases.Options) *world {
 
 const testVerifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
 
-func (w *world) webLogin(email, subject string) string {
+// webLogin signs in through the browser flow: the bearer the frontend gets
+// for the login code, and the SSO cookie of holdco's own pages.
+func (w *world) webLogin(email, subject string) (bearer, sso string) {
 	ctx := context.Background()
 	start, err := w.svc.Identity.BeginWebLogin(ctx, "", "", "")
 	require.NoError(w.t, err)
 	res, err := w.svc.Identity.CompleteWebLogin(ctx, w.idp.Approve(start.State, email, subject), start.State, start.Binding)
 	require.NoError(w.t, err)
-	return res.Token
+	landing, err := url.Parse(res.RedirectURL)
+	require.NoError(w.t, err)
+	ws, err := w.svc.Identity.ExchangeLoginCode(ctx, landing.Query().Get("login_code"))
+	require.NoError(w.t, err)
+	return ws.Token, res.Cookie
 }
 
 func (w *world) do(method, path, cred, body string) *httptest.ResponseRecorder {

@@ -2,8 +2,11 @@ package api
 
 import (
 	"context"
-	"holdco/service/identity"
+	"fmt"
 	"net/http"
+	"net/netip"
+
+	"holdco/service/identity"
 
 	"github.com/danielgtaylor/huma/v2"
 )
@@ -54,7 +57,10 @@ type DeviceTokenResponse struct {
 	ConglomerateID *string       `json:"conglomerate_id,omitempty"`
 }
 
-type cliHandlers struct{ svc *identity.Service }
+type cliHandlers struct {
+	svc     *identity.Service
+	trusted []netip.Prefix // proxies that may name the client in X-Forwarded-For
+}
 
 func registerCLIRoutes(api huma.API, h *cliHandlers) {
 	huma.Register(api, huma.Operation{
@@ -81,6 +87,9 @@ func registerCLIRoutes(api huma.API, h *cliHandlers) {
 	huma.Register(api, huma.Operation{
 		OperationID: "cli-device-start", Method: http.MethodPost, Path: "/auth/cli/device/start", Tags: []string{"cli auth"},
 		Summary: "Start the device-code login (RFC 8628)",
+		Description: fmt.Sprintf("Each client address may start %d device logins a minute and %d an hour (counted by every replica together); more answer 429 `rate_limited` with Retry-After.",
+			identity.DeviceStartsPerMinute, identity.DeviceStartsPerHour),
+		Middlewares: huma.Middlewares{withClientAddr(h.trusted)},
 	}, h.deviceStart)
 	huma.Register(api, huma.Operation{
 		OperationID: "cli-device-token", Method: http.MethodPost, Path: "/auth/cli/device/token", Tags: []string{"cli auth"},
@@ -150,7 +159,7 @@ type deviceStartOutput struct {
 }
 
 func (h *cliHandlers) deviceStart(ctx context.Context, _ *struct{}) (*deviceStartOutput, error) {
-	d, err := h.svc.StartDevice(ctx)
+	d, err := h.svc.StartDevice(ctx, clientAddrFrom(ctx))
 	if err != nil {
 		return nil, err
 	}

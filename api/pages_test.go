@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"holdco/service/identity"
 )
 
 // syncBuffer is a log sink safe for concurrent writers.
@@ -51,8 +53,8 @@ func (w *world) page(method, path, sso string, form url.Values) *httptest.Respon
 // "already answered"); the user's code is not in the log.
 func TestDevicePageDatabaseFailureIs500(t *testing.T) {
 	w := newWorld(t)
-	sso := w.creds[userA]
-	start, err := w.svc.Identity.StartDevice(context.Background())
+	sso := w.sso[userA]
+	start, err := w.svc.Identity.StartDevice(context.Background(), "192.0.2.1")
 	require.NoError(t, err)
 	rec := w.page(http.MethodGet, "/auth/cli/device?user_code="+start.UserCode, sso, nil)
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
@@ -86,11 +88,11 @@ func TestDevicePageDatabaseFailureIs500(t *testing.T) {
 // without Sec-Fetch-Site whose Origin is null.
 func TestOwnFormPostsAreAcceptedBySecFetchSite(t *testing.T) {
 	w := newWorld(t)
-	sso := w.creds[userA]
+	sso := w.sso[userA]
 	principal, err := w.svc.Identity.SessionFromCookie(context.Background(), sso)
 	require.NoError(t, err)
 	post := func(headers map[string]string) *httptest.ResponseRecorder {
-		start, err := w.svc.Identity.StartDevice(context.Background())
+		start, err := w.svc.Identity.StartDevice(context.Background(), "192.0.2.9")
 		require.NoError(t, err)
 		form := url.Values{"user_code": {start.UserCode}, "csrf": {w.svc.Identity.DeviceCSRFToken(principal, start.UserCode)}, "decision": {"approve"}}
 		req := httptest.NewRequest(http.MethodPost, "/auth/cli/device", strings.NewReader(form.Encode()))
@@ -157,7 +159,7 @@ func TestLogoutByGetFromAnotherSiteKeepsTheCookie(t *testing.T) {
 		}
 		return false
 	}
-	ada := w.creds[userA]
+	ada, adaToken := w.sso[userA], w.creds[userA]
 	for _, site := range []string{"cross-site", "same-site"} {
 		assert.False(t, clears(logout("garbage", ada, site)), "a tenant page's navigation, no token: %s", site)
 		assert.False(t, clears(logout(w.creds[userB], ada, site)), "another user's token: %s", site)
@@ -167,6 +169,48 @@ func TestLogoutByGetFromAnotherSiteKeepsTheCookie(t *testing.T) {
 	assert.True(t, clears(logout("garbage", ada, "none")), "typed in the address bar")
 	assert.True(t, clears(logout("garbage", ada, "")), "not a browser")
 	assert.True(t, clears(logout("garbage", "", "cross-site")), "no session in the cookie: nothing to protect")
-	assert.True(t, clears(logout(ada, ada, "cross-site")), "the cookie's own user's token (the frontend's logout link)")
+	assert.True(t, clears(logout(adaToken, ada, "cross-site")), "the cookie's own user's token (the frontend's logout link)")
 	w.call("GET", "/auth/me", userA, "", http.StatusUnauthorized, nil)
+}
+
+// TestSSOCookieIsNoBearer: the cookie a browser sign-in sets opens
+// holdco's pages but is refused as a REST bearer (401), and a REST bearer
+// does not open the pages.
+func TestSSOCookieIsNoBearer(t *testing.T) {
+	w := newWorld(t)
+	req := httptest.NewRequest(http.MethodGet, "/auth/me", nil)
+	req.Header.Set("Authorization", "Bearer "+w.sso[userA])
+	rec := httptest.NewRecorder()
+	w.handler.ServeHTTP(rec, req)
+	assert.Equal(t, http.StatusUnauthorized, rec.Code, rec.Body.String())
+
+	rec = w.page(http.MethodGet, "/auth/cli/device", w.sso[userA], nil)
+	assert.Equal(t, http.StatusOK, rec.Code, "the cookie opens the approval page")
+	rec = w.page(http.MethodGet, "/auth/cli/device", w.creds[userA], nil)
+	assert.Equal(t, http.StatusFound, rec.Code, "a bearer is no page session: sign in first")
+}
+
+// TestDeviceStartAnswers429WithRetryAfter: a hundred starts in a row from
+// one address get DeviceStartsPerMinute device codes, then 429 with
+// Retry-After.
+func TestDeviceStartAnswers429WithRetryAfter(t *testing.T) {
+	w := newWorld(t)
+	ok, limited := 0, 0
+	for range 100 {
+		rec := w.do(http.MethodPost, "/auth/cli/device/start", anon, "")
+		switch rec.Code {
+		case http.StatusOK:
+			ok++
+		case http.StatusTooManyRequests:
+			limited++
+			assert.NotEmpty(t, rec.Header().Get("Retry-After"))
+			assert.Contains(t, rec.Body.String(), `"rate_limited"`)
+		default:
+			t.Fatalf("status %d: %s", rec.Code, rec.Body.String())
+		}
+	}
+	// Windows are whole minutes: the run may straddle two of them.
+	assert.GreaterOrEqual(t, ok, identity.DeviceStartsPerMinute)
+	assert.LessOrEqual(t, ok, 2*identity.DeviceStartsPerMinute)
+	assert.Equal(t, 100, ok+limited)
 }

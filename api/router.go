@@ -4,6 +4,7 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -60,7 +61,11 @@ func New(d Deps) *Router {
 		writeError(c.Writer, models.CodeNotFound, "No route matches "+c.Request.Method+" "+c.Request.URL.Path+".")
 	})
 	engine.NoMethod(func(c *gin.Context) {
-		writeError(c.Writer, models.CodeMethodNotAllowed, "Method "+c.Request.Method+" is not allowed on "+c.Request.URL.Path+".")
+		method := c.Request.Method
+		if asked, ok := c.Request.Context().Value(headRequestKey{}).(string); ok {
+			method = asked
+		}
+		writeError(c.Writer, models.CodeMethodNotAllowed, "Method "+method+" is not allowed on "+c.Request.URL.Path+".")
 	})
 
 	config := huma.DefaultConfig("holdco", Version)
@@ -68,6 +73,8 @@ func New(d Deps) *Router {
 	// and responses carry no $schema links.
 	config.AllowAdditionalPropertiesByDefault = true
 	config.CreateHooks = nil
+	// /docs is served from the binary (docs.go), not from a CDN.
+	config.DocsPath = ""
 	config.Info.Description = "REST interface of holdco: found and run AI-operated companies grouped under a conglomerate. " +
 		"Errors other than validation failures share one body: {\"error\": <case>, \"detail\": <sentence>, …case fields}. " +
 		"Validation failures answer 422 with FastAPI's HTTPValidationError body."
@@ -85,7 +92,32 @@ func New(d Deps) *Router {
 
 	documentValidationErrors(humaAPI.OpenAPI())
 	registerRoutes(humaAPI, engine, d)
+	registerDocs(engine)
 	return &Router{Handler: engine, API: humaAPI}
+}
+
+// ServeHTTP serves the REST handler, answering HEAD wherever GET is
+// served.
+func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	headAsGet(r.Handler).ServeHTTP(w, req)
+}
+
+type headRequestKey struct{}
+
+// headAsGet answers HEAD wherever GET is served (RFC 9110 §9.3.2): the
+// request runs as a GET, with the same status and headers; the server
+// sends no body for a HEAD request (net/http drops what the handler
+// writes).
+func headAsGet(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodHead {
+			next.ServeHTTP(w, r)
+			return
+		}
+		get := r.Clone(context.WithValue(r.Context(), headRequestKey{}, http.MethodHead))
+		get.Method = http.MethodGet
+		next.ServeHTTP(w, get)
+	})
 }
 
 // documentValidationErrors documents a 422 HTTPValidationError response on

@@ -23,7 +23,7 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 		return
 	}
 	registerAuthRoutes(api, &authHandlers{svc: d.Service.Identity, secure: d.SecureCookies})
-	registerCLIRoutes(api, &cliHandlers{svc: d.Service.Identity})
+	registerCLIRoutes(api, &cliHandlers{svc: d.Service.Identity, trusted: d.TrustedProxies})
 	registerTokenRoutes(api, &tokenHandlers{svc: d.Service.Identity})
 	registerConnectionRoutes(api, &connectionHandlers{svc: d.Service.OAuth})
 	registerConglomerateRoutes(api, &conglomerateHandlers{svc: d.Service.Companies})

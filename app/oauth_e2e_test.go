@@ -71,6 +71,22 @@ func TestOAuthFlowWithOAuth4WebAPI(t *testing.T) {
 // chromium is the system's Chromium (testenv.Chromium).
 func chromium(t *testing.T) string { return testenv.Chromium(t) }
 
+// The consent page cannot be spoofed: hidden characters in client names
+// are refused at registration, and redirect hosts show in ASCII, as
+// Chromium renders the page.
+func TestConsentPageSpoofingInChromium(t *testing.T) {
+	nodeScripts(t)
+	bin := chromium(t)
+	a := startOAuth(t)
+	svc := a.Service.OAuth
+	out := runNode(t, "spoofing.mjs", "ISSUER="+svc.Issuer(), "RESOURCE="+svc.Resource(), "CHROMIUM="+bin)
+	var res map[string]any
+	require.NoError(t, json.Unmarshal(out, &res), "%s", out)
+	assert.Equal(t, true, res["names_refused"])
+	assert.Equal(t, true, res["ascii_hosts"])
+	assert.Contains(t, res["receiver"], "xn--exmple-4nf.com")
+}
+
 // The consent page in headless Chromium: Allow, Deny and Switch account.
 func TestConsentPageInChromium(t *testing.T) {
 	nodeScripts(t)

@@ -50,5 +50,7 @@ func checkSitesOrigin(cfg config.Config, publicURL, sitesURL string) error {
 			return fmt.Errorf("HOLDCO_SITES_PUBLIC_URL: %s shares the origin of %s; tenant sites need an origin of their own", sitesURL, name)
 		}
 	}
-	return nil
+	// The defaults are loopback; an operator's public URLs are checked
+	// again here with the API's address filled in.
+	return config.CheckSitesHost(sitesURL, publicURL)
 }

@@ -390,6 +390,9 @@ func loadSites(e environment, api API) (Sites, error) {
 				return s, &Error{"HOLDCO_SITES_PUBLIC_URL", fmt.Sprintf("must not share the origin of %s: tenant sites on holdco's origin could take over accounts", name)}
 			}
 		}
+		if err := CheckSitesHost(s.PublicURL, api.PublicURL); err != nil {
+			return s, err
+		}
 	}
 	return s, nil
 }

@@ -258,3 +258,35 @@ func TestReadmeTableIsSettings(t *testing.T) {
 	}
 	assert.Equal(t, want, got, "README's table differs from config.Settings; run go test ./config -run TestReadmeTableIsSettings -update-readme")
 }
+
+// TestSitesURLNeedsAHostOfItsOwn: outside loopback, the sites listener may
+// not share the API's host on another port (cookies ignore ports); the
+// development layout on localhost stays allowed, and so does a host of its
+// own.
+func TestSitesURLNeedsAHostOfItsOwn(t *testing.T) {
+	refused := []map[string]string{
+		{"HOLDCO_PUBLIC_URL": "https://holdco.example", "HOLDCO_SITES_PUBLIC_URL": "https://holdco.example:8443"},
+		{"HOLDCO_PUBLIC_URL": "http://203.0.113.7:8080", "HOLDCO_SITES_PUBLIC_URL": "http://203.0.113.7:8081"},
+		{"HOLDCO_PUBLIC_URL": "https://Holdco.Example.:443", "HOLDCO_SITES_PUBLIC_URL": "http://holdco.example:8081/"},
+	}
+	for _, e := range refused {
+		_, err := Load(env(e))
+		var ce *Error
+		require.ErrorAs(t, err, &ce, "%v", e)
+		assert.Equal(t, "HOLDCO_SITES_PUBLIC_URL", ce.Var)
+		assert.Contains(t, err.Error(), "host of HOLDCO_PUBLIC_URL")
+		assert.Contains(t, err.Error(), "docs/auth.md")
+	}
+	allowed := []map[string]string{
+		{"HOLDCO_PUBLIC_URL": "http://localhost:8080", "HOLDCO_SITES_PUBLIC_URL": "http://localhost:8081"},
+		{"HOLDCO_PUBLIC_URL": "http://127.0.0.1:8080", "HOLDCO_SITES_PUBLIC_URL": "http://127.0.0.1:8081"},
+		{"HOLDCO_PUBLIC_URL": "http://[::1]:8080", "HOLDCO_SITES_PUBLIC_URL": "http://[::1]:8081"},
+		{"HOLDCO_PUBLIC_URL": "https://api.holdco.example", "HOLDCO_SITES_PUBLIC_URL": "https://holdco-sites.example"},
+	}
+	for _, e := range allowed {
+		_, err := Load(env(e))
+		assert.NoError(t, err, "%v", e)
+	}
+	assert.NoError(t, CheckSitesHost("http://localhost:8081", "http://localhost:8080"), "the default layout")
+	assert.Error(t, CheckSitesHost("https://holdco.example:8081", "https://holdco.example"))
+}

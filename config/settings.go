@@ -40,7 +40,7 @@ var Settings = []Setting{
 	{"API", "HOLDCO_FRONTEND_URL", "<public URL>", "web app address: sign-in returns there, logout lands on its `/login`, account links open its `/dashboard?conglomerate_id=<id>`; by default holdco's own minimal pages"},
 
 	{"Sites", "HOLDCO_SITES_ADDR", ":8083", "listener of company sites (`sites` role; served at `<sites URL>/<handle>/`); a separate origin from the API so a tenant's script cannot reach holdco's sessions"},
-	{"Sites", "HOLDCO_SITES_PUBLIC_URL", "http://localhost:<sites port>", "address browsers use to reach the sites listener; must be an origin of its own (not the public or frontend URL's)"},
+	{"Sites", "HOLDCO_SITES_PUBLIC_URL", "http://localhost:<sites port>", "address browsers use to reach the sites listener; must be an origin of its own (not the public or frontend URL's) and, outside loopback, a host other than the public URL's"},
 
 	{"MCP", "HOLDCO_MCP_ADDR", ":8081", "listener of the connector for AI assistants (`mcp` role): MCP 2026-07-28 at the root path, `GET /health`, the protected resource metadata (docs/connector.md)"},
 	{"MCP", "HOLDCO_MCP_PUBLIC_URL", "http://localhost:<mcp port>", "address assistants use to reach the connector (the OAuth resource its tokens are bound to); an origin of its own"},

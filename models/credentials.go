@@ -7,7 +7,7 @@ import (
 )
 
 // WebSession is the server-side record behind a web session JWT (its `sid`
-// claim). Revoking the record ends the session even though the JWT itself
+// claim) or behind the SSO cookie of holdco's own pages (CookieHash). Revoking the record ends the session even though the JWT itself
 // has not expired.
 type WebSession struct {
 	ID        string `gorm:"primaryKey;size:36"`
@@ -15,6 +15,10 @@ type WebSession struct {
 	CreatedAt time.Time
 	ExpiresAt time.Time `gorm:"not null"`
 	RevokedAt *time.Time
+	// CookieHash is set on the session of holdco's own pages (the SSO
+	// cookie, an opaque value of which this is the hash). Such a session
+	// never authenticates a REST request; a JWT session has none.
+	CookieHash *string `gorm:"size:64;uniqueIndex:idx_web_sessions_cookie_hash"`
 }
 
 func (s *WebSession) BeforeCreate(*gorm.DB) error { ensureID(&s.ID); return nil }

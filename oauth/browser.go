@@ -116,11 +116,11 @@ func (s *server) renderConsent(w http.ResponseWriter, r *http.Request, sess auth
 		s.authorizeFailed(w, r, err)
 		return
 	}
-	d := consentData{Name: req.Client.Name, Verified: req.Client.Verified(), RedirectURI: req.RedirectURI, ReceiverOrigin: origin(req.RedirectURI),
+	d := consentData{Name: visibleName(req.Client.Name), Verified: req.Client.Verified(), RedirectURI: asciiURL(req.RedirectURI), ReceiverOrigin: origin(req.RedirectURI),
 		Email: sess.User.Email, Request: sealed, CSRF: s.svc.CSRFToken(sess)}
 	if req.Client.Kind == authz.ClientMetadata {
 		if u, err := url.Parse(req.Client.ID); err == nil {
-			d.ClientHost = u.Host
+			d.ClientHost = asciiHost(u.Host)
 		}
 	}
 	if port, ok := req.Loopback(); ok {

@@ -1,9 +1,17 @@
 package oauth
 
 import (
+	"fmt"
 	"html/template"
+	"net"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
+
+	"golang.org/x/net/idna"
+
+	authz "holdco/service/oauth"
 )
 
 const pageStyle = `body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#222}
@@ -74,10 +82,72 @@ func renderMessage(w http.ResponseWriter, status int, d messageData) {
 
 // origin is the scheme://host[:port] of a URL, for the receiver line and
 // the CSP's form-action (the redirect after Allow is checked against it).
+// The host is in ASCII (punycode): exаmple.com with a Cyrillic а shows as
+// xn--exmple-4nf.com, not as a look-alike of example.com.
 func origin(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return ""
 	}
-	return u.Scheme + "://" + u.Host
+	return u.Scheme + "://" + asciiHost(u.Host)
+}
+
+// asciiURL is raw with its host in ASCII (punycode), for display.
+func asciiURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return raw
+	}
+	u.Host = asciiHost(u.Host)
+	return u.String()
+}
+
+// asciiHost converts host[:port] to ASCII: IDNA (punycode) for an
+// internationalized name, and \u escapes for what IDNA refuses, so a page
+// never shows a non-ASCII host.
+func asciiHost(hostport string) string {
+	host, port := hostport, ""
+	if h, p, err := net.SplitHostPort(hostport); err == nil && !strings.HasPrefix(hostport, "[") {
+		host, port = h, p
+	}
+	ascii := host
+	if !isASCII(host) {
+		if a, err := idna.Lookup.ToASCII(host); err == nil && isASCII(a) {
+			ascii = a
+		} else {
+			q := strconv.QuoteToASCII(host)
+			ascii = q[1 : len(q)-1]
+		}
+	}
+	if port != "" {
+		return ascii + ":" + port
+	}
+	return ascii
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// visibleName shows a client name with any invisible or text-direction
+// character spelled out (U+200B), for names stored before registration
+// refused them.
+func visibleName(name string) string {
+	if _, hidden := authz.HiddenRune(name); !hidden {
+		return name
+	}
+	var b strings.Builder
+	for _, r := range name {
+		if _, h := authz.HiddenRune(string(r)); h {
+			fmt.Fprintf(&b, "[U+%04X]", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

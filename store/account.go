@@ -21,7 +21,8 @@ func (s *Store) MailboxOfDeletedUser(ctx context.Context, normalizedEmail string
 // DeleteAccount removes a user's account in one transaction: the companies
 // of the conglomerates they own are archived and detached, those
 // conglomerates (with their memberships) are deleted, the user's other
-// memberships go, every API key and web session is revoked, and the user is
+// memberships go, every API key and web session is revoked, the user's
+// OAuth consents, codes, tokens and sessions are deleted, and the user is
 // soft-deleted (the row keeps the mailbox that may not sign up again).
 func (s *Store) DeleteAccount(ctx context.Context, userID string, at time.Time) error {
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -51,6 +52,14 @@ func (s *Store) DeleteAccount(ctx context.Context, userID string, at time.Time) 
 		}
 		if err := tx.Model(&models.WebSession{}).Where("user_id = ? AND revoked_at IS NULL", userID).Update("revoked_at", at).Error; err != nil {
 			return err
+		}
+		// What the user granted assistants goes entirely: consents
+		// (connected assistants), authorization codes, access tokens and
+		// the authorization server's sign-in sessions.
+		for _, row := range []any{&models.OAuthConsent{}, &models.OAuthCode{}, &models.OAuthToken{}, &models.OAuthSession{}} {
+			if err := tx.Where("user_id = ?", userID).Delete(row).Error; err != nil {
+				return err
+			}
 		}
 		return tx.Model(&user).Update("deleted_at", at).Error
 	})

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"holdco/models"
+	"holdco/store"
 	"holdco/testenv"
 )
 
@@ -99,4 +100,33 @@ func TestCredentialRows(t *testing.T) {
 	require.NoError(t, s.UpdateConglomerateSettings(ctx, s.SystemConglomerateScope(cong.ID), "Renamed", nil))
 	c, _ = s.GetConglomerate(ctx, cong.ID)
 	assert.Nil(t, c.DailyCreditCap)
+}
+
+// TestDeleteAccountDeletesOAuthRows: an account's deletion takes what the
+// user granted assistants with it (consents, codes, tokens, authorization
+// server sessions); another user's rows stay.
+func TestDeleteAccountDeletesOAuthRows(t *testing.T) {
+	ctx := context.Background()
+	s := testenv.NewStore(t)
+	db := store.GormDB(s)
+	ada, _ := signUp(t, s, "ada")
+	bob, _ := signUp(t, s, "bob")
+	now := time.Now().UTC()
+	for _, u := range []models.User{ada, bob} {
+		require.NoError(t, s.SaveOAuthConsent(ctx, models.OAuthConsent{UserID: u.ID, ClientID: "hco_dcr_x", ClientName: "X", RedirectURI: "https://x.example/cb",
+			RedirectSet: "set", Version: 1, CreatedAt: now, ApprovedAt: now}))
+		require.NoError(t, s.CreateOAuthCode(ctx, &models.OAuthCode{CodeHash: "code-" + u.ID, ClientID: "hco_dcr_x", UserID: u.ID, RedirectURI: "https://x.example/cb",
+			CodeChallenge: "c", Resource: "r", Scope: "nanocorp", CreatedAt: now, ExpiresAt: now.Add(time.Minute)}))
+		require.NoError(t, db.Create(&models.OAuthToken{TokenHash: "tok-" + u.ID, UserID: u.ID, ClientID: "hco_dcr_x", Resource: "r", Scope: "nanocorp", CreatedAt: now}).Error)
+		require.NoError(t, s.CreateOAuthSession(ctx, &models.OAuthSession{TokenHash: "sess-" + u.ID, UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}))
+	}
+	require.NoError(t, s.DeleteAccount(ctx, ada.ID, now))
+
+	for _, table := range []string{"oauth_consents", "oauth_codes", "oauth_tokens", "oauth_sessions"} {
+		var n int64
+		require.NoError(t, db.Table(table).Where("user_id = ?", ada.ID).Count(&n).Error)
+		assert.Zero(t, n, "%s of the deleted user", table)
+		require.NoError(t, db.Table(table).Where("user_id = ?", bob.ID).Count(&n).Error)
+		assert.EqualValues(t, 1, n, "%s of another user", table)
+	}
 }

@@ -214,3 +214,11 @@ func (s *Store) DeleteExpiredSignInCodes(ctx context.Context, before time.Time, 
 	}
 	return total, nil
 }
+
+// GetWebSessionByCookieHash returns the page session whose SSO cookie has
+// the hash.
+func (s *Store) GetWebSessionByCookieHash(ctx context.Context, hash string) (models.WebSession, error) {
+	var sess models.WebSession
+	err := s.db.WithContext(ctx).Where("cookie_hash = ?", hash).Take(&sess).Error
+	return sess, wrap("get page session", err)
+}

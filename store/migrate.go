@@ -40,6 +40,7 @@ func migrations() []*gormigrate.Migration {
 		migration0022Connector(),
 		migration0024Money(),
 		migration0025SignInCodeExpiry(),
+		migration0026PageSessionsAndAttempts(),
 		migration0027CreditReservations(),
 		migration0028AnalyticsCountry(),
 	}

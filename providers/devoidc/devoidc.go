@@ -49,6 +49,9 @@ type Options struct {
 	Logger  *slog.Logger
 	// CryptoKey encrypts codes and tokens (op.Config.CryptoKey).
 	CryptoKey [32]byte
+	// Attempts limits password attempts (StoredAttempts); nil limits
+	// nothing.
+	Attempts Attempts
 }
 
 // Provider is a running development OpenID Provider.
@@ -92,7 +95,7 @@ func New(_ context.Context, o Options) (*Provider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("devoidc: %w", err)
 	}
-	l := &login{storage: st, users: o.Users, callback: op.AuthCallbackURL(provider), logger: o.Logger, formAction: formAction(o.Clients)}
+	l := &login{storage: st, users: o.Users, attempts: o.Attempts, callback: op.AuthCallbackURL(provider), logger: o.Logger, formAction: formAction(o.Clients)}
 	mux := http.NewServeMux()
 	mux.Handle(prefix+loginPath, op.NewIssuerInterceptor(provider.IssuerFromRequest).Handler(l))
 	mux.Handle(prefix+"/", http.StripPrefix(prefix, provider))

@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -194,4 +197,98 @@ func TestSignInStoreFailureShowsNoRawError(t *testing.T) {
 	assert.Contains(t, err.Error(), "(500)")
 	assert.Contains(t, err.Error(), "Sign-in is unavailable")
 	assert.NotContains(t, err.Error(), "holdco_secret_role")
+}
+
+// loginForm follows the provider's redirects from a fresh authorization
+// request to its login form and returns the form's URL.
+func (f *fixture) loginForm(t *testing.T) *url.URL {
+	t.Helper()
+	authURL, err := f.rp.AuthURL(context.Background(), f.callback, "st", service.PKCEChallenge(verifier), nil)
+	require.NoError(t, err)
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	next, err := url.Parse(authURL)
+	require.NoError(t, err)
+	for range 10 {
+		resp, err := c.Get(next.String())
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return next
+		}
+		loc, err := resp.Location()
+		require.NoError(t, err)
+		next = loc
+	}
+	t.Fatal("no login form")
+	return nil
+}
+
+func postLogin(t *testing.T, form *url.URL, email, password string) *http.Response {
+	t.Helper()
+	v := url.Values{"authRequestID": {form.Query().Get("authRequestID")}, "email": {email}, "password": {password}}
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.PostForm(form.String(), v)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	return resp
+}
+
+// TestWrongPasswordsAreRateLimited: sixty wrong passwords in a row for one
+// email get WrongPasswordsPerEmail 401s, then 429 with Retry-After (even
+// for the right password, until the window ends); counting is in the
+// database, so a second provider on the same store (another replica)
+// refuses too. One address's attempts are capped per minute whatever the
+// email.
+func TestWrongPasswordsAreRateLimited(t *testing.T) {
+	st := testenv.NewStore(t)
+	now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	newProvider := func() *fixture {
+		mux := http.NewServeMux()
+		srv := httptest.NewServer(mux)
+		t.Cleanup(srv.Close)
+		issuer, callback := srv.URL+"/dev-idp", srv.URL+"/cb"
+		p, err := devoidc.New(context.Background(), devoidc.Options{
+			Issuer: issuer, Clients: []devoidc.Client{{ID: "holdco", Secret: "s3cret", RedirectURIs: []string{callback}}},
+			Users: devoidc.StoredUsers{Rows: st}, Attempts: devoidc.StoredAttempts{Rows: st, Now: clock},
+		})
+		require.NoError(t, err)
+		mux.Handle(p.Prefix()+"/", p.Handler())
+		return &fixture{srv: srv, callback: callback,
+			rp: oidcrp.New(oidcrp.Options{Issuer: issuer, ClientID: "holdco", ClientSecret: "s3cret", RedirectURIs: []string{callback}})}
+	}
+	f, replica := newProvider(), newProvider()
+	_, err := f.signIn(t, "s", "ada@example.com", "correct horse")
+	require.NoError(t, err)
+
+	form := f.loginForm(t)
+	statuses := map[int]int{}
+	for range 60 {
+		resp := postLogin(t, form, "ada@example.com", "wrong password")
+		statuses[resp.StatusCode]++
+		if resp.StatusCode == http.StatusTooManyRequests {
+			secs, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+			require.NoError(t, err)
+			assert.Positive(t, secs)
+			assert.LessOrEqual(t, secs, int(devoidc.WrongPasswordWindow.Seconds()))
+		}
+	}
+	assert.Equal(t, map[int]int{http.StatusUnauthorized: devoidc.WrongPasswordsPerEmail, http.StatusTooManyRequests: 60 - devoidc.WrongPasswordsPerEmail}, statuses)
+	assert.Equal(t, http.StatusTooManyRequests, postLogin(t, form, "ada@example.com", "correct horse").StatusCode, "locked until the window ends")
+	assert.Equal(t, http.StatusTooManyRequests, postLogin(t, replica.loginForm(t), "ada@example.com", "correct horse").StatusCode, "on every replica")
+
+	now = now.Add(devoidc.WrongPasswordWindow)
+	_, err = replica.signIn(t, "s", "ada@example.com", "correct horse")
+	require.NoError(t, err, "the next window lets the right password in")
+
+	// Per address: at most AttemptsPerAddressPerMinute a minute, any email.
+	now = now.Add(devoidc.WrongPasswordWindow)
+	form = f.loginForm(t)
+	limited := 0
+	for i := range devoidc.AttemptsPerAddressPerMinute + 5 {
+		if postLogin(t, form, fmt.Sprintf("user%d@example.com", i), "wrong").StatusCode == http.StatusTooManyRequests {
+			limited++
+		}
+	}
+	assert.Equal(t, 5, limited)
 }

@@ -3,10 +3,14 @@ package devoidc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"html/template"
 	"log/slog"
+	"math"
+	"net"
 	"net/http"
 	"net/mail"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -28,6 +32,7 @@ const (
 type login struct {
 	storage  *storage
 	users    Users
+	attempts Attempts
 	callback func(context.Context, string) string
 	logger   *slog.Logger
 	// formAction is the CSP form-action (see formAction).
@@ -105,7 +110,28 @@ func (l *login) submit(w http.ResponseWriter, r *http.Request) {
 		l.render(w, http.StatusUnprocessableEntity, d)
 		return
 	}
+	if l.attempts != nil {
+		wait, err := l.attempts.Attempt(r.Context(), peerAddr(r), strings.ToLower(d.Email))
+		if err != nil {
+			l.logger.ErrorContext(r.Context(), "dev-idp: count attempt", "error", err)
+			d.Error = "Sign-in is unavailable; try again."
+			l.render(w, http.StatusInternalServerError, d)
+			return
+		}
+		if wait > 0 {
+			secs := int64(math.Ceil(wait.Seconds()))
+			w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+			d.Error = fmt.Sprintf("Too many sign-in attempts; wait %s and try again.", waitText(secs))
+			l.render(w, http.StatusTooManyRequests, d)
+			return
+		}
+	}
 	user, err := l.authenticate(r.Context(), d, password)
+	if errors.Is(err, errBadLogin) && l.attempts != nil {
+		if err := l.attempts.WrongPassword(r.Context(), strings.ToLower(d.Email)); err != nil {
+			l.logger.ErrorContext(r.Context(), "dev-idp: count wrong password", "error", err)
+		}
+	}
 	var refused *refusal
 	switch {
 	case errors.As(err, &refused):
@@ -198,4 +224,20 @@ func (l *login) authenticate(ctx context.Context, d loginData, password string) 
 		return User{}, errBadLogin
 	}
 	return user, nil
+}
+
+// peerAddr is the address of the form's client (the peer: the provider
+// is for development, behind no proxy).
+func peerAddr(r *http.Request) string {
+	if h, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return h
+	}
+	return r.RemoteAddr
+}
+
+func waitText(secs int64) string {
+	if secs < 120 {
+		return fmt.Sprintf("%d seconds", secs)
+	}
+	return fmt.Sprintf("%d minutes", (secs+59)/60)
 }

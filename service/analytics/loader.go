@@ -29,7 +29,11 @@ type Script struct {
 // loaderTemplate records page views (with the referrer, UTM parameters
 // and screen size) under a first-party anonymous id kept in the site's
 // own storage; it does nothing under Do-Not-Track or Global Privacy
-// Control, and nothing for an empty key (an unknown company).
+// Control, and nothing for an empty key (an unknown company). Every use of
+// storage is guarded: on a page without storage — a holdco-hosted site is
+// sandboxed into an opaque origin, where localStorage and document.cookie
+// throw — the id lives in memory for the page's life (one visitor per
+// page load, the same across its in-page navigations).
 const loaderTemplate = `/* holdco analytics v1 */
 (function (w, d) {
   var key = __KEY__, endpoint = __ENDPOINT__, n = navigator;
@@ -38,8 +42,9 @@ const loaderTemplate = `/* holdco analytics v1 */
   if (n.doNotTrack == "1" || w.doNotTrack == "1" || n.msDoNotTrack == "1" || n.globalPrivacyControl === true) return;
   var id, last, name = "_hc_aid";
   try { id = w.localStorage.getItem(name); } catch (e) {}
-  if (!id) { var m = d.cookie.match(/(?:^|; )_hc_aid=([A-Za-z0-9-]+)/); id = m && m[1]; }
-  if (!id) id = w.crypto && w.crypto.randomUUID ? w.crypto.randomUUID() : Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
+  try { if (!id) { var m = d.cookie.match(/(?:^|; )_hc_aid=([A-Za-z0-9-]+)/); id = m && m[1]; } } catch (e) {}
+  if (!id) { try { id = w.crypto.randomUUID(); } catch (e) {} }
+  if (!id) id = Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
   try { w.localStorage.setItem(name, id); } catch (e) {}
   try { d.cookie = name + "=" + id + "; path=/; max-age=31536000; SameSite=Lax"; } catch (e) {}
   function send(ev) {

@@ -70,10 +70,21 @@ type webClaims struct {
 	SessionID string `json:"sid"`
 }
 
-// issueWebSession records a web session for the user and returns its JWT.
-func (s *Service) issueWebSession(ctx context.Context, userID string) (string, error) {
-	tok, _, err := s.issueWebSessionUntil(ctx, userID)
-	return tok, err
+// pageSessionPrefix starts the SSO cookie's value. It is no credential
+// prefix of the REST API: Authenticate never accepts a page session.
+const pageSessionPrefix = "holdco_page_"
+
+// issuePageSession records a session of holdco's own pages for the user
+// and returns the cookie's value (an opaque id; only its hash is stored).
+// It lives as long as a web session and ends with the user's other web
+// sessions (logout, account deletion).
+func (s *Service) issuePageSession(ctx context.Context, userID string) (string, error) {
+	raw, hash := service.NewCredential(pageSessionPrefix)
+	sess := models.WebSession{UserID: userID, ExpiresAt: s.now().Add(WebSessionTTL), CookieHash: &hash}
+	if err := s.store.CreateWebSession(ctx, &sess); err != nil {
+		return "", err
+	}
+	return raw, nil
 }
 
 // issueWebSessionUntil is issueWebSession that also tells when the token
@@ -143,13 +154,24 @@ func (s *Service) authenticateWebJWT(ctx context.Context, raw string) (service.P
 		return p, nil
 	}
 	sess, err := s.store.GetWebSession(ctx, claims.SessionID)
-	if errors.Is(err, models.ErrNotFound) || err == nil && (!sess.Live(s.now()) || sess.UserID != claims.Subject) {
+	// A page session (the SSO cookie's) never authenticates a bearer.
+	if errors.Is(err, models.ErrNotFound) || err == nil && (!sess.Live(s.now()) || sess.UserID != claims.Subject || sess.CookieHash != nil) {
 		s.sessions.Set(claims.SessionID, service.Principal{})
 		return service.Principal{}, errBadCredential()
 	}
 	if err != nil {
 		return service.Principal{}, err
 	}
+	p, err := s.sessionPrincipal(ctx, sess)
+	if err != nil {
+		return service.Principal{}, err
+	}
+	s.sessions.Set(claims.SessionID, p)
+	return p, nil
+}
+
+// sessionPrincipal is the user acting through a live web session.
+func (s *Service) sessionPrincipal(ctx context.Context, sess models.WebSession) (service.Principal, error) {
 	p := service.Principal{Credential: service.CredentialWebSession, CredentialID: sess.ID, UserID: sess.UserID}
 	congs, err := s.store.ListConglomeratesForUser(ctx, p.UserID)
 	if err != nil {
@@ -158,7 +180,6 @@ func (s *Service) authenticateWebJWT(ctx context.Context, raw string) (service.P
 	if len(congs) > 0 {
 		p.ConglomerateID = congs[0].ID
 	}
-	s.sessions.Set(claims.SessionID, p)
 	return p, nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"holdco/models"
 	"holdco/service"
+	"holdco/store"
 )
 
 // Device flow (RFC 8628) settings.
@@ -30,8 +31,23 @@ type DeviceStart struct {
 	ExpiresIn               int
 }
 
+// Limits of POST /auth/cli/device/start per client address.
+const (
+	DeviceStartsPerMinute = 10
+	DeviceStartsPerHour   = 60
+)
+
 // StartDevice opens a device-flow grant.
-func (s *Service) StartDevice(ctx context.Context) (DeviceStart, error) {
+//
+// from is the client's address: each address may start DeviceStartsPerMinute
+// logins a minute and DeviceStartsPerHour an hour, counted in the database
+// (every replica counts the same); more answer rate_limited.
+func (s *Service) StartDevice(ctx context.Context, from string) (DeviceStart, error) {
+	if err := service.CountAttempt(ctx, s.store, s.now(), "Too many device logins were started from this address", "device_start:"+from,
+		store.AttemptWindow{Name: "device_start/1m", Every: time.Minute, Limit: DeviceStartsPerMinute},
+		store.AttemptWindow{Name: "device_start/1h", Every: time.Hour, Limit: DeviceStartsPerHour}); err != nil {
+		return DeviceStart{}, err
+	}
 	device := service.NewSecret(32)
 	userCode := newUserCode()
 	d := models.DeviceAuthorization{

@@ -18,7 +18,7 @@ import (
 func TestDeviceFlow(t *testing.T) {
 	e := servicetest.New(t)
 	ctx := context.Background()
-	start, err := e.Svc.StartDevice(ctx)
+	start, err := e.Svc.StartDevice(ctx, "192.0.2.1")
 	require.NoError(t, err)
 	assert.Regexp(t, regexp.MustCompile(`^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$`), start.UserCode)
 	assert.Equal(t, "http://holdco.test/auth/cli/device", start.VerificationURI)
@@ -70,9 +70,9 @@ func TestDeviceFlow(t *testing.T) {
 func TestDeviceDeniedAndExpired(t *testing.T) {
 	e := servicetest.New(t)
 	ctx := context.Background()
-	denied, err := e.Svc.StartDevice(ctx)
+	denied, err := e.Svc.StartDevice(ctx, "192.0.2.1")
 	require.NoError(t, err)
-	expiring, err := e.Svc.StartDevice(ctx)
+	expiring, err := e.Svc.StartDevice(ctx, "192.0.2.1")
 	require.NoError(t, err)
 	ada := e.As(t, e.WebLogin(t, "ada@example.com", "ada"))
 	p, _ := service.PrincipalFrom(ada)
@@ -97,4 +97,37 @@ func TestDeviceDeniedAndExpired(t *testing.T) {
 	csrf := e.Svc.DeviceCSRFToken(p, expiring.UserCode)
 	assert.True(t, e.Svc.CheckDeviceCSRF(p, expiring.UserCode, csrf))
 	assert.False(t, e.Svc.CheckDeviceCSRF(p, denied.UserCode, csrf), "bound to the user code")
+}
+
+// TestDeviceStartIsRateLimitedPerAddressOnEveryReplica: starts are counted
+// in the database per client address, so two replicas together allow
+// DeviceStartsPerMinute a minute; more are rate_limited with a retry hint,
+// another address is unaffected, and the next minute allows starts again.
+func TestDeviceStartIsRateLimitedPerAddressOnEveryReplica(t *testing.T) {
+	e := servicetest.New(t)
+	ctx := context.Background()
+	other := e.Replica(t)
+	for i := range identity.DeviceStartsPerMinute {
+		svc := e.Svc.IdentityUseCases
+		if i%2 == 1 {
+			svc = other.IdentityUseCases
+		}
+		_, err := svc.StartDevice(ctx, "198.51.100.7")
+		require.NoError(t, err, "start %d", i+1)
+	}
+	for _, svc := range []*identity.Service{e.Svc.IdentityUseCases, other.IdentityUseCases} {
+		_, err := svc.StartDevice(ctx, "198.51.100.7")
+		require.True(t, models.IsCode(err, models.CodeRateLimited), "%v", err)
+		var de *models.Error
+		require.ErrorAs(t, err, &de)
+		secs, _ := de.Extra["retry_after_seconds"].(int64)
+		assert.Positive(t, secs)
+		assert.LessOrEqual(t, secs, int64(60))
+	}
+	_, err := e.Svc.StartDevice(ctx, "198.51.100.8")
+	require.NoError(t, err, "another address has its own count")
+
+	e.Clock.Advance(time.Minute)
+	_, err = other.StartDevice(ctx, "198.51.100.7")
+	require.NoError(t, err, "a new minute")
 }

@@ -86,9 +86,10 @@ func (s *Service) idpVerifier(purpose, nonce, binding string) string {
 
 // WebLoginResult is what the browser callback hands the browser.
 type WebLoginResult struct {
-	// Token is a web session JWT for holdco's own pages (the SSO cookie,
-	// HttpOnly); it never appears in a URL.
-	Token string
+	// Cookie is the SSO cookie of holdco's own pages (HttpOnly): an opaque
+	// page session id that no REST endpoint accepts as a bearer. It never
+	// appears in a URL.
+	Cookie string
 	// RedirectURL is the frontend address with ?login_code=, a one-time
 	// code the frontend exchanges for its own session token.
 	RedirectURL string
@@ -117,7 +118,7 @@ func (s *Service) CompleteWebLogin(ctx context.Context, code, state, binding str
 	if err != nil {
 		return WebLoginResult{}, err
 	}
-	token, err := s.issueWebSession(ctx, user.ID)
+	cookie, err := s.issuePageSession(ctx, user.ID)
 	if err != nil {
 		return WebLoginResult{}, err
 	}
@@ -129,7 +130,7 @@ func (s *Service) CompleteWebLogin(ctx context.Context, code, state, binding str
 		// holdco's other pages (device approval, action links) use the
 		// SSO cookie; a live code in their address would only wait there
 		// to be copied.
-		return WebLoginResult{Token: token, RedirectURL: target.String()}, nil
+		return WebLoginResult{Cookie: cookie, RedirectURL: target.String()}, nil
 	}
 	// A URL is seen by history, extensions and whatever script runs on the
 	// page it opens, so it carries only a code that is spent within a
@@ -143,7 +144,7 @@ func (s *Service) CompleteWebLogin(ctx context.Context, code, state, binding str
 	q := target.Query()
 	q.Set("login_code", loginCode)
 	target.RawQuery = q.Encode()
-	return WebLoginResult{Token: token, RedirectURL: target.String()}, nil
+	return WebLoginResult{Cookie: cookie, RedirectURL: target.String()}, nil
 }
 
 // actionPagesPath is where holdco serves the connector's link-only
@@ -324,12 +325,25 @@ func (s *Service) LogoutClearsCookie(ctx context.Context, token, cookie string, 
 }
 
 // SessionFromCookie authenticates the SSO cookie of holdco's own pages
-// (device approval); it is the web session JWT.
-func (s *Service) SessionFromCookie(ctx context.Context, token string) (service.Principal, error) {
-	if token == "" || service.CredentialPrefix(token) != "" {
+// (device approval, action pages): an opaque page session id, looked up in
+// the database on every request so that a logout on any replica ends it at
+// once. A web session JWT (a REST bearer) is not a page session.
+func (s *Service) SessionFromCookie(ctx context.Context, cookie string) (service.Principal, error) {
+	if !strings.HasPrefix(cookie, pageSessionPrefix) || len(cookie) > 100 {
 		return service.Principal{}, service.ErrUnauthenticated()
 	}
-	return s.authenticateWebJWT(ctx, token)
+	hash := service.HashSecret(cookie)
+	sess, err := s.store.GetWebSessionByCookieHash(ctx, hash)
+	if errors.Is(err, models.ErrNotFound) {
+		return service.Principal{}, service.ErrUnauthenticated()
+	}
+	if err != nil {
+		return service.Principal{}, err
+	}
+	if !sess.Live(s.now()) || sess.CookieHash == nil || !service.EqualHash(*sess.CookieHash, hash) {
+		return service.Principal{}, service.ErrUnauthenticated()
+	}
+	return s.sessionPrincipal(ctx, sess)
 }
 
 // LoginURL is holdco's sign-in start for a page of holdco's (a path on

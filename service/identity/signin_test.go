@@ -32,10 +32,12 @@ func TestWebLoginCreatesAccountOnceAndSignsIn(t *testing.T) {
 	res, err := e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(state, "Ada@Example.com", "ada"), state, start.Binding)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(res.RedirectURL, "http://app.test/companies?login_code="), res.RedirectURL)
-	assert.NotContains(t, res.RedirectURL, res.Token, "no session token in a URL")
+	assert.NotContains(t, res.RedirectURL, res.Cookie, "no session token in a URL")
 	assert.NotContains(t, res.RedirectURL, "#", "nor in a fragment")
 
-	me, err := e.Svc.Me(e.As(t, res.Token))
+	ws, err := e.Svc.ExchangeLoginCode(ctx, loginCodeOf(t, res.RedirectURL))
+	require.NoError(t, err)
+	me, err := e.Svc.Me(e.As(t, ws.Token))
 	require.NoError(t, err)
 	assert.Equal(t, service.CredentialWebSession, me.Principal.Credential)
 	assert.Equal(t, "Ada@Example.com", me.User.Email)
@@ -227,7 +229,7 @@ func TestWebLoginIsBoundToTheBrowserThatStartedIt(t *testing.T) {
 	}
 	res, err := e.Svc.CompleteWebLogin(ctx, code, attacker.State, attacker.Binding)
 	require.NoError(t, err, "the code was not spent by the refused callbacks")
-	assert.NotEmpty(t, res.Token)
+	assert.NotEmpty(t, res.Cookie)
 }
 
 // TestAuthServerLoginIsBoundToTheBrowser: the authorization server's
@@ -258,7 +260,7 @@ func TestLoginCodeOnlyWhereAPageExchangesIt(t *testing.T) {
 		require.NoError(t, err)
 		res, err := e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(start.State, "ada@example.com", "ada"), start.State, start.Binding)
 		require.NoError(t, err)
-		assert.NotEmpty(t, res.Token, "the SSO cookie's session")
+		assert.NotEmpty(t, res.Cookie, "the SSO cookie's session")
 		return res.RedirectURL
 	}
 	for _, target := range []string{"http://holdco.test/auth/cli/device?user_code=BCDF-GHJK", "http://holdco.test/dashboard?action=buy_credits&conglomerate_id=x"} {
@@ -269,4 +271,73 @@ func TestLoginCodeOnlyWhereAPageExchangesIt(t *testing.T) {
 	for _, target := range []string{"/companies", "http://holdco.test/", "http://holdco.test/login", "http://holdco.test/dashboard"} {
 		assert.NotEmpty(t, mustQuery(t, land(target)).Get("login_code"), target)
 	}
+}
+
+// TestSSOCookieIsAPageSessionNotABearer: the cookie of holdco's own pages
+// is an opaque session id that REST refuses as a bearer (a cookie that
+// reaches another listener of the host is no API credential), a bearer is
+// no page session, and logout or account deletion ends the cookie on every
+// replica at once.
+func TestSSOCookieIsAPageSessionNotABearer(t *testing.T) {
+	e := servicetest.New(t)
+	ctx := context.Background()
+	signIn := func() (cookie, bearer string) {
+		start, err := e.Svc.BeginWebLogin(ctx, "/companies", "", "")
+		require.NoError(t, err)
+		state := start.State
+		res, err := e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(state, "ada@example.com", "ada"), state, start.Binding)
+		require.NoError(t, err)
+		ws, err := e.Svc.ExchangeLoginCode(ctx, loginCodeOf(t, res.RedirectURL))
+		require.NoError(t, err)
+		return res.Cookie, ws.Token
+	}
+	cookie, bearer := signIn()
+	require.NotEmpty(t, cookie)
+
+	_, err := e.Svc.Authenticate(ctx, cookie)
+	assert.True(t, models.IsCode(err, models.CodeUnauthenticated), "the SSO cookie is no REST bearer: %v", err)
+	_, err = e.Svc.SessionFromCookie(ctx, bearer)
+	assert.True(t, models.IsCode(err, models.CodeUnauthenticated), "a REST bearer is no page session: %v", err)
+
+	other := e.Replica(t)
+	for _, svc := range []*identity.Service{e.Svc.IdentityUseCases, other.IdentityUseCases} {
+		p, err := svc.SessionFromCookie(ctx, cookie)
+		require.NoError(t, err)
+		me, err := svc.Me(service.WithPrincipal(ctx, p))
+		require.NoError(t, err)
+		assert.Equal(t, "ada@example.com", me.User.Email)
+	}
+
+	// Logout (with the frontend's bearer) ends the cookie on every replica.
+	e.Svc.Logout(ctx, bearer)
+	for _, svc := range []*identity.Service{e.Svc.IdentityUseCases, other.IdentityUseCases} {
+		_, err = svc.SessionFromCookie(ctx, cookie)
+		assert.True(t, models.IsCode(err, models.CodeUnauthenticated), "ended at logout: %v", err)
+	}
+
+	// So does account deletion.
+	cookie, bearer = signIn()
+	_, err = other.SessionFromCookie(ctx, cookie)
+	require.NoError(t, err)
+	require.NoError(t, e.Svc.DeleteAccount(e.As(t, bearer)))
+	_, err = other.SessionFromCookie(ctx, cookie)
+	assert.True(t, models.IsCode(err, models.CodeUnauthenticated), "ended with the account: %v", err)
+
+	_, err = e.Svc.SessionFromCookie(ctx, "holdco_page_guessed")
+	assert.True(t, models.IsCode(err, models.CodeUnauthenticated))
+}
+
+func TestSSOCookieExpires(t *testing.T) {
+	e := servicetest.New(t)
+	ctx := context.Background()
+	start, err := e.Svc.BeginWebLogin(ctx, "", "", "")
+	require.NoError(t, err)
+	state := start.State
+	res, err := e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(state, "ada@example.com", "ada"), state, start.Binding)
+	require.NoError(t, err)
+	_, err = e.Svc.SessionFromCookie(ctx, res.Cookie)
+	require.NoError(t, err)
+	e.Clock.Advance(identity.WebSessionTTL + time.Second)
+	_, err = e.Svc.SessionFromCookie(ctx, res.Cookie)
+	assert.True(t, models.IsCode(err, models.CodeUnauthenticated))
 }

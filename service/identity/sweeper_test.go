@@ -44,7 +44,7 @@ func TestExpiredSignInCodesAreDeleted(t *testing.T) {
 	require.NoError(t, err)
 	loginCode() // never exchanged
 	cliCode()
-	oldDevice, err := e.Svc.StartDevice(ctx)
+	oldDevice, err := e.Svc.StartDevice(ctx, "192.0.2.9")
 	require.NoError(t, err)
 
 	n, err := sw.Sweep(ctx)
@@ -64,7 +64,7 @@ func TestExpiredSignInCodesAreDeleted(t *testing.T) {
 
 	e.Clock.Advance(identity.CodeRetention)
 	live := loginCode()
-	liveDevice, err := e.Svc.StartDevice(ctx)
+	liveDevice, err := e.Svc.StartDevice(ctx, "192.0.2.9")
 	require.NoError(t, err)
 	n, err = sw.Sweep(ctx)
 	require.NoError(t, err)

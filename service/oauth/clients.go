@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"holdco/models"
@@ -216,6 +217,9 @@ func checkMetadata(md Metadata, document bool) (Client, *Error) {
 	if n := utf8.RuneCountInString(name); n < 1 || n > MaxClientName || service.CheckText(*md.ClientName, false) != nil {
 		return c, oauthError(ErrInvalidClientMetadata, fmt.Sprintf("client_name must be 1 to %d characters of one line of text.", MaxClientName))
 	}
+	if r, bad := HiddenRune(name); bad {
+		return c, oauthError(ErrInvalidClientMetadata, fmt.Sprintf("client_name must not contain invisible or text-direction characters (it holds U+%04X): the consent page shows the name as given.", r))
+	}
 	c.Name = name
 	if md.ClientURI != nil && *md.ClientURI != "" {
 		u, err := url.Parse(*md.ClientURI)
@@ -318,4 +322,19 @@ func checkPreregistered(list []PreregisteredClient) (map[string]Client, error) {
 		out[p.ID] = c
 	}
 	return out, nil
+}
+
+// HiddenRune finds the first character of s that changes how the rest
+// reads without being seen itself: format characters (Unicode category
+// Cf: zero-width spaces and joiners, bidirectional overrides and
+// isolates, the byte order mark…), line and paragraph separators, and
+// control characters. A client name holding one could pass for another
+// on the consent page (Cl\u200baude, a right-to-left override).
+func HiddenRune(s string) (rune, bool) {
+	for _, r := range s {
+		if unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Cc) {
+			return r, true
+		}
+	}
+	return 0, false
 }

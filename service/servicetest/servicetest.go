@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"io"
 	"log/slog"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -178,7 +179,8 @@ func (e *Env) Replica(t testing.TB) Services { return e.NewServices(t, usecases.
 // StateOf is the state parameter of an identity provider URL.
 func StateOf(t testing.TB, authURL string) string { return testenv.StateOf(t, authURL) }
 
-// WebLogin signs email in through the browser flow and returns the web JWT.
+// WebLogin signs email in through the browser flow and returns the web
+// session JWT the frontend gets for the sign-in's login code.
 func (e *Env) WebLogin(t testing.TB, email, subject string) string {
 	t.Helper()
 	ctx := context.Background()
@@ -186,7 +188,11 @@ func (e *Env) WebLogin(t testing.TB, email, subject string) string {
 	require.NoError(t, err)
 	res, err := e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(start.State, email, subject), start.State, start.Binding)
 	require.NoError(t, err)
-	return res.Token
+	u, err := url.Parse(res.RedirectURL)
+	require.NoError(t, err)
+	ws, err := e.Svc.ExchangeLoginCode(ctx, u.Query().Get("login_code"))
+	require.NoError(t, err)
+	return ws.Token
 }
 
 // As authenticates a bearer and returns a context acting as it.
