@@ -29,7 +29,8 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 //     namespace of the test's own, instead of an embedded server per app
 //     (each costs seconds of CPU to start). A test that is about the
 //     embedded server names one of its settings in env
-//     (HOLDCO_TEMPORAL_PORT, HOLDCO_TEMPORAL_UI_PORT) or its own
+//     (HOLDCO_TEMPORAL_PORT, HOLDCO_TEMPORAL_UI_PORT,
+//     HOLDCO_TEMPORAL_START_TIMEOUT) or its own
 //     TEMPORAL_ADDRESS, and gets it;
 //   - the database: with TEST_DATABASE_URL a fresh Postgres schema
 //     (testenv.DatabaseURL), so the Postgres pass runs the end-to-end
@@ -51,7 +52,8 @@ func testConfigBase(t testing.TB, dir string, env map[string]string) map[string]
 	_, port := env["HOLDCO_TEMPORAL_PORT"]
 	_, ui := env["HOLDCO_TEMPORAL_UI_PORT"]
 	_, addr := env["TEMPORAL_ADDRESS"]
-	if port || ui || addr {
+	_, start := env["HOLDCO_TEMPORAL_START_TIMEOUT"]
+	if port || ui || addr || start {
 		base["HOLDCO_TEMPORAL_PORT"] = strconv.Itoa(freePort(t))
 		return base
 	}

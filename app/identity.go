@@ -57,7 +57,7 @@ func (a *App) buildService(ctx context.Context, publicURL, sitesURL string) (*us
 			Issuer:    issuer,
 			Clients:   []devoidc.Client{{ID: clientID, Secret: secret, RedirectURIs: callbacks, PostLogoutRedirectURIs: []string{frontend + "/login"}}},
 			Users:     devoidc.StoredUsers{Rows: a.Store},
-			Attempts:  devoidc.StoredAttempts{Rows: a.Store},
+			Attempts:  devoidc.StoredAttempts{Rows: devAttemptRows{a.Store}},
 			Logger:    a.logger,
 			CryptoKey: sha256.Sum256([]byte(secret)),
 		})

@@ -2,10 +2,7 @@ package devoidc
 
 import (
 	"context"
-	"errors"
 	"time"
-
-	"holdco/store"
 )
 
 // Limits of the sign-in form's password attempts. Every attempt from an
@@ -26,10 +23,20 @@ type Attempts interface {
 	WrongPassword(ctx context.Context, email string) error
 }
 
-// AttemptRows is where StoredAttempts counts (holdco's store).
+// Window is a fixed window of attempts: at most Limit in each Every.
+type Window struct {
+	Name  string
+	Every time.Duration
+	Limit int64
+}
+
+// AttemptRows is where StoredAttempts counts (holdco's store, adapted by
+// the app): Count counts an attempt under key unless the window is full
+// (limited, with the wait until it ends; the attempt is then not counted);
+// Full only reports whether it is.
 type AttemptRows interface {
-	CountAttempt(ctx context.Context, key string, at time.Time, windows ...store.AttemptWindow) (time.Duration, error)
-	AttemptsFull(ctx context.Context, key string, at time.Time, windows ...store.AttemptWindow) (time.Duration, bool, error)
+	Count(ctx context.Context, key string, at time.Time, w Window) (wait time.Duration, limited bool, err error)
+	Full(ctx context.Context, key string, at time.Time, w Window) (wait time.Duration, full bool, err error)
 }
 
 // StoredAttempts counts attempts in database rows, so every replica
@@ -42,8 +49,8 @@ type StoredAttempts struct {
 var _ Attempts = StoredAttempts{}
 
 var (
-	addressWindow = store.AttemptWindow{Name: "dev_idp_password/addr/1m", Every: time.Minute, Limit: AttemptsPerAddressPerMinute}
-	emailWindow   = store.AttemptWindow{Name: "dev_idp_password/email/15m", Every: WrongPasswordWindow, Limit: WrongPasswordsPerEmail}
+	addressWindow = Window{Name: "dev_idp_password/addr/1m", Every: time.Minute, Limit: AttemptsPerAddressPerMinute}
+	emailWindow   = Window{Name: "dev_idp_password/email/15m", Every: WrongPasswordWindow, Limit: WrongPasswordsPerEmail}
 )
 
 func (s StoredAttempts) now() time.Time {
@@ -54,20 +61,18 @@ func (s StoredAttempts) now() time.Time {
 }
 
 func (s StoredAttempts) Attempt(ctx context.Context, addr, email string) (time.Duration, error) {
-	if wait, full, err := s.Rows.AttemptsFull(ctx, "email:"+email, s.now(), emailWindow); err != nil || full {
+	if wait, full, err := s.Rows.Full(ctx, "email:"+email, s.now(), emailWindow); err != nil || full {
 		return wait, err
 	}
-	wait, err := s.Rows.CountAttempt(ctx, "addr:"+addr, s.now(), addressWindow)
-	if errors.Is(err, store.ErrRateLimited) {
-		return max(wait, time.Second), nil
+	wait, limited, err := s.Rows.Count(ctx, "addr:"+addr, s.now(), addressWindow)
+	if err != nil || !limited {
+		return 0, err
 	}
-	return 0, err
+	return max(wait, time.Second), nil
 }
 
 func (s StoredAttempts) WrongPassword(ctx context.Context, email string) error {
-	_, err := s.Rows.CountAttempt(ctx, "email:"+email, s.now(), emailWindow)
-	if errors.Is(err, store.ErrRateLimited) {
-		return nil // already full: Attempt refuses the next one
-	}
+	// Already full (limited): Attempt refuses the next one.
+	_, _, err := s.Rows.Count(ctx, "email:"+email, s.now(), emailWindow)
 	return err
 }

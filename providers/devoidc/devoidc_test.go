@@ -20,6 +20,7 @@ import (
 	"holdco/providers/devoidc"
 	"holdco/providers/oidcrp"
 	"holdco/service"
+	"holdco/store"
 	"holdco/testenv"
 )
 
@@ -250,7 +251,7 @@ func TestWrongPasswordsAreRateLimited(t *testing.T) {
 		issuer, callback := srv.URL+"/dev-idp", srv.URL+"/cb"
 		p, err := devoidc.New(context.Background(), devoidc.Options{
 			Issuer: issuer, Clients: []devoidc.Client{{ID: "holdco", Secret: "s3cret", RedirectURIs: []string{callback}}},
-			Users: devoidc.StoredUsers{Rows: st}, Attempts: devoidc.StoredAttempts{Rows: st, Now: clock},
+			Users: devoidc.StoredUsers{Rows: st}, Attempts: devoidc.StoredAttempts{Rows: storeAttempts{st}, Now: clock},
 		})
 		require.NoError(t, err)
 		mux.Handle(p.Prefix()+"/", p.Handler())
@@ -291,4 +292,20 @@ func TestWrongPasswordsAreRateLimited(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 5, limited)
+}
+
+// storeAttempts is the app's adapter of holdco's attempt counters (the
+// provider links no store), so the test counts where production does.
+type storeAttempts struct{ st *store.Store }
+
+func (r storeAttempts) Count(ctx context.Context, key string, at time.Time, w devoidc.Window) (time.Duration, bool, error) {
+	wait, err := r.st.CountAttempt(ctx, key, at, store.AttemptWindow{Name: w.Name, Every: w.Every, Limit: w.Limit})
+	if errors.Is(err, store.ErrRateLimited) {
+		return wait, true, nil
+	}
+	return wait, false, err
+}
+
+func (r storeAttempts) Full(ctx context.Context, key string, at time.Time, w devoidc.Window) (time.Duration, bool, error) {
+	return r.st.AttemptsFull(ctx, key, at, store.AttemptWindow{Name: w.Name, Every: w.Every, Limit: w.Limit})
 }

@@ -48,6 +48,7 @@ func TestWebResearchSearchesWithTheProvider(t *testing.T) {
 	b, err := research.NewBrave("brave-key", srv.URL+"/res/v1", nil)
 	require.NoError(t, err)
 	w := newWorld(t, usecases.Options{Research: braveTools{b}})
+	w.fund(t, 10) // web_research costs a credit, held before the call
 
 	var res agenttools.WebResearchResult
 	w.call(t, "web_research", map[string]any{"query": "sourdough suppliers"}, &res)
@@ -61,6 +62,7 @@ func TestWebResearchSearchesWithTheProvider(t *testing.T) {
 	bad, err := research.NewBrave("wrong", srv.URL+"/res/v1", nil)
 	require.NoError(t, err)
 	w = newWorld(t, usecases.Options{Research: braveTools{bad}})
+	w.fund(t, 10)
 	_, err = w.cat.Call(w.agent, w.company, "web_research", json.RawMessage(`{"query":"bread"}`))
 	de := domainErr(t, err)
 	assert.Equal(t, models.CodeUpstreamUnavailable, de.Code)
@@ -93,6 +95,7 @@ func TestGenerateImageWithTheOpenAIImagesAPI(t *testing.T) {
 	g, err := imagegen.New(imagegen.Config{APIKey: "sk-images", BaseURL: srv.URL + "/v1"})
 	require.NoError(t, err)
 	w := newWorld(t, usecases.Options{Images: g})
+	w.fund(t, 10) // generate_image costs 3 credits, held before the call
 
 	var out agenttools.GeneratedImage
 	w.call(t, "generate_image", map[string]any{"prompt": "a loaf on a table", "size": "1536x1024", "path": "images/loaf.png"}, &out)
