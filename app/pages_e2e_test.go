@@ -9,12 +9,8 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -25,49 +21,8 @@ import (
 	"holdco/service"
 	"holdco/service/companies"
 	"holdco/service/growth"
+	"holdco/testenv"
 )
-
-// pagesE2EDir holds the Node script that clicks holdco's own pages.
-const pagesE2EDir = "../scripts/e2e/pages"
-
-// requireBrowser finds node and the system's Chromium and installs the
-// pinned playwright-core (npm ci from the committed lock file). Where one
-// is missing the test skips with a message, except in CI (CI=true), where
-// it fails: CI must run it.
-func requireBrowser(t *testing.T, dir string) string {
-	t.Helper()
-	missing := func(what string) {
-		msg := what + ": the Chromium end-to-end test of holdco's pages needs Node 20 and Chromium (apt-get install -y nodejs npm chromium)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		missing("node is not installed")
-	}
-	bin := ""
-	for _, p := range []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser"} {
-		if p == "" {
-			continue
-		}
-		if _, err := os.Stat(p); err == nil {
-			bin = p
-			break
-		}
-	}
-	if bin == "" {
-		missing("Chromium is not installed")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "playwright-core")); err != nil {
-		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
-		}
-	}
-	return bin
-}
 
 // tenantPage is a company site's page as the sites listener serves it
 // (sandboxed, an opaque origin), written by an attacker: links to the
@@ -88,7 +43,8 @@ var tenantPage = template.Must(template.New("tenant").Parse(`<!doctype html><htm
 // page are refused, and an attacker's /auth/callback and /oidc/callback
 // URLs opened from a tenant page sign nobody in (login CSRF).
 func TestOwnPagesInChromium(t *testing.T) {
-	bin := requireBrowser(t, pagesE2EDir)
+	dir := testenv.NodeScripts(t, "pages")
+	bin := testenv.Chromium(t)
 	a := startOAuth(t)
 	ctx := context.Background()
 	apiURL := "http://" + a.APIAddr()
@@ -149,8 +105,8 @@ func TestOwnPagesInChromium(t *testing.T) {
 	}))
 	t.Cleanup(tenant.Close)
 
-	out := runNodeIn(t, pagesE2EDir, "pages.mjs", "API="+apiURL, "TENANT="+tenant.URL+"/", "CHROMIUM="+bin,
-		"DEVICE_URL="+mine["verification_uri_complete"].(string), "CHECKOUT_URL="+apiURL+growth.LocalCheckoutPath+"?t="+url.QueryEscape(tokens[0]))
+	out := testenv.RunNode(t, dir, []string{"API="+apiURL, "TENANT="+tenant.URL+"/", "CHROMIUM="+bin,
+		"DEVICE_URL="+mine["verification_uri_complete"].(string), "CHECKOUT_URL="+apiURL+growth.LocalCheckoutPath+"?t="+url.QueryEscape(tokens[0])}, "pages.mjs")
 	var res struct {
 		APICallbackLanding  string   `json:"api_callback_landing"`
 		APICallbackText     string   `json:"api_callback_text"`
@@ -210,18 +166,3 @@ func TestOwnPagesInChromium(t *testing.T) {
 	assert.Equal(t, models.DomainAwaitingPayment, unpaid.Purchase.State)
 }
 
-// runNodeIn runs a Node script of dir and returns its standard output.
-func runNodeIn(t *testing.T, dir, script string, env ...string) []byte {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", script)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("node %s: %v\nstdout: %s\nstderr: %s", script, err, stdout.String(), stderr.String())
-	}
-	return stdout.Bytes()
-}
