@@ -77,7 +77,8 @@ func (p *Provisioning) StartPendingFirstPass(ctx context.Context, companyID stri
 }
 
 // EnsureSchedule gives a provisioned company its schedule of agent runs
-// (paused when the company is paused; none when it is archived).
+// (none while the company is paused or archived: activating a paused
+// company makes it).
 func (p *Provisioning) EnsureSchedule(ctx context.Context, companyID string) error {
 	if p.Schedules == nil {
 		return nil
@@ -93,7 +94,12 @@ func (p *Provisioning) EnsureSchedule(ctx context.Context, companyID string) err
 	if err != nil || c.Status == models.CompanyArchived {
 		return err
 	}
-	return p.Schedules.Ensure(ctx, c.ID, c.ConglomerateID, c.Status == models.CompanyPaused)
+	if c.Status == models.CompanyPaused {
+		// A paused company has no schedule (pause_business, create_business
+		// with paused); activating it creates one (Schedules.Resume).
+		return nil
+	}
+	return p.Schedules.Ensure(ctx, c.ID, c.ConglomerateID, false)
 }
 
 // ResourceInput names one resource of one company.

@@ -3,6 +3,7 @@ package activities_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -235,4 +236,35 @@ func TestProvisionResourceNeverSeedsAnImport(t *testing.T) {
 	_, err := f.env.ExecuteActivity(f.prov.ProvisionResource, activities.ResourceInput{CompanyID: f.co.ID, Kind: models.ResourceRepository, SeedRepo: true})
 	require.NoError(t, err)
 	assert.Equal(t, []bool{false}, f.fake.seeds)
+}
+
+// recordedSchedules records the schedules EnsureSchedule asks for.
+type recordedSchedules struct{ made []string }
+
+func (r *recordedSchedules) Ensure(_ context.Context, companyID, _ string, paused bool) error {
+	r.made = append(r.made, fmt.Sprintf("%s paused=%v", companyID, paused))
+	return nil
+}
+
+// A company provisioned while paused gets no schedule (activating it makes
+// one); an active one gets a running schedule.
+func TestEnsureScheduleSkipsAPausedCompany(t *testing.T) {
+	f := newProvisioningFixture(t)
+	rec := &recordedSchedules{}
+	f.prov.Schedules = rec
+	ctx := context.Background()
+	scope := systemScope(t, f.store, f.co.ID)
+
+	c := f.co
+	c.Status = models.CompanyPaused
+	require.NoError(t, f.store.UpdateCompanyFields(ctx, scope, c))
+	_, err := f.env.ExecuteActivity(f.prov.EnsureSchedule, f.co.ID)
+	require.NoError(t, err)
+	assert.Empty(t, rec.made, "no schedule for a paused company")
+
+	c.Status = models.CompanyActive
+	require.NoError(t, f.store.UpdateCompanyFields(ctx, scope, c))
+	_, err = f.env.ExecuteActivity(f.prov.EnsureSchedule, f.co.ID)
+	require.NoError(t, err)
+	assert.Equal(t, []string{f.co.ID + " paused=false"}, rec.made)
 }

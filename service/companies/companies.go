@@ -70,7 +70,7 @@ type Options struct {
 // company's status itself before it starts anything.
 type AgentSchedules interface {
 	Pause(ctx context.Context, companyID string) error
-	Resume(ctx context.Context, companyID string) error
+	Resume(ctx context.Context, companyID, conglomerateID string) error
 	Delete(ctx context.Context, companyID string) error
 }
 
@@ -361,11 +361,13 @@ func (s *Service) UpdateCompany(ctx context.Context, id string, u CompanyUpdate)
 		return c, err
 	}
 	if u.Status != nil && *u.Status != ac.Status && s.schedules != nil {
-		change := s.schedules.Resume
+		var err error
 		if *u.Status == models.CompanyPaused {
-			change = s.schedules.Pause
+			err = s.schedules.Pause(context.WithoutCancel(ctx), c.ID)
+		} else {
+			err = s.schedules.Resume(context.WithoutCancel(ctx), c.ID, c.ConglomerateID)
 		}
-		if err := change(context.WithoutCancel(ctx), c.ID); err != nil {
+		if err != nil {
 			s.logger.WarnContext(ctx, "company schedule not changed; its runs check the status", "company", c.ID, "error", err)
 		}
 	}

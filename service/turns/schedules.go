@@ -18,8 +18,8 @@ import (
 )
 
 // Schedules keeps each active company's Temporal Schedule of agent runs:
-// made when provisioning is ready, paused with the company, deleted when
-// it is archived. Every 0 turns scheduled runs off (every call is a no-op).
+// made when provisioning is ready (not for a paused company: activating it
+// makes it), paused with the company, deleted when it is archived. Every 0 turns scheduled runs off (every call is a no-op).
 // A scheduled run checks the company again before it starts a turn, so a
 // schedule left behind by a crash only starts a run that skips.
 type Schedules struct {
@@ -65,13 +65,19 @@ func (s *Schedules) Pause(ctx context.Context, companyID string) error {
 		Pause(ctx, client.SchedulePauseOptions{Note: "company paused"}))
 }
 
-// Resume starts the company's scheduled runs again.
-func (s *Schedules) Resume(ctx context.Context, companyID string) error {
+// Resume starts the company's scheduled runs again; a company that never
+// had a schedule (provisioned while paused) gets one.
+func (s *Schedules) Resume(ctx context.Context, companyID, conglomerateID string) error {
 	if s.off() {
 		return nil
 	}
-	return ignoreMissing(s.Temporal.ScheduleClient().GetHandle(ctx, contract.AgentScheduleID(companyID)).
-		Unpause(ctx, client.ScheduleUnpauseOptions{Note: "company activated"}))
+	err := s.Temporal.ScheduleClient().GetHandle(ctx, contract.AgentScheduleID(companyID)).
+		Unpause(ctx, client.ScheduleUnpauseOptions{Note: "company activated"})
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return s.Ensure(ctx, companyID, conglomerateID, false)
+	}
+	return err
 }
 
 // Delete removes the company's schedule (archive).

@@ -583,3 +583,21 @@ func TestScheduledRunsFollowTheCompanysStatus(t *testing.T) {
 	var nf *serviceerror.NotFound
 	assert.ErrorAs(t, err, &nf)
 }
+
+// A company provisioned while paused (create_business with paused) has no
+// schedule; activating it creates one, running.
+func TestActivatingACompanyWithoutAScheduleCreatesIt(t *testing.T) {
+	w := newWorld(t, scripted.New(0), 100)
+	ctx := context.Background()
+	schedules := &turns.Schedules{Temporal: w.tmp.Client, Every: time.Hour}
+	h := w.tmp.Client.ScheduleClient().GetHandle(ctx, contract.AgentScheduleID(w.company))
+	_, err := h.Describe(ctx)
+	var nf *serviceerror.NotFound
+	require.ErrorAs(t, err, &nf, "no schedule yet")
+
+	require.NoError(t, schedules.Resume(ctx, w.company, w.cong))
+	d, err := h.Describe(ctx)
+	require.NoError(t, err, "activating made the schedule")
+	assert.False(t, d.Schedule.State.Paused)
+	require.NoError(t, schedules.Resume(ctx, w.company, w.cong), "activating twice is fine")
+}
