@@ -105,8 +105,8 @@ func TestOwnPagesInChromium(t *testing.T) {
 	}))
 	t.Cleanup(tenant.Close)
 
-	out := testenv.RunNode(t, dir, []string{"API="+apiURL, "TENANT="+tenant.URL+"/", "CHROMIUM="+bin,
-		"DEVICE_URL="+mine["verification_uri_complete"].(string), "CHECKOUT_URL="+apiURL+growth.LocalCheckoutPath+"?t="+url.QueryEscape(tokens[0])}, "pages.mjs")
+	out := testenv.RunNode(t, dir, []string{"API=" + apiURL, "TENANT=" + tenant.URL + "/", "CHROMIUM=" + bin,
+		"DEVICE_URL=" + mine["verification_uri_complete"].(string), "CHECKOUT_URL=" + apiURL + growth.LocalCheckoutPath + "?t=" + url.QueryEscape(tokens[0])}, "pages.mjs")
 	var res struct {
 		APICallbackLanding  string   `json:"api_callback_landing"`
 		APICallbackText     string   `json:"api_callback_text"`
@@ -165,4 +165,3 @@ func TestOwnPagesInChromium(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, models.DomainAwaitingPayment, unpaid.Purchase.State)
 }
-
