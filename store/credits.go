@@ -60,15 +60,8 @@ func (s *Store) ApplyCreditEntry(ctx context.Context, cong ConglomerateScope, e 
 	}
 	e.GroupKey = GroupKey(e)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&models.CreditAccount{ConglomerateID: e.ConglomerateID, UpdatedAt: e.CreatedAt}).Error; err != nil {
-			return err
-		}
-		q := tx.Model(&models.CreditAccount{}).Where("conglomerate_id = ?", e.ConglomerateID)
-		if s.dialect == DialectPostgres {
-			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
-		}
-		var acct models.CreditAccount
-		if err := q.Take(&acct).Error; err != nil {
+		acct, err := s.lockCreditAccount(tx, e.ConglomerateID, e.CreatedAt)
+		if err != nil {
 			return err
 		}
 		out.Balance, out.SpentToday = acct.Balance, spentOn(acct, dayStart)
@@ -202,4 +195,21 @@ func (s *Store) CreditEntryAmount(ctx context.Context, cong ConglomerateScope, i
 	var e models.CreditLedgerEntry
 	err := s.db.WithContext(ctx).Select("amount").Where("id = ? AND conglomerate_id = ?", id, cong.id).Take(&e).Error
 	return e.Amount, wrap("credit entry amount", err)
+}
+
+// lockCreditAccount makes the conglomerate's credit account row if it is
+// missing and reads it under the account's lock (row lock on Postgres;
+// SQLite's write transaction is the lock), so every spend, grant and hold
+// of one account is serialised.
+func (s *Store) lockCreditAccount(tx *gorm.DB, conglomerateID string, at time.Time) (models.CreditAccount, error) {
+	var acct models.CreditAccount
+	if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&models.CreditAccount{ConglomerateID: conglomerateID, UpdatedAt: at}).Error; err != nil {
+		return acct, err
+	}
+	q := tx.Model(&models.CreditAccount{}).Where("conglomerate_id = ?", conglomerateID)
+	if s.dialect == DialectPostgres {
+		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
+	}
+	err := q.Take(&acct).Error
+	return acct, err
 }

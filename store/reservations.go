@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"holdco/models"
 )
@@ -44,15 +43,8 @@ func (s *Store) ReserveCredits(ctx context.Context, cong ConglomerateScope, r mo
 		r.CreatedAt = now()
 	}
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&models.CreditAccount{ConglomerateID: r.ConglomerateID, UpdatedAt: r.CreatedAt}).Error; err != nil {
-			return err
-		}
-		q := tx.Model(&models.CreditAccount{}).Where("conglomerate_id = ?", r.ConglomerateID)
-		if s.dialect == DialectPostgres {
-			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
-		}
-		var acct models.CreditAccount
-		if err := q.Take(&acct).Error; err != nil {
+		acct, err := s.lockCreditAccount(tx, r.ConglomerateID, r.CreatedAt)
+		if err != nil {
 			return err
 		}
 		out.Balance, out.SpentToday = acct.Balance, spentOn(acct, dayStart)
