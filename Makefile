@@ -11,10 +11,13 @@ STATICCHECK_VERSION := v0.8.2
 # Stripe's API served from its OpenAPI document, for the payment tests.
 STRIPE_MOCK_VERSION := v0.203.0
 TEST_PG_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+# make bench's Postgres pass: a database made afresh for each run.
+BENCH_PG_ADMIN_URL ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
+BENCH_PG_URL ?= postgres://postgres@127.0.0.1:5432/holdco_bench?sslmode=disable
 # -race needs cgo.
 export CGO_ENABLED := 1
 
-.PHONY: run build test test-sqlite test-postgres check times flake lint bench clean chromium e2e-deps
+.PHONY: run build test test-sqlite test-postgres check times flake lint bench bench-go wrk clean chromium e2e-deps fuzz faults soak scale-test outage
 
 run:
 	$(GO) run ./cmd/holdco serve
@@ -153,10 +156,69 @@ lint: $(TOOLS)/workflowcheck $(TOOLS)/staticcheck
 	$(TOOLS)/staticcheck ./...
 	$(TOOLS)/workflowcheck ./...
 
-bench: build
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+# wrk (Debian) drives the load benchmarks.
+wrk:
+	$(call apt_install,wrk,wrk,make bench needs it)
+
+# One table of ratios from one run (scripts/bench.sh: /health, /auth/me,
+# the dashboard, the connector, capture against a bare handler), on SQLite
+# and, when one answers locally, again on Postgres; then capture's
+# behaviour under a flood (scripts/bench_analytics.sh). `make bench-go`
+# runs the in-process Go benchmarks.
+bench: build wrk
 	scripts/bench.sh $(BIN)
+	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then \
+		psql -q '$(BENCH_PG_ADMIN_URL)' -c 'DROP DATABASE IF EXISTS holdco_bench' -c 'CREATE DATABASE holdco_bench' && \
+		BENCH_STARTS=0 DATABASE_URL='$(BENCH_PG_URL)' scripts/bench.sh $(BIN); \
+	else echo "Postgres does not answer on 127.0.0.1:5432: the Postgres table is skipped"; fi
 	scripts/bench_analytics.sh $(BIN)
+
+bench-go:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Hardening (docs/reliability.md). `make test` runs every fuzz target's
+# seeds (testdata/fuzz and f.Add) as ordinary tests; `make fuzz` fuzzes
+# each target for FUZZTIME (one worker: FUZZ_PARALLEL), `make faults`
+# injects the faults of docs/reliability.md, `make soak` runs holdco serve
+# under mixed traffic for SOAK_MINUTES and samples it.
+FUZZTIME ?= 10m
+FUZZ_PARALLEL ?= 1
+fuzz:
+	FUZZTIME=$(FUZZTIME) FUZZ_PARALLEL=$(FUZZ_PARALLEL) scripts/fuzz.sh
+
+faults:
+	BIN=$(BIN) scripts/faults.sh
+
+SOAK_MINUTES ?= 30
+soak:
+	BIN=$(BIN) SOAK_MINUTES=$(SOAK_MINUTES) scripts/soak.sh
+
+# A cluster on this machine (scripts/scaletest, docs/scaling.md): the
+# binary built once, a standalone Temporal, an S3-protocol store, a fresh
+# Postgres database (skipped, saying so, when 127.0.0.1:5432 does not
+# answer), 2 api, 2 worker and 2 sites processes behind round-robin
+# proxies; kills -9 a worker and an api process mid-run. Not part of
+# `make test` (minutes of CPU). Checks sign-in through the proxy, commits
+# through the connector of the API processes, limits counted once and
+# each sweep run once per cluster. SCALE_FLAGS: -companies N, -turns N,
+# -files N, -keep, -bin PATH.
+SCALE_FLAGS ?=
+scale-test:
+	$(GO) run ./scripts/scaletest $(SCALE_FLAGS)
+
+# Kills and outages measured from outside (scripts/outage,
+# docs/reliability.md): a private Postgres server (initdb into a temporary
+# directory on a free port; skipped, saying so, without initdb/pg_ctl/
+# postgres; never the shared server), holdco serve built once on it. Parts:
+# kills (kill -9 during turns that call create_task: duplicated effects,
+# double charges), balance (50 messages at once on 10 credits), postgres
+# (Postgres stopped 40 s under capture and REST writes; kill -9 during
+# capture), temporal (a standalone Temporal stopped). Minutes of CPU; not
+# part of `make test`. OUTAGE_FLAGS: -parts kills,balance,postgres,temporal,
+# -kills N, -kill-turns N, -pg-down D, -temporal-down D, -keep, -bin PATH.
+OUTAGE_FLAGS ?=
+outage:
+	$(GO) run ./scripts/outage $(OUTAGE_FLAGS)
 
 clean:
 	rm -rf bin .cache $(addsuffix /node_modules,$(E2E_DIRS))

@@ -8,6 +8,7 @@ import (
 
 	"holdco/service/billing"
 	"holdco/store"
+	"holdco/workflows/contract"
 )
 
 // AutoTopUps is the activity set of the auto top-up workflow.
@@ -16,16 +17,9 @@ type AutoTopUps struct {
 	Billing *billing.Service
 }
 
-// AutoTopUpAttempt is one attempt of a workflow run (its number names the
-// provider's idempotency key, so a retried activity charges once).
-type AutoTopUpAttempt struct {
-	ConglomerateID string
-	Attempt        int
-}
-
 // ChargeAutoTopUp charges the account's saved card when auto top-up is on
 // and the balance is still under the threshold.
-func (a *AutoTopUps) ChargeAutoTopUp(ctx context.Context, in AutoTopUpAttempt) (billing.AutoTopUpOutcome, error) {
+func (a *AutoTopUps) ChargeAutoTopUp(ctx context.Context, in contract.AutoTopUpAttempt) (contract.AutoTopUpOutcome, error) {
 	info := activity.GetInfo(ctx)
 	key := fmt.Sprintf("auto-top-up:%s:%s:%d", in.ConglomerateID, info.WorkflowExecution.RunID, in.Attempt)
 	return a.Billing.ChargeAutoTopUp(ctx, a.Store.SystemConglomerateScope(in.ConglomerateID), key)

@@ -25,38 +25,19 @@ type Founding struct {
 	HeartbeatEvery time.Duration
 }
 
-// InterviewRef names an interview and its account.
-type InterviewRef struct {
-	InterviewID    string
-	ConglomerateID string
-}
-
-// RecordAnswerInput is the founder's seq-th answer.
-type RecordAnswerInput struct {
-	InterviewRef
-	Seq    int
-	Answer contract.FoundingAnswer
-}
-
-// RejectInput ends an interview rejected.
-type RejectInput struct {
-	InterviewRef
-	Reason string
-}
-
-func (f *Founding) scope(ref InterviewRef) store.ConglomerateScope {
+func (f *Founding) scope(ref contract.InterviewRef) store.ConglomerateScope {
 	return f.Store.SystemConglomerateScope(ref.ConglomerateID)
 }
 
 // RecordAnswer stores the founder's answer in the interview's row.
-func (f *Founding) RecordAnswer(ctx context.Context, in RecordAnswerInput) (contract.FoundingStatus, error) {
+func (f *Founding) RecordAnswer(ctx context.Context, in contract.RecordAnswerInput) (contract.FoundingStatus, error) {
 	return f.Founding.RecordAnswer(ctx, f.scope(in.InterviewRef), in.InterviewID, in.Seq, in.Answer)
 }
 
 // InterviewSegment runs the interviewer on the founder's last answer
 // while heartbeating (to Temporal and to the row's claim). A model failure
 // that waiting cannot fix (auth, invalid request) is not retried.
-func (f *Founding) InterviewSegment(ctx context.Context, ref InterviewRef) (contract.FoundingStatus, error) {
+func (f *Founding) InterviewSegment(ctx context.Context, ref contract.InterviewRef) (contract.FoundingStatus, error) {
 	scope := f.scope(ref)
 	every := f.HeartbeatEvery
 	if every <= 0 {
@@ -67,7 +48,7 @@ func (f *Founding) InterviewSegment(ctx context.Context, ref InterviewRef) (cont
 	stop()
 	var mce *models.ModelCallError
 	if errors.As(err, &mce) && !mce.Retryable {
-		return st, temporal.NewNonRetryableApplicationError("interviewer: "+mce.Error(), ErrInterviewerFailed, nil)
+		return st, temporal.NewNonRetryableApplicationError("interviewer: "+mce.Error(), contract.ErrInterviewerFailed, nil)
 	}
 	if err != nil && ctx.Err() != nil {
 		return st, interrupted(ctx, "interview segment", err)
@@ -75,15 +56,12 @@ func (f *Founding) InterviewSegment(ctx context.Context, ref InterviewRef) (cont
 	return st, err
 }
 
-// ErrInterviewerFailed is the type of a model failure retrying cannot fix.
-const ErrInterviewerFailed = "InterviewerFailed"
-
 // Found founds what the accepted interview proposed.
-func (f *Founding) Found(ctx context.Context, ref InterviewRef) (contract.FoundingStatus, error) {
+func (f *Founding) Found(ctx context.Context, ref contract.InterviewRef) (contract.FoundingStatus, error) {
 	return f.Founding.Found(ctx, f.scope(ref), ref.InterviewID)
 }
 
 // RejectInterview ends the interview rejected with the reason.
-func (f *Founding) RejectInterview(ctx context.Context, in RejectInput) (contract.FoundingStatus, error) {
+func (f *Founding) RejectInterview(ctx context.Context, in contract.RejectInput) (contract.FoundingStatus, error) {
 	return f.Founding.Reject(ctx, f.scope(in.InterviewRef), in.InterviewID, in.Reason)
 }

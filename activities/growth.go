@@ -3,13 +3,13 @@ package activities
 import (
 	"context"
 	"errors"
-	"time"
 
 	"go.temporal.io/sdk/temporal"
 
 	"holdco/models"
 	"holdco/service/growth"
 	"holdco/store"
+	"holdco/workflows/contract"
 )
 
 // Domains is the activity set of the domain purchase workflow; it acts as
@@ -19,25 +19,15 @@ type Domains struct {
 	Growth *growth.Service
 }
 
-// DomainRef names a purchase.
-type DomainRef struct {
-	PurchaseID     string
-	ConglomerateID string
-}
-
-// ErrDomainGone: the purchase no longer exists (its account was deleted);
-// the workflow ends.
-const ErrDomainGone = "domain_purchase_gone"
-
 func gone(err error) error {
 	if errors.Is(err, models.ErrNotFound) {
-		return temporal.NewNonRetryableApplicationError("the domain purchase no longer exists", ErrDomainGone, err)
+		return temporal.NewNonRetryableApplicationError("the domain purchase no longer exists", contract.ErrDomainGone, err)
 	}
 	return err
 }
 
 // PlaceDomainOrder places the registrar order once and returns its id.
-func (a *Domains) PlaceDomainOrder(ctx context.Context, in DomainRef) (string, error) {
+func (a *Domains) PlaceDomainOrder(ctx context.Context, in contract.DomainRef) (string, error) {
 	id, err := a.Growth.PlaceOrder(ctx, a.Store.SystemConglomerateScope(in.ConglomerateID), in.PurchaseID)
 	return id, gone(err)
 }
@@ -47,16 +37,9 @@ func (a *Domains) DomainOrderStatus(ctx context.Context, orderID string) (models
 	return a.Growth.OrderStatus(ctx, orderID)
 }
 
-// FinishDomainInput ends a purchase.
-type FinishDomainInput struct {
-	DomainRef
-	Registered bool
-	Reason     string
-}
-
 // FinishDomainPurchase records the end (registered, or failed with the
 // refund) once.
-func (a *Domains) FinishDomainPurchase(ctx context.Context, in FinishDomainInput) (models.DomainState, error) {
+func (a *Domains) FinishDomainPurchase(ctx context.Context, in contract.FinishDomainInput) (models.DomainState, error) {
 	p, err := a.Growth.FinishPurchase(ctx, a.Store.SystemConglomerateScope(in.ConglomerateID), in.PurchaseID, in.Registered, in.Reason)
 	return p.State, gone(err)
 }
@@ -67,22 +50,15 @@ type AdReconciler struct {
 	Growth *growth.Service
 }
 
-// ReconcileAdsInput is the company and the workflow's day (UTC midnight).
-type ReconcileAdsInput struct {
-	CompanyID      string
-	ConglomerateID string
-	Day            time.Time
-}
-
 // ReconcileAds closes an ended day, then reserves and runs (or pauses) the
 // day's campaign.
-func (a *AdReconciler) ReconcileAds(ctx context.Context, in ReconcileAdsInput) (growth.ReconcileResult, error) {
+func (a *AdReconciler) ReconcileAds(ctx context.Context, in contract.ReconcileAdsInput) (contract.ReconcileAdsResult, error) {
 	scope, err := a.Store.SystemCompanyScope(ctx, in.CompanyID)
 	if errors.Is(err, models.ErrNotFound) {
-		return growth.ReconcileResult{State: models.AdPaused}, nil // the company is gone: nothing to run
+		return contract.ReconcileAdsResult{State: models.AdPaused}, nil // the company is gone: nothing to run
 	}
 	if err != nil {
-		return growth.ReconcileResult{}, err
+		return contract.ReconcileAdsResult{}, err
 	}
 	return a.Growth.Reconcile(ctx, scope, a.Store.SystemConglomerateScope(scope.ConglomerateID()), in.Day)
 }

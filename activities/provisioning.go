@@ -15,13 +15,19 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"holdco/models"
+	"holdco/observability"
 	"holdco/store"
+	"holdco/workflows/contract"
 )
 
-// Repositories provisions company code repositories (providers/gitrepo
-// locally, a hosted git service in production).
+// Repositories provisions company code repositories in their one home
+// (providers/gitrepo: bare repositories on a volume every worker mounts;
+// providers/githubrepo: a hosted git service).
 type Repositories interface {
-	Ensure(ctx context.Context, companyID, name, idea string, seed bool) (ref string, err error)
+	Ensure(ctx context.Context, companyID, name, idea string, seed bool) (models.RepositoryInfo, error)
+	// Status asks the home: Exists false only when the home says the
+	// repository is gone; an unreachable home is an error.
+	Status(ctx context.Context, companyID string) (models.RepositoryInfo, error)
 	Check(ctx context.Context, companyID string) error
 }
 
@@ -33,8 +39,14 @@ type Databases interface {
 
 // Hosting provisions company sites (providers/statichost locally).
 type Hosting interface {
+	// Ensure publishes the site and deploys main's head when the
+	// repository has one.
 	Ensure(ctx context.Context, companyID, handle string) (siteURL string, err error)
 	Check(ctx context.Context, companyID, handle string) error
+	// PublishHead deploys main's head when the site is published (the
+	// repository and the site are made in parallel: whichever comes last
+	// deploys).
+	PublishHead(ctx context.Context, companyID string) error
 }
 
 // Schedules keeps companies' schedules of agent runs (service/turns).
@@ -90,7 +102,7 @@ func (p *Provisioning) EnsureSchedule(ctx context.Context, companyID string) err
 	if err != nil {
 		return err
 	}
-	c, err := p.Store.GetCompany(ctx, scope)
+	c, err := p.Store.Companies().GetCompany(ctx, scope)
 	if err != nil || c.Status == models.CompanyArchived {
 		return err
 	}
@@ -102,29 +114,11 @@ func (p *Provisioning) EnsureSchedule(ctx context.Context, companyID string) err
 	return p.Schedules.Ensure(ctx, c.ID, c.ConglomerateID, false)
 }
 
-// ResourceInput names one resource of one company.
-type ResourceInput struct {
-	CompanyID string
-	Kind      models.ResourceKind
-	// SeedRepo false is an import resume: the repository is not seeded.
-	SeedRepo bool
-}
-
-// ResourceResult is a provisioned resource.
-type ResourceResult struct {
-	Kind models.ResourceKind
-	Ref  string
-}
-
-// ErrCompanyGone stops provisioning of a company that no longer exists or
-// was archived; it is not retried.
-const ErrCompanyGone = "CompanyGone"
-
 // ProvisionResource makes one resource exist. It marks the row
 // provisioning, calls the idempotent adapter while heartbeating, and
 // records ready or failed with the error text, so a failure never leaves
 // a half-made resource without a row saying so.
-func (p *Provisioning) ProvisionResource(ctx context.Context, in ResourceInput) (_ ResourceResult, err error) {
+func (p *Provisioning) ProvisionResource(ctx context.Context, in contract.ResourceInput) (_ contract.ResourceResult, err error) {
 	defer func() {
 		if err != nil && ctx.Err() != nil {
 			err = interrupted(ctx, "provision "+string(in.Kind), err)
@@ -133,46 +127,52 @@ func (p *Provisioning) ProvisionResource(ctx context.Context, in ResourceInput) 
 	scope, err := p.Store.SystemCompanyScope(ctx, in.CompanyID)
 	var c models.Company
 	if err == nil {
-		c, err = p.Store.GetCompany(ctx, scope)
+		c, err = p.Store.Companies().GetCompany(ctx, scope)
 	}
 	if errors.Is(err, models.ErrNotFound) || err == nil && c.Status == models.CompanyArchived {
-		return ResourceResult{}, temporal.NewNonRetryableApplicationError("company is missing or archived", ErrCompanyGone, err)
+		return contract.ResourceResult{}, temporal.NewNonRetryableApplicationError("company is missing or archived", contract.ErrCompanyGone, err)
 	}
 	if err != nil {
-		return ResourceResult{}, err
+		return contract.ResourceResult{}, err
 	}
-	if err := p.Store.SaveResource(ctx, scope, models.CompanyResource{Kind: in.Kind, Status: models.ResourceProvisioning}); err != nil {
-		return ResourceResult{}, err
+	if err := p.Store.Companies().SaveResource(ctx, scope, models.CompanyResource{Kind: in.Kind, Status: models.ResourceProvisioning}); err != nil {
+		return contract.ResourceResult{}, err
 	}
 	stop := heartbeat(ctx)
 	ref, err := p.ensure(ctx, scope, c, in)
 	stop()
 	if err != nil && ctx.Err() != nil {
-		return ResourceResult{}, err // interrupted: the row stays provisioning for the retry
+		return contract.ResourceResult{}, err // interrupted: the row stays provisioning for the retry
 	}
 	if err != nil {
-		if serr := p.Store.SaveResource(ctx, scope, models.CompanyResource{Kind: in.Kind, Status: models.ResourceFailed, LastError: err.Error()}); serr != nil {
-			return ResourceResult{}, errors.Join(err, serr)
+		if serr := p.Store.Companies().SaveResource(ctx, scope, models.CompanyResource{Kind: in.Kind, Status: models.ResourceFailed, LastError: err.Error()}); serr != nil {
+			return contract.ResourceResult{}, errors.Join(err, serr)
 		}
-		return ResourceResult{}, fmt.Errorf("provision %s: %w", in.Kind, err)
+		observability.Provisioned(string(in.Kind), string(models.ResourceFailed))
+		var appErr *temporal.ApplicationError
+		if errors.As(err, &appErr) && appErr.NonRetryable() {
+			return contract.ResourceResult{}, appErr // a verdict, not retried (ErrRepositoryMismatch)
+		}
+		return contract.ResourceResult{}, fmt.Errorf("provision %s: %w", in.Kind, err)
 	}
-	if err := p.Store.SaveResource(ctx, scope, models.CompanyResource{Kind: in.Kind, Status: models.ResourceReady, Ref: ref}); err != nil {
-		return ResourceResult{}, err
+	if err := p.Store.Companies().SaveResource(ctx, scope, models.CompanyResource{Kind: in.Kind, Status: models.ResourceReady, Ref: ref}); err != nil {
+		return contract.ResourceResult{}, err
 	}
-	return ResourceResult{Kind: in.Kind, Ref: ref}, nil
+	observability.Provisioned(string(in.Kind), string(models.ResourceReady))
+	return contract.ResourceResult{Kind: in.Kind, Ref: ref}, nil
 }
 
-func (p *Provisioning) ensure(ctx context.Context, scope store.CompanyScope, c models.Company, in ResourceInput) (string, error) {
+func (p *Provisioning) ensure(ctx context.Context, scope store.CompanyScope, c models.Company, in contract.ResourceInput) (string, error) {
 	switch in.Kind {
 	case models.ResourceRepository:
 		// The company's record wins over the run's input: a run started
 		// with seeding may be retried (heal) after the repository was
 		// resumed as an import, and an import is never seeded.
-		seed, err := p.Store.ProvisioningSeedRepo(ctx, scope)
+		seed, err := p.Store.Companies().ProvisioningSeedRepo(ctx, scope)
 		if err != nil {
 			return "", err
 		}
-		return p.Repositories.Ensure(ctx, c.ID, c.Name, c.Idea, seed && in.SeedRepo)
+		return p.ensureRepository(ctx, scope, c, seed && in.SeedRepo)
 	case models.ResourceDatabase:
 		return p.Databases.Ensure(ctx, c.ID)
 	case models.ResourceHosting:
@@ -186,13 +186,84 @@ func (p *Provisioning) ensure(ctx context.Context, scope store.CompanyScope, c m
 func (p *Provisioning) CheckResource(ctx context.Context, c models.Company, kind models.ResourceKind) error {
 	switch kind {
 	case models.ResourceRepository:
-		return p.Repositories.Check(ctx, c.ID)
+		return p.checkRepository(ctx, c.ID)
 	case models.ResourceDatabase:
 		return p.Databases.Check(ctx, c.ID)
 	case models.ResourceHosting:
 		return p.Hosting.Check(ctx, c.ID, c.Handle)
 	}
 	return fmt.Errorf("unknown resource kind %q", kind)
+}
+
+// ErrRepositoryMismatch: the repository's home holds a repository whose
+// first commit is not the recorded one. It is never taken for the
+// company's, nor replaced: an operator decides.
+const ErrRepositoryMismatch = "RepositoryMismatch"
+
+// ensureRepository makes the company's repository exist in its home, once.
+// A repository made before (its first commit recorded) is asked about in
+// its home: there, it is kept; gone (the home says so, not just this
+// worker's disk), it is recreated and the activity feed says so. An
+// unreachable home fails the attempt (retried), never creating a second
+// repository. Then main's head is deployed to the site when published.
+func (p *Provisioning) ensureRepository(ctx context.Context, scope store.CompanyScope, c models.Company, seed bool) (string, error) {
+	rec, err := p.Store.Sites().CompanyRepositoryOf(ctx, c.ID)
+	known := err == nil
+	if err != nil && !errors.Is(err, models.ErrNotFound) {
+		return "", err
+	}
+	var info models.RepositoryInfo
+	if known {
+		if info, err = p.Repositories.Status(ctx, c.ID); err != nil {
+			return "", err
+		}
+	}
+	switch {
+	case !known:
+		if info, err = p.Repositories.Ensure(ctx, c.ID, c.Name, c.Idea, seed); err != nil {
+			return "", err
+		}
+		err = p.Store.Sites().RecordCompanyRepository(ctx, models.CompanyRepository{CompanyID: c.ID, Home: info.Home, FirstCommit: info.FirstCommit})
+	case !info.Exists:
+		if info, err = p.Repositories.Ensure(ctx, c.ID, c.Name, c.Idea, seed); err != nil {
+			return "", err
+		}
+		err = p.Store.Sites().RecordRepositoryRecreated(ctx, scope, models.CompanyRepository{CompanyID: c.ID, Home: info.Home, FirstCommit: info.FirstCommit},
+			models.ActivityInput{Kind: models.ActivityRepositoryRecreated, Actor: models.ActorSystem, Subject: info.Home,
+				Summary: "The code repository was gone from " + info.Home + " and was made again",
+				Data:    map[string]any{"home": info.Home, "previous_first_commit": rec.FirstCommit, "first_commit": info.FirstCommit}})
+	case rec.FirstCommit != "" && info.FirstCommit != rec.FirstCommit:
+		return "", temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s holds a repository whose first commit is %q, not the recorded %q; it is not this company's repository",
+			info.Home, info.FirstCommit, rec.FirstCommit), ErrRepositoryMismatch, nil)
+	case rec.FirstCommit == "" && info.FirstCommit != "" || rec.Home != info.Home:
+		// An import's first push, or a repository moved to a new home.
+		err = p.Store.Sites().RecordCompanyRepository(ctx, models.CompanyRepository{CompanyID: c.ID, Home: info.Home, FirstCommit: info.FirstCommit})
+	}
+	if err != nil {
+		return "", err
+	}
+	if err := p.Hosting.PublishHead(ctx, c.ID); err != nil {
+		return "", fmt.Errorf("deploy the site: %w", err)
+	}
+	return info.Ref, nil
+}
+
+// checkRepository asks the repository's home about it and compares its
+// first commit with the recorded one, then reads it.
+func (p *Provisioning) checkRepository(ctx context.Context, companyID string) error {
+	info, err := p.Repositories.Status(ctx, companyID)
+	if err != nil {
+		return err
+	}
+	if !info.Exists {
+		return fmt.Errorf("the repository is gone from %s", info.Home)
+	}
+	if rec, err := p.Store.Sites().CompanyRepositoryOf(ctx, companyID); err == nil && rec.FirstCommit != "" && rec.FirstCommit != info.FirstCommit {
+		return fmt.Errorf("%s holds a repository whose first commit is %q, not the recorded %q", info.Home, info.FirstCommit, rec.FirstCommit)
+	} else if err != nil && !errors.Is(err, models.ErrNotFound) {
+		return err
+	}
+	return p.Repositories.Check(ctx, companyID)
 }
 
 // heartbeatEvery is how often a running activity reports liveness (well
@@ -244,14 +315,8 @@ func heartbeatWith(ctx context.Context, every time.Duration, also func()) (stop 
 	}
 }
 
-// ErrInterrupted is the type of the error of an activity whose context
-// ended (the worker shuts down, or the activity was cancelled or timed
-// out): expected, retried, and logged by the SDK as benign, not as an
-// error.
-const ErrInterrupted = "Interrupted"
-
 func interrupted(ctx context.Context, op string, err error) error {
-	return temporal.NewApplicationErrorWithOptions(fmt.Sprintf("%s: interrupted (%v)", op, context.Cause(ctx)), ErrInterrupted,
+	return temporal.NewApplicationErrorWithOptions(fmt.Sprintf("%s: interrupted (%v)", op, context.Cause(ctx)), contract.ErrInterrupted,
 		temporal.ApplicationErrorOptions{Cause: err, Category: temporal.ApplicationErrorCategoryBenign})
 }
 
@@ -273,7 +338,7 @@ func (p *Provisioning) EnsureOIDCClient(ctx context.Context, companyID string) (
 	if err != nil {
 		return "", err
 	}
-	c, err := p.Store.EnsureCompanyOIDCClient(ctx, scope, models.CompanyOIDCClient{
+	c, err := p.Store.OAuth().EnsureCompanyOIDCClient(ctx, scope, models.CompanyOIDCClient{
 		ClientID: "co_" + hex.EncodeToString(id), SecretHash: hex.EncodeToString(sum[:]),
 	})
 	if err != nil {

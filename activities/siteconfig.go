@@ -43,7 +43,7 @@ func (s *SiteConfig) WriteSiteConfig(ctx context.Context, in contract.SiteConfig
 	scope, err := s.Store.SystemCompanyScope(ctx, in.CompanyID)
 	var c models.Company
 	if err == nil {
-		c, err = s.Store.GetCompany(ctx, scope)
+		c, err = s.Store.Companies().GetCompany(ctx, scope)
 	}
 	if errors.Is(err, models.ErrNotFound) || err == nil && c.Status == models.CompanyArchived {
 		return nil

@@ -1,8 +1,8 @@
 package activities_test
 
 import (
+	"bytes"
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,6 +11,8 @@ import (
 
 	"holdco/activities"
 	"holdco/models"
+	"holdco/providers/blob/local"
+	"holdco/providers/gitrepo"
 	"holdco/providers/statichost"
 	"holdco/store"
 	"holdco/testenv"
@@ -30,14 +32,20 @@ func (k keys) LiveCompanyKey(_ context.Context, c store.CompanyScope) (string, e
 func TestWriteSiteConfigReplacesTheKey(t *testing.T) {
 	ctx := context.Background()
 	st := testenv.NewStore(t)
-	_, cong, err := st.CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
+	_, cong, err := st.Identity().CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
 	require.NoError(t, err)
-	co, err := st.CreateCompany(ctx, st.SystemConglomerateScope(cong.ID), models.Company{Name: "Shop", Handle: "shop"})
+	co, err := st.Companies().CreateCompany(ctx, st.SystemConglomerateScope(cong.ID), models.Company{Name: "Shop", Handle: "shop"})
 	require.NoError(t, err)
-	host, err := statichost.New(filepath.Join(t.TempDir(), "sites"), "http://sites.test", nil)
+	// The site as one worker published it; another worker, without the
+	// repository, writes its configuration: only the database is shared.
+	repos, err := gitrepo.New(t.TempDir())
 	require.NoError(t, err)
-	_, err = host.Ensure(ctx, co.ID, co.Handle)
+	_, err = repos.Ensure(ctx, co.ID, "Shop", "x", true)
 	require.NoError(t, err)
+	blobs := newBlobs(t)
+	_, err = newHost(t, st, blobs, repos).Ensure(ctx, co.ID, co.Handle)
+	require.NoError(t, err)
+	host := newHost(t, st, blobs, nil)
 
 	k := keys{}
 	sc := &activities.SiteConfig{Store: st, Keys: k, Hosting: host, APIURL: "http://api.test"}
@@ -47,7 +55,7 @@ func TestWriteSiteConfigReplacesTheKey(t *testing.T) {
 	write := func() map[string]string {
 		_, err := env.ExecuteActivity(sc.WriteSiteConfig, contract.SiteConfigInput{CompanyID: co.ID})
 		require.NoError(t, err)
-		got, err := host.Env(co.Handle)
+		got, err := host.Env(ctx, co.ID)
 		require.NoError(t, err)
 		return got
 	}
@@ -59,4 +67,25 @@ func TestWriteSiteConfigReplacesTheKey(t *testing.T) {
 
 	_, err = env.ExecuteActivity(sc.WriteSiteConfig, contract.SiteConfigInput{CompanyID: "00000000-0000-4000-8000-000000000000"})
 	require.NoError(t, err, "a missing company is not an error")
+}
+
+// newBlobs is a local blob store under a temporary directory.
+func newBlobs(t *testing.T) *local.Store {
+	t.Helper()
+	b, err := local.New(t.TempDir(), bytes.Repeat([]byte("k"), 32), "http://sites.test")
+	require.NoError(t, err)
+	return b
+}
+
+// newHost is a hosting adapter on the store and blobs; src nil deploys
+// nothing (a process without the repositories).
+func newHost(t *testing.T, st *store.Store, blobs statichost.Blobs, src statichost.Source) *statichost.Host {
+	t.Helper()
+	o := statichost.Options{BaseURL: "http://sites.test", Records: st.Sites(), Blobs: blobs, EnvKey: bytes.Repeat([]byte("e"), 32)}
+	if src != nil {
+		o.Source = src
+	}
+	h, err := statichost.New(o)
+	require.NoError(t, err)
+	return h
 }

@@ -2,9 +2,8 @@ package activities_test
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,198 +11,246 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 
 	"holdco/activities"
 	"holdco/models"
 	"holdco/service/companies"
 	"holdco/service/servicetest"
+	"holdco/service/turns"
 	"holdco/store"
+	"holdco/testenv"
+	"holdco/workflows/contract"
 )
 
-// turnWorld is a company with credits, its turn activities run outside a
-// workflow (as a worker would, attempt by attempt).
-type turnWorld struct {
-	e       *servicetest.Env
-	acts    *activities.Turns
-	scope   store.CompanyScope
-	cong    string
-	company string
-}
-
-func newTurnWorld(t *testing.T, model activities.Model, credits int64) *turnWorld {
-	t.Helper()
-	e := servicetest.New(t)
-	owner, cong := e.User(t, "ada@example.com")
-	co, err := e.Svc.CreateCompany(owner, cong, companies.CompanyInput{Name: "Ada Bakery", Idea: "Bread by subscription"})
-	require.NoError(t, err)
-	if credits > 0 {
-		_, err = e.Svc.GrantCredits(context.Background(), e.Store.SystemConglomerateScope(cong), models.EntryAdminAdjustment, credits, "test credits")
-		require.NoError(t, err)
-	}
-	scope, err := e.Store.SystemCompanyScope(context.Background(), co.ID)
-	require.NoError(t, err)
-	return &turnWorld{e: e, scope: scope, cong: cong, company: co.ID,
-		acts: &activities.Turns{Store: e.Store, Billing: e.Svc.BillingUseCases, Tools: e.Svc.Tools, Model: model,
-			Logger: slog.New(slog.DiscardHandler), HeartbeatEvery: 50 * time.Millisecond}}
-}
-
-// newTurn stores a running turn with the user's message.
-func (w *turnWorld) newTurn(t *testing.T, message string) activities.TurnRef {
-	t.Helper()
-	ctx := context.Background()
-	turn, err := w.e.Store.CreateTurn(ctx, w.scope, models.Turn{SessionID: uuid.NewString(), Trigger: models.TriggerMessage, Message: message},
-		[]models.ContentBlock{{Type: models.ContentText, Text: message}})
-	require.NoError(t, err)
-	_, err = w.e.Store.MarkTurnRunning(ctx, w.scope, turn.ID, time.Now().UTC())
-	require.NoError(t, err)
-	return activities.TurnRef{TurnID: turn.ID, CompanyID: w.company, ConglomerateID: w.cong}
-}
-
-func (w *turnWorld) env() *testsuite.TestActivityEnvironment {
+func activityEnv(acts any) *testsuite.TestActivityEnvironment {
 	env := (&testsuite.WorkflowTestSuite{}).NewTestActivityEnvironment()
-	env.RegisterActivity(w.acts)
+	env.RegisterActivity(acts)
 	return env
 }
 
-func (w *turnWorld) count(t *testing.T, query string, args ...any) int64 {
-	t.Helper()
-	var c int64
-	require.NoError(t, w.e.SQL.QueryRow(rebind(w.e.Placeholder, query), args...).Scan(&c))
-	return c
+// beatingEnv is an activity environment that counts the activity's
+// heartbeats as it records them (before the SDK throttles what it sends to
+// one per 30 s in this environment).
+func beatingEnv(acts any, beats *atomic.Int64) *testsuite.TestActivityEnvironment {
+	env := activityEnv(acts)
+	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{&beatCounter{beats: beats}}})
+	return env
 }
 
-func (w *turnWorld) balance(t *testing.T) int64 {
-	t.Helper()
-	b, err := w.e.Store.CreditBalance(context.Background(), w.e.Store.SystemConglomerateScope(w.cong), time.Now().UTC().Truncate(24*time.Hour))
-	require.NoError(t, err)
-	return b.Balance
+type beatCounter struct {
+	interceptor.WorkerInterceptorBase
+	beats *atomic.Int64
 }
 
-// A crash between a tool's effect and the step's stored result (the
-// worker died after the task's insert committed, or after the mail went
-// out) makes Temporal run the activity again: the effect is found by the
-// call's key, not made a second time, and the billable call is paid once.
-func TestToolCallRetriedAfterACrashMakesItsEffectOnce(t *testing.T) {
-	w := newTurnWorld(t, nil, 10)
-	ref := w.newTurn(t, "Plan the launch")
+func (c *beatCounter) InterceptActivity(_ context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
+	return &beatInbound{ActivityInboundInterceptorBase: interceptor.ActivityInboundInterceptorBase{Next: next}, beats: c.beats}
+}
+
+type beatInbound struct {
+	interceptor.ActivityInboundInterceptorBase
+	beats *atomic.Int64
+}
+
+func (b *beatInbound) Init(outbound interceptor.ActivityOutboundInterceptor) error {
+	return b.Next.Init(&beatOutbound{ActivityOutboundInterceptorBase: interceptor.ActivityOutboundInterceptorBase{Next: outbound}, beats: b.beats})
+}
+
+type beatOutbound struct {
+	interceptor.ActivityOutboundInterceptorBase
+	beats *atomic.Int64
+}
+
+func (b *beatOutbound) RecordHeartbeat(ctx context.Context, details ...any) {
+	b.beats.Add(1)
+	b.Next.RecordHeartbeat(ctx, details...)
+}
+
+// listModel asks for list_documents once, then answers.
+type listModel struct{ calls atomic.Int64 }
+
+func (m *listModel) Complete(_ context.Context, _ models.ModelRequest, onText func(string)) (models.ModelResponse, error) {
+	usage := models.ModelUsage{InputTokens: 10, OutputTokens: 1}
+	if m.calls.Add(1) == 1 {
+		onText("Looking.")
+		return models.ModelResponse{Model: "list", StopReason: models.StopToolUse, Usage: usage, Content: []models.ContentBlock{
+			{Type: models.ContentText, Text: "Looking."},
+			{Type: models.ContentToolUse, ToolUseID: "call_1", ToolName: "list_documents", Input: []byte(`{}`)}}}, nil
+	}
+	return models.ModelResponse{Model: "list", StopReason: models.StopEndTurn, Usage: usage,
+		Content: []models.ContentBlock{{Type: models.ContentText, Text: "Nothing written yet."}}}, nil
+}
+
+// The turn's activities run a whole turn through the engine, each as the
+// worker runs it: start, a model step with a tool call, the tool step, the
+// final model step, the end; the turn is completed and each call charged.
+func TestTurnActivitiesRunATurnThroughTheEngine(t *testing.T) {
+	e := servicetest.New(t)
 	ctx := context.Background()
-	args := func(v any) json.RawMessage { b, _ := json.Marshal(v); return b }
-	_, _, err := w.e.Store.PutTurnMessage(ctx, w.scope, models.TurnMessage{TurnID: ref.TurnID, Step: 1, Part: 0, Role: models.RoleAssistant,
-		Content: []models.ContentBlock{
-			{Type: models.ContentText, Text: "On it."},
-			{Type: models.ContentToolUse, ToolUseID: "call_1", ToolName: "create_task", Input: args(map[string]string{"title": "Order flour", "description": "Ten sacks"})},
-			{Type: models.ContentToolUse, ToolUseID: "call_2", ToolName: "send_email", Input: args(map[string]string{"to": "miller@example.com", "subject": "Flour", "text": "Ten sacks, please."})},
-			{Type: models.ContentToolUse, ToolUseID: "call_3", ToolName: "add_prospect", Input: args(map[string]string{"name": "The Miller"})},
-		}})
+	owner, cong := e.User(t, "ada@example.com")
+	co, err := e.Svc.CreateCompany(owner, cong, companies.CompanyInput{Name: "Ada Bakery", Idea: "Bread by subscription"})
 	require.NoError(t, err)
+	_, err = e.Svc.GrantCredits(ctx, e.Store.SystemConglomerateScope(cong), models.EntryAdminAdjustment, 10, "test credits")
+	require.NoError(t, err)
+	scope, err := e.Store.SystemCompanyScope(ctx, co.ID)
+	require.NoError(t, err)
+	turn, err := e.Store.Turns().CreateTurn(ctx, scope, models.Turn{SessionID: uuid.NewString(), Trigger: models.TriggerMessage, Message: "What is written?"},
+		[]models.ContentBlock{{Type: models.ContentText, Text: "What is written?"}})
+	require.NoError(t, err)
+	acts := &activities.Turns{Store: e.Store, Engine: &turns.Engine{Store: e.Store, Billing: e.Svc.BillingUseCases, Tools: e.Svc.Tools, Model: &listModel{},
+		Logger: slog.New(slog.DiscardHandler)}, HeartbeatEvery: 10 * time.Millisecond}
+	ref := contract.TurnRef{TurnID: turn.ID, CompanyID: co.ID, ConglomerateID: cong}
 
-	for attempt := 1; attempt <= 3; attempt++ {
-		for index := range 3 {
-			v, err := w.env().ExecuteActivity(w.acts.ToolStep, activities.ToolStepInput{StepInput: activities.StepInput{TurnRef: ref, Step: 1}, Index: index})
-			require.NoError(t, err, "attempt %d, call %d", attempt, index)
-			var res activities.ToolStepResult
-			require.NoError(t, v.Get(&res))
-			assert.False(t, res.IsError, "attempt %d, call %d", attempt, index)
+	v, err := activityEnv(acts).ExecuteActivity(acts.StartTurn, ref)
+	require.NoError(t, err)
+	var started contract.StartTurnResult
+	require.NoError(t, v.Get(&started))
+	assert.True(t, started.Active)
+
+	v, err = activityEnv(acts).ExecuteActivity(acts.ModelStep, contract.StepInput{TurnRef: ref, Step: 1})
+	require.NoError(t, err)
+	var step contract.ModelStepResult
+	require.NoError(t, v.Get(&step))
+	assert.Equal(t, []contract.ToolCallRef{{Index: 0, ID: "call_1", Name: "list_documents"}}, step.Calls)
+
+	v, err = activityEnv(acts).ExecuteActivity(acts.ToolStep, contract.ToolStepInput{StepInput: contract.StepInput{TurnRef: ref, Step: 1}, Index: 0})
+	require.NoError(t, err)
+	var tool contract.ToolStepResult
+	require.NoError(t, v.Get(&tool))
+	assert.Equal(t, contract.ToolStepResult{}, tool)
+
+	v, err = activityEnv(acts).ExecuteActivity(acts.ModelStep, contract.StepInput{TurnRef: ref, Step: 2})
+	require.NoError(t, err)
+	require.NoError(t, v.Get(&step))
+	assert.Empty(t, step.Calls, "the final answer")
+
+	v, err = activityEnv(acts).ExecuteActivity(acts.FinishTurn, contract.FinishTurnInput{TurnRef: ref, Status: models.TurnCompleted})
+	require.NoError(t, err)
+	var status models.TurnStatus
+	require.NoError(t, v.Get(&status))
+	assert.Equal(t, models.TurnCompleted, status)
+	ended, err := e.Store.Turns().GetTurn(ctx, scope, turn.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "Nothing written yet.", ended.Answer)
+	require.NotNil(t, ended.CreditsCost)
+	assert.EqualValues(t, 4, *ended.CreditsCost, "two calls of 2 credits")
+
+	v, err = activityEnv(acts).ExecuteActivity(acts.StartScheduledRun, contract.ScheduledRunInput{CompanyID: co.ID})
+	require.NoError(t, err)
+	var run contract.ScheduledRunResult
+	require.NoError(t, v.Get(&run))
+	assert.Equal(t, "scheduled runs are not configured", run.Skipped)
+}
+
+// companyTurnRef is a company of a store, for activities that only look
+// the company up before they call the engine.
+func companyTurnRef(t *testing.T) (*store.Store, contract.TurnRef) {
+	t.Helper()
+	ctx := context.Background()
+	st := testenv.NewStore(t)
+	_, cong, err := st.Identity().CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
+	require.NoError(t, err)
+	co, err := st.Companies().CreateCompany(ctx, st.SystemConglomerateScope(cong.ID), models.Company{Name: "Shop", Handle: "shop"})
+	require.NoError(t, err)
+	return st, contract.TurnRef{TurnID: "00000000-0000-4000-8000-000000000000", CompanyID: co.ID, ConglomerateID: cong.ID}
+}
+
+// slowEngine's steps last until the activity has heartbeated a few
+// times: work after a model call (its trace, message and charge) on a
+// slow database is still a live activity.
+type slowEngine struct {
+	activities.TurnEngine
+	beats atomic.Int64
+	err   error
+}
+
+func (s *slowEngine) waitForBeats(ctx context.Context) error {
+	deadline := time.Now().Add(time.Minute)
+	for s.beats.Load() < 3 {
+		if time.Now().After(deadline) {
+			return errors.New("no heartbeats while the step ran")
 		}
-		// The crash: the effects committed, the step's results did not.
-		_, err := w.e.SQL.Exec(rebind(w.e.Placeholder, "DELETE FROM turn_messages WHERE turn_id = ? AND step = 1 AND part > 0"), ref.TurnID)
-		require.NoError(t, err)
-	}
-
-	assert.Equal(t, int64(1), w.count(t, "SELECT COUNT(*) FROM company_tasks WHERE company_id = ?", w.company), "one task")
-	assert.Equal(t, int64(1), w.count(t, "SELECT COUNT(*) FROM company_emails WHERE company_id = ? AND direction = ?", w.company, string(models.EmailOutbound)), "one email")
-	assert.Equal(t, int64(1), w.count(t, "SELECT COUNT(*) FROM company_prospects WHERE company_id = ?", w.company), "one prospect")
-	assert.Equal(t, int64(1), w.count(t, "SELECT COUNT(*) FROM credit_ledger_entries WHERE run_id = ? AND type = ?", ref.TurnID, string(models.EntryToolUsage)),
-		"send_email charged once, with the turn's id")
-	assert.Equal(t, int64(9), w.balance(t))
-}
-
-func rebind(style, q string) string {
-	if style == "?" {
-		return q
-	}
-	n := 0
-	out := []byte{}
-	for i := 0; i < len(q); i++ {
-		if q[i] == '?' {
-			n++
-			out = append(out, []byte("$"+string(rune('0'+n)))...)
-			continue
-		}
-		out = append(out, q[i])
-	}
-	return string(out)
-}
-
-// gateModel holds every call until the test releases it and counts the
-// calls; each costs 2 credits (10 input tokens, 1 output token).
-type gateModel struct {
-	calls   atomic.Int64
-	entered chan struct{}
-	release chan struct{}
-}
-
-func (m *gateModel) Complete(ctx context.Context, _ models.ModelRequest, _ func(string)) (models.ModelResponse, error) {
-	m.calls.Add(1)
-	m.entered <- struct{}{}
-	select {
-	case <-m.release:
-	case <-ctx.Done():
-		return models.ModelResponse{}, &models.ModelCallError{Kind: models.ModelCanceled, Detail: "canceled"}
-	}
-	return models.ModelResponse{Model: "gate", StopReason: models.StopEndTurn, Usage: models.ModelUsage{InputTokens: 10, OutputTokens: 1},
-		Content: []models.ContentBlock{{Type: models.ContentText, Text: "Done."}}}, nil
-}
-
-// Fifty turns on 10 credits start their model calls at once: each call
-// holds its maximum price (or what is left) before it runs, so the calls
-// that run are the ones the balance pays for, and every one is paid.
-func TestConcurrentModelCallsAreBoundedByTheBalance(t *testing.T) {
-	const turns, credits = 50, 10
-	m := &gateModel{entered: make(chan struct{}, turns), release: make(chan struct{})}
-	w := newTurnWorld(t, m, credits)
-	refs := make([]activities.TurnRef, turns)
-	for i := range refs {
-		refs[i] = w.newTurn(t, "Hello")
-	}
-	var refused atomic.Int64
-	done := make(chan struct{}, turns)
-	var wg sync.WaitGroup
-	for _, ref := range refs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, err := w.env().ExecuteActivity(w.acts.ModelStep, activities.StepInput{TurnRef: ref, Step: 1})
-			if err != nil {
-				assert.Contains(t, err.Error(), "credits", "a refused call is refused for credits")
-				refused.Add(1)
-				done <- struct{}{}
-			}
-		}()
-	}
-	// Every turn either runs its call (held in the model) or was refused
-	// before it: then the calls are let go.
-	inside := 0
-	for inside+int(refused.Load()) < turns {
 		select {
-		case <-m.entered:
-			inside++
-		case <-done:
-		case <-time.After(60 * time.Second):
-			t.Fatalf("stuck: %d calls running, %d refused", inside, refused.Load())
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond):
 		}
 	}
-	close(m.release)
-	wg.Wait()
+	return s.err
+}
 
-	calls := m.calls.Load()
-	charged := credits - w.balance(t)
-	t.Logf("%d calls made, %d refused, %d credits charged", calls, refused.Load(), charged)
-	assert.GreaterOrEqual(t, calls, int64(1))
-	assert.Equal(t, 2*calls, charged, "every call made was paid in full")
-	assert.LessOrEqual(t, charged, int64(credits))
-	held, err := w.e.Store.HeldCredits(context.Background(), w.e.Store.SystemConglomerateScope(w.cong), time.Now().UTC())
-	require.NoError(t, err)
-	assert.Zero(t, held, "every hold was settled or released")
+func (s *slowEngine) ModelStep(ctx context.Context, _ turns.Scopes, _ contract.StepInput) (contract.ModelStepResult, error) {
+	return contract.ModelStepResult{}, s.waitForBeats(ctx)
+}
+
+func (s *slowEngine) ToolStep(ctx context.Context, _ turns.Scopes, _ contract.ToolStepInput, attempt int) (contract.ToolStepResult, error) {
+	if attempt != 1 {
+		return contract.ToolStepResult{}, errors.New("the first attempt is attempt 1")
+	}
+	return contract.ToolStepResult{}, s.waitForBeats(ctx)
+}
+
+// The model and tool steps heartbeat from their start to their end, not
+// only while the model or the tool runs (issue: a loaded machine reached
+// the heartbeat timeout during the writes after a model call, and the
+// retried activity called the model a second time).
+func TestTurnStepsHeartbeatUntilTheyReturn(t *testing.T) {
+	st, ref := companyTurnRef(t)
+	for _, name := range []string{"ModelStep", "ToolStep"} {
+		t.Run(name, func(t *testing.T) {
+			eng := &slowEngine{}
+			acts := &activities.Turns{Store: st, Engine: eng, HeartbeatEvery: 5 * time.Millisecond}
+			env := beatingEnv(acts, &eng.beats)
+			var err error
+			if name == "ModelStep" {
+				_, err = env.ExecuteActivity(acts.ModelStep, contract.StepInput{TurnRef: ref, Step: 1})
+			} else {
+				_, err = env.ExecuteActivity(acts.ToolStep, contract.ToolStepInput{StepInput: contract.StepInput{TurnRef: ref, Step: 1}})
+			}
+			require.NoError(t, err)
+			assert.GreaterOrEqual(t, eng.beats.Load(), int64(3))
+		})
+	}
+}
+
+// The engine's decisions become the workflow's errors: a turn failure is
+// an application error of its code, retried only when the engine says
+// so, after the provider's delay; a cancelled call is Interrupted; any
+// other error is returned as it is (the retry policy retries it).
+func TestTurnStepErrorsBecomeTheWorkflowsErrors(t *testing.T) {
+	st, ref := companyTurnRef(t)
+	for _, c := range []struct {
+		name         string
+		err          error
+		typ          string
+		nonRetryable bool
+		delay        time.Duration
+	}{
+		{"out of credits", &turns.StepError{Code: models.CodeInsufficientCredits, Message: "top up"}, contract.ErrTurnInsufficientCredits, true, 0},
+		{"rate limited upstream", &turns.StepError{Code: models.CodeUpstreamUnavailable, Message: "busy", Retryable: true, RetryAfter: 3 * time.Second},
+			contract.ErrTurnUpstream, false, 3 * time.Second},
+		{"interrupted", &turns.StepError{Interrupted: true, Message: "model call", Err: context.Canceled}, contract.ErrInterrupted, false, 0},
+		{"database", errors.New("database is locked"), "", false, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			eng := &slowEngine{err: c.err}
+			acts := &activities.Turns{Store: st, Engine: eng, HeartbeatEvery: time.Millisecond}
+			env := beatingEnv(acts, &eng.beats)
+			_, err := env.ExecuteActivity(acts.ModelStep, contract.StepInput{TurnRef: ref, Step: 1})
+			require.Error(t, err)
+			var appErr *temporal.ApplicationError
+			require.ErrorAs(t, err, &appErr)
+			if c.typ == "" {
+				assert.Contains(t, appErr.Error(), "database is locked")
+				assert.False(t, appErr.NonRetryable())
+				return
+			}
+			assert.Equal(t, c.typ, appErr.Type())
+			assert.Equal(t, c.nonRetryable, appErr.NonRetryable())
+			assert.Equal(t, c.delay, appErr.NextRetryDelay())
+		})
+	}
 }

@@ -38,7 +38,7 @@ func authenticate(api huma.API, svc *identity.Service) func(huma.Context, func(h
 			next(ctx)
 			return
 		}
-		p, err := svc.Authenticate(ctx.Context(), bearerToken(ctx.Header("Authorization")))
+		p, err := svc.AuthenticateRef(ctx.Context(), bearerToken(ctx.Header("Authorization")))
 		if err != nil {
 			// A domain error picks its own status (401); anything else is a
 			// server failure, not a bad credential.
@@ -49,7 +49,7 @@ func authenticate(api huma.API, svc *identity.Service) func(huma.Context, func(h
 			_ = huma.WriteErr(api, ctx, http.StatusForbidden, "", models.Errorf(models.CodeForbidden, "This endpoint needs the admin credential."))
 			return
 		}
-		next(huma.WithContext(ctx, service.WithPrincipal(ctx.Context(), p)))
+		next(huma.WithContext(ctx, service.WithPrincipalRef(ctx.Context(), p)))
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 // action pages): an opaque id that no REST endpoint accepts as a bearer, so
 // a cookie that reaches another listener of the same host (cookies ignore
 // ports) is no API credential. /auth/logout clears it on every response.
-const ssoCookie = "holdco_sso"
+const ssoCookie = identity.PageSessionCookie
 
 type redirectOutput struct {
 	Status       int

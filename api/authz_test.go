@@ -149,17 +149,25 @@ func newWorldOn(t testing.TB, st *store.Store, opts usecases.Options) *world {
 	w.call(http.MethodGet, "/auth/me", userB, "", http.StatusOK, &me)
 	w.bobCong = me["conglomerate_id"].(string)
 
-	var co map[string]any
-	w.call(http.MethodPost, "/conglomerates/"+w.adaCong+"/companies", userA, `{"name":"Ada Shop"}`, http.StatusCreated, &co)
-	w.adaCo = co["id"].(string)
-	w.call(http.MethodPost, "/conglomerates/"+w.bobCong+"/companies", userB, `{"name":"Bob Shop"}`, http.StatusCreated, &co)
-	w.bobCo = co["id"].(string)
+	// The companies are stored as a business start stores them, without its
+	// welcome credits: the tests' balances are their own (POST
+	// /conglomerates/{id}/companies has its tests in companies_test.go).
+	w.adaCo = w.seedCompany(w.adaCong, "Ada Shop", "ada-shop")
+	w.bobCo = w.seedCompany(w.bobCong, "Bob Shop", "bob-shop")
 	var key map[string]any
 	w.call(http.MethodGet, "/companies/"+w.adaCo+"/api-key", userA, "", http.StatusOK, &key)
 	w.creds[company] = key["api_key"].(string)
 	w.call(http.MethodGet, "/companies/"+w.bobCo+"/api-key", userB, "", http.StatusOK, &key)
 	w.creds[companyB] = key["api_key"].(string)
 	return w
+}
+
+// seedCompany stores a company of cong with its provisioning intent.
+func (w *world) seedCompany(cong, name, handle string) string {
+	c, _, err := w.store.Companies().CreateCompanyToProvision(context.Background(), w.store.SystemConglomerateScope(cong),
+		models.Company{Name: name, Handle: handle, Status: models.CompanyActive}, true, nil)
+	require.NoError(w.t, err)
+	return c.ID
 }
 
 const testVerifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
@@ -270,10 +278,10 @@ func (w *world) endedTurn(companyID string) string {
 	ctx := context.Background()
 	scope, err := w.store.SystemCompanyScope(ctx, companyID)
 	require.NoError(w.t, err)
-	turn, err := w.store.CreateTurn(ctx, scope, models.Turn{SessionID: uuid.NewString(), Trigger: models.TriggerMessage, Message: "hello"},
+	turn, err := w.store.Turns().CreateTurn(ctx, scope, models.Turn{SessionID: uuid.NewString(), Trigger: models.TriggerMessage, Message: "hello"},
 		[]models.ContentBlock{{Type: models.ContentText, Text: "hello"}})
 	require.NoError(w.t, err)
-	_, _, err = w.store.FinishTurn(ctx, scope, turn.ID, "Hi", models.TurnResult{Status: models.TurnCompleted, Answer: "Hi", EndedAt: time.Now().UTC()},
+	_, _, err = w.store.Turns().FinishTurn(ctx, scope, turn.ID, "Hi", models.TurnResult{Status: models.TurnCompleted, Answer: "Hi", EndedAt: time.Now().UTC()},
 		models.ActivityInput{Kind: models.ActivityTurnEnded, Actor: models.ActorAgent, Summary: "done"})
 	require.NoError(w.t, err)
 	return turn.ID

@@ -9,6 +9,7 @@ import (
 
 	"holdco/models"
 	"holdco/service/billing"
+	"holdco/service/paymentevents"
 )
 
 // PlanResponse is the account's plan at the moment of the request.
@@ -114,7 +115,12 @@ type WebhookEndpointSummary struct {
 	Pinned     bool   `json:"pinned"`
 }
 
-type billingHandlers struct{ svc *billing.Service }
+type billingHandlers struct {
+	svc *billing.Service
+	// events applies the payment webhook's events (credits, plans and
+	// domain payments alike).
+	events *paymentevents.Service
+}
 
 func registerBillingRoutes(api huma.API, h *billingHandlers) {
 	tags := []string{"billing"}
@@ -138,7 +144,7 @@ func registerBillingRoutes(api huma.API, h *billingHandlers) {
 		Tags: tags, Summary: "Follow a billing link", DefaultStatus: http.StatusFound,
 		Description: "The signed link of insufficient_credits and billing answers: opens the checkout or portal and redirects there. 404 when invalid or expired."}, h.follow)
 	huma.Register(api, huma.Operation{OperationID: "stripe-webhook", Method: http.MethodPost, Path: "/webhooks/stripe",
-		Tags: tags, Summary: "Payment provider events",
+		Tags: tags, Summary: "Payment provider events", MaxBodyBytes: webhookBodyLimit,
 		Description: "Verified by the Stripe-Signature header (400 and nothing recorded when it does not verify). Idempotent by event id; unknown event types are acknowledged and ignored."}, h.webhook)
 	huma.Register(api, huma.Operation{OperationID: "stripe-health", Method: http.MethodGet, Path: "/health/stripe",
 		Tags: []string{"admin"}, Summary: "Probe the payment provider", Security: bearerSecurity, Metadata: map[string]any{adminOnly: true},
@@ -259,6 +265,12 @@ func (h *billingHandlers) follow(ctx context.Context, in *followInput) (*followO
 	return &followOutput{Location: u, CacheControl: "no-store"}, nil
 }
 
+// webhookBodyLimit bounds a payment provider's event (Stripe's are a few
+// kilobytes; an invoice with many lines stays far below it). huma applies
+// its default limit only to operations with a Body field: a RawBody one
+// read without end until this was set (TestEveryRouteBoundsItsBody).
+const webhookBodyLimit = 2 << 20
+
 type webhookInput struct {
 	Signature string `header:"Stripe-Signature"`
 	RawBody   []byte
@@ -267,7 +279,7 @@ type webhookInput struct {
 type webhookOutput struct{ Body WebhookResponse }
 
 func (h *billingHandlers) webhook(ctx context.Context, in *webhookInput) (*webhookOutput, error) {
-	res, err := h.svc.HandlePaymentWebhook(ctx, in.RawBody, in.Signature)
+	res, err := h.events.HandlePaymentWebhook(ctx, in.RawBody, in.Signature)
 	if err != nil {
 		return nil, err
 	}

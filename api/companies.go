@@ -85,7 +85,10 @@ func registerCompanyRoutes(api huma.API, h *companyHandlers) {
 	tags := []string{"companies"}
 	huma.Register(api, huma.Operation{OperationID: "create-company", Method: http.MethodPost, Path: "/conglomerates/{conglomerate_id}/companies",
 		Tags: tags, Summary: "Create a company", Security: bearerSecurity, DefaultStatus: http.StatusCreated,
-		Description: "A taken handle answers 409 handle_taken with `suggested_handle`; a handle derived from the name takes the next free one. " +
+		Description: "Starts a business like the founding interview and the connector's create_business: the plan (402/403 plan_*), " +
+			"the account's business limit and the platform's cap (403 business_limit_reached), at least 12 credits counting the 15 welcome credits " +
+			"the account gets with its first business (402 insufficient_credits). " +
+			"A taken handle answers 409 handle_taken with `suggested_handle`; a handle derived from the name takes the next free one. " +
 			"Provisioning starts at once, or within seconds from the worker when it could not start right away. " +
 			"Send an `Idempotency-Key` header to retry safely after a lost response."}, h.create)
 	huma.Register(api, huma.Operation{OperationID: "list-companies", Method: http.MethodGet, Path: "/conglomerates/{conglomerate_id}/companies",
@@ -105,7 +108,7 @@ func registerCompanyRoutes(api huma.API, h *companyHandlers) {
 		Description: "The first read mints the key."}, h.apiKey)
 	huma.Register(api, huma.Operation{OperationID: "rotate-company-api-key", Method: http.MethodPost, Path: "/companies/{company_id}/api-key/rotate",
 		Tags: tags, Summary: "Rotate the company API key", Security: bearerSecurity,
-		Description: "Human credentials only. The old key stops within 60 seconds (the authentication cache)."}, h.rotate)
+		Description: "Human credentials only. The old key stops within 5 seconds (the authentication cache)."}, h.rotate)
 }
 
 func toCompanyResponse(c models.Company) CompanyResponse {

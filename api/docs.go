@@ -58,6 +58,9 @@ const docsCSP = "default-src 'none'; base-uri 'none'; connect-src 'self'; form-a
 func registerDocs(engine *gin.Engine) {
 	engine.GET("/docs", func(c *gin.Context) {
 		c.Header("Content-Security-Policy", docsCSP)
+		c.Header("X-Frame-Options", "DENY")
+		c.Header("X-Content-Type-Options", "nosniff")
+		c.Header("Referrer-Policy", "same-origin")
 		c.Header("Cache-Control", "no-cache")
 		c.Data(http.StatusOK, "text/html; charset=utf-8", docsPage)
 	})

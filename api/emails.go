@@ -8,6 +8,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"holdco/models"
+	"holdco/service"
 	"holdco/service/mail"
 )
 
@@ -102,7 +103,8 @@ func registerEmailRoutes(api huma.API, h *emailHandlers) {
 			"413 for a text over 100000 bytes; 429 rate_limited after the company's daily send limit (HOLDCO_MAIL_DAILY_SEND_LIMIT, default 50 per UTC day; refused attempts count); " +
 			"502 upstream_unavailable when the provider refuses (the message is kept as failed, nothing charged). " +
 			"A sent message costs 1 credit, held before sending and charged as TOOL_USAGE once sent (run_id: the message's id): " +
-			"402 insufficient_credits (balance, needed, links) or the plan's refusal, and nothing is stored or sent, when the account cannot pay."}, h.send)
+			"402 insufficient_credits (balance, needed, links) or the plan's refusal, and nothing is stored or sent, when the account cannot pay. " +
+			"With an `Idempotency-Key`, a retry of the same send (same company, same key) answers the first message: one message, one charge."}, h.send)
 	huma.Register(api, huma.Operation{OperationID: "inbound-email-webhook", Method: http.MethodPost, Path: "/webhooks/email/inbound",
 		Tags: tags, Summary: "Inbound mail from the provider", MaxBodyBytes: mail.MaxInboundBytes,
 		Description: "Signed: `" + mail.TimestampHeader + "` (Unix seconds, within 5 minutes of holdco's clock) and `" + mail.SignatureHeader +
@@ -165,11 +167,19 @@ func (h *emailHandlers) get(ctx context.Context, in *emailIDInput) (*emailOutput
 }
 
 type sendEmailInput struct {
-	CompanyID string `path:"company_id" format:"uuid"`
-	Body      SendEmailRequest
+	CompanyID      string `path:"company_id" format:"uuid"`
+	IdempotencyKey string `header:"Idempotency-Key" maxLength:"255" doc:"Optional: a key of the client's choice naming this send (a UUID is a good one). Sent again with the same key, the request answers the message the first one sent (201) without sending it again or charging again."`
+	Body           SendEmailRequest
 }
 
 func (h *emailHandlers) send(ctx context.Context, in *sendEmailInput) (*emailOutput, error) {
+	if in.IdempotencyKey != "" {
+		call, err := service.RequestCall(in.CompanyID, "send_email", in.IdempotencyKey, "Idempotency-Key")
+		if err != nil {
+			return nil, err
+		}
+		ctx = service.WithCall(ctx, call)
+	}
 	e, err := h.svc.Send(ctx, in.CompanyID, mail.SendInput{To: in.Body.To, Subject: in.Body.Subject, Text: in.Body.Text, ReplyTo: in.Body.ReplyTo})
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -100,4 +101,43 @@ func TestSendEmailEdgeRules(t *testing.T) {
 	assert.Equal(t, "sent", sent["delivery"])
 	assert.Equal(t, "jane@example.com", sent["to"])
 	assert.NotContains(t, w.logs.String(), "jane@example.com")
+}
+
+// REST's send is paid by the same rule as the agents' and the connector's:
+// 402 and nothing sent when the account cannot pay; with an
+// Idempotency-Key, the same request sent again answers the first message
+// (one message, one charge).
+func TestSendEmailIsPaidOnceByItsIdempotencyKey(t *testing.T) {
+	w := newWorld(t)
+	path := "/companies/" + w.adaCo + "/emails"
+	body := `{"to":"jane@example.com","subject":"Hi","text":"Fresh bread."}`
+	keyed := func(key string) http.Header { return http.Header{"Idempotency-Key": {key}} }
+	outbound := func() int {
+		var list map[string]any
+		w.call(http.MethodGet, path+"?limit=100", userA, "", http.StatusOK, &list)
+		return len(list["emails"].([]any))
+	}
+
+	rec := w.doWith(http.MethodPost, path, userA, body, keyed("send-1"))
+	assert.Equal(t, http.StatusPaymentRequired, rec.Code, rec.Body.String())
+	assert.Contains(t, rec.Body.String(), "insufficient_credits")
+	assert.Zero(t, outbound(), "nothing stored or sent")
+
+	w.grantAda(1)
+	var first, again map[string]any
+	rec = w.doWith(http.MethodPost, path, userA, body, keyed("send-1"))
+	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &first))
+	rec = w.doWith(http.MethodPost, path, userA, body, keyed("send-1"))
+	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &again))
+	assert.Equal(t, first["id"], again["id"], "the first message")
+	assert.Equal(t, 1, outbound(), "one message")
+	st, err := w.store.Billing().CreditBalance(context.Background(), w.store.SystemConglomerateScope(w.adaCong), time.Now().UTC().Truncate(24*time.Hour))
+	require.NoError(t, err)
+	assert.Zero(t, st.Balance, "one charge")
+
+	rec = w.doWith(http.MethodPost, path, userA, body, keyed("not a key"))
+	assert.Equal(t, http.StatusUnprocessableEntity, rec.Code, rec.Body.String())
+	assert.Contains(t, rec.Body.String(), "Idempotency-Key")
 }

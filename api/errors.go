@@ -18,10 +18,13 @@ import (
 )
 
 // statusByCode is the one table from domain error codes to HTTP statuses.
-// Codes missing here answer 500. One mapping does not go by code: any
+// Codes missing here answer 500. Two mappings do not go by code alone: any
 // error wrapping models.ErrUnavailable (the store's verdict on a database
 // it cannot reach, for either driver) answers 503 upstream_unavailable
-// with Retry-After (unavailable below), whatever wraps it.
+// with Retry-After (unavailable below), whatever wraps it; an
+// upstream_unavailable that carries retry_after_seconds (a dependency down
+// for now, the request safe to send again: a turn Temporal did not take)
+// answers 503 with that Retry-After (fromDomain).
 var statusByCode = map[models.ErrorCode]int{
 	models.CodeBadRequest:           http.StatusBadRequest,
 	models.CodeIdeaNotAllowed:       http.StatusBadRequest,
@@ -246,14 +249,24 @@ func fromDomain(ctx huma.Context, de *models.Error) huma.StatusError {
 	if de.Code == models.CodeInvalidArgument {
 		return &HTTPValidationError{Detail: []ValidationError{{Loc: fieldLocation(ctx, de.Field), Msg: de.Detail, Type: "value_error"}}}
 	}
-	if status >= 500 {
+	retryAfter, retry := de.Extra["retry_after_seconds"].(int64)
+	switch {
+	case retry && de.Code == models.CodeUpstreamUnavailable:
+		// A dependency that is down for now and a request that may be
+		// sent again as it is (a turn Temporal did not take): 503 with
+		// Retry-After, logged as a warning, not as a failure of holdco.
+		status = http.StatusServiceUnavailable
+		if ctx != nil {
+			errorLogger(ctx).WarnContext(ctx.Context(), "request refused: "+de.Detail, "error", error(de))
+		}
+	case status >= 500:
 		logUnexpected(ctx, de.Detail, []error{de})
 	}
 	if status == http.StatusUnauthorized && ctx != nil {
 		ctx.SetHeader("WWW-Authenticate", `Bearer`)
 	}
-	if v, ok := de.Extra["retry_after_seconds"].(int64); ok && de.Code == models.CodeRateLimited && ctx != nil {
-		ctx.SetHeader("Retry-After", strconv.FormatInt(max(v, 1), 10))
+	if retry && (de.Code == models.CodeRateLimited || de.Code == models.CodeUpstreamUnavailable) && ctx != nil {
+		ctx.SetHeader("Retry-After", strconv.FormatInt(max(retryAfter, 1), 10))
 	}
 	body := models.BodyOf(de)
 	body.Status = status

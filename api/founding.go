@@ -59,7 +59,7 @@ type FoundingResponse struct {
 	SegmentRunning bool                      `json:"segment_running" doc:"The interviewer's claim is live: it works on the last answer (or the company is being founded) and its worker heartbeats. Answers are refused (409) meanwhile."`
 	RejectedReason *string                   `json:"rejected_reason"`
 	CompanyID      *string                   `json:"company_id" format:"uuid" doc:"The founded company, or the company a v3 upgrade switches."`
-	FirstPass      *FirstPassResponse        `json:"first_pass" doc:"A founded company's first turn (started once provisioning is ready); null otherwise."`
+	FirstPass      *FirstPassResponse        `json:"first_pass" doc:"A founded company's first turn (started once provisioning is ready), or an upgraded company's first turn on its new founding plan; null before founded."`
 	CreatedAt      time.Time                 `json:"created_at"`
 	UpdatedAt      time.Time                 `json:"updated_at"`
 	EndedAt        *time.Time                `json:"ended_at"`
@@ -228,7 +228,7 @@ func toFoundingResponse(iv founding.Interview) FoundingResponse {
 	if p := f.Proposal; p != nil {
 		r.Proposal = &FoundingProposalResponse{Name: p.Name, Handle: p.Handle, Mission: p.Mission, FoundingPlan: p.FoundingPlan}
 	}
-	if f.State == models.FoundingFounded && f.Kind == models.FoundingNew {
+	if f.State == models.FoundingFounded {
 		fp := &FirstPassResponse{Status: f.FirstPassStatus, TurnID: f.FirstPassTurnID, Error: optional(f.FirstPassError), Detail: optional(f.FirstPassDetail)}
 		if fp.Status == "" {
 			fp.Status = "pending"

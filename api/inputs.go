@@ -328,6 +328,12 @@ func (w *bodyWalker) walk(v any, t reflect.Type, tag reflect.StructTag, rule tex
 					}
 				}
 			case t != nil && t.Kind() == reflect.Map:
+				// A typed map's keys are values of its field: the field's
+				// rule holds for them too (found by FuzzInputCheck).
+				if typ, msg := textFailure(k, rule); typ != "" {
+					w.fail(at, typ, msg)
+					continue
+				}
 				v[k] = w.walk(item, t.Elem(), "", rule, at)
 			default:
 				v[k] = w.walk(item, nil, "", ruleNoNUL, at)

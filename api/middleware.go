@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"time"
 
@@ -88,3 +89,31 @@ func recoverPanics(logger *slog.Logger) gin.HandlerFunc {
 		c.Abort()
 	})
 }
+
+// keepReadDeadline hands huma a response writer whose SetReadDeadline
+// does nothing. huma bounds the reading of an operation's body by moving
+// the connection's read deadline 5 s ahead (Operation.BodyReadTimeout)
+// and never moves it back: when the handler was still working at that
+// deadline (a message waiting for an unreachable Temporal, a message
+// waiting for the ended turn's workflow to close), net/http's background
+// read of the kept-alive connection failed, which cancels the
+// connection's context, and every later request on that connection
+// failed at once with "context canceled" (500), until the client dropped
+// it (golang/go#70834). The connection keeps the server's own deadline,
+// HOLDCO_HTTP_READ_TIMEOUT from the request's first byte, which bounds a
+// slow body as documented (docs/reliability.md, Bounds).
+func keepReadDeadline() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		c.Writer = noReadDeadline{c.Writer}
+		c.Next()
+	}
+}
+
+// noReadDeadline is gin's response writer without read deadlines; Unwrap
+// still reaches the connection for http.ResponseController (full duplex
+// uploads).
+type noReadDeadline struct{ gin.ResponseWriter }
+
+func (noReadDeadline) SetReadDeadline(time.Time) error { return nil }
+
+func (w noReadDeadline) Unwrap() http.ResponseWriter { return w.ResponseWriter }

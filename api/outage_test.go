@@ -134,7 +134,7 @@ func TestDatabaseOutageAnswers503WithRetryAfter(t *testing.T) {
 
 	sc, err := st.SystemCompanyScope(ctx, w.adaCo)
 	require.NoError(t, err)
-	raw, err := st.AnalyticsRawEvents(ctx, sc, "0000-00-00", "9999-99-99")
+	raw, err := st.Analytics().AnalyticsRawEvents(ctx, sc, "0000-00-00", "9999-99-99")
 	require.NoError(t, err)
 	var ids []string
 	for _, e := range raw {

@@ -178,13 +178,7 @@ func (p *pages) fromOwnPage(c *gin.Context) bool {
 }
 
 func fromOwnPage(c *gin.Context, ids *identity.Service) bool {
-	if site := c.GetHeader("Sec-Fetch-Site"); site != "" {
-		return site == "same-origin"
-	}
-	if origin := c.GetHeader("Origin"); origin != "" {
-		return ids.IsOwnOrigin(origin)
-	}
-	return true
+	return ids.FromOwnPage(c.GetHeader("Sec-Fetch-Site"), c.GetHeader("Origin"))
 }
 
 func (p *pages) decideDevice(c *gin.Context) {

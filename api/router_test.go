@@ -55,6 +55,10 @@ func newTestRouter(t *testing.T, logs io.Writer, checks ...HealthCheck) *Router 
 				return nil, models.Errorf(models.CodeInvalidArgument, "Handle must be a lower-case slug.").WithField("handle")
 			case "anon":
 				return nil, models.Errorf(models.CodeUnauthenticated, "Sign in first.")
+			case "down":
+				return nil, models.Errorf(models.CodeUpstreamUnavailable, "The provider failed.")
+			case "down-for-now":
+				return nil, models.Errorf(models.CodeUpstreamUnavailable, "The workflow service does not answer; retry in 5 seconds.").With("retry_after_seconds", int64(5))
 			}
 			out := &widgetOutput{}
 			out.Body.Name = in.Body.Name
@@ -150,6 +154,27 @@ func TestErrorsShareOneShape(t *testing.T) {
 	rec, body = do(t, r, http.MethodPut, widgetPath, `{"name":"ok","count":1}`)
 	assert.Equal(t, http.StatusOK, rec.Code)
 	assert.Equal(t, "ok", body["name"])
+}
+
+// TestUpstreamDownForNowIs503WithRetryAfter: an upstream_unavailable that
+// says when to retry (a turn Temporal did not take) answers 503 with
+// Retry-After and is logged as a warning; one that does not (a provider
+// that failed) stays 502, logged as an error.
+func TestUpstreamDownForNowIs503WithRetryAfter(t *testing.T) {
+	var logs bytes.Buffer
+	r := newTestRouter(t, &logs)
+	rec, body := do(t, r, http.MethodPut, widgetPath, `{"name":"down-for-now","count":1}`)
+	assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	assert.Equal(t, "5", rec.Header().Get("Retry-After"))
+	assert.Equal(t, "upstream_unavailable", body["error"])
+	assert.Contains(t, logs.String(), `"level":"WARN","msg":"request refused: The workflow service does not answer`)
+	assert.NotContains(t, logs.String(), `"level":"ERROR"`)
+
+	rec, body = do(t, r, http.MethodPut, widgetPath, `{"name":"down","count":1}`)
+	assert.Equal(t, http.StatusBadGateway, rec.Code)
+	assert.Empty(t, rec.Header().Get("Retry-After"))
+	assert.Equal(t, "upstream_unavailable", body["error"])
+	assert.Contains(t, logs.String(), `"level":"ERROR"`)
 }
 
 func TestRequestIDOnEveryResponseAndLogLine(t *testing.T) {

@@ -38,7 +38,7 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerProvisioningRoutes(api, &provisioningHandlers{svc: d.Service.Companies})
 	registerUserAuthRoutes(api, &userAuthHandlers{svc: d.Service.Companies})
 	registerCreditRoutes(api, &creditHandlers{svc: d.Service.Billing})
-	registerBillingRoutes(api, &billingHandlers{svc: d.Service.Billing})
+	registerBillingRoutes(api, &billingHandlers{svc: d.Service.Billing, events: d.Service.PaymentEvents})
 	registerFileRoutes(api, engine, &fileHandlers{svc: d.Service.Files, auth: d.Service.Identity, logger: d.Logger})
 	registerSalesRoutes(api, &salesHandlers{svc: d.Service.Sales})
 	registerTraceRoutes(api, &traceHandlers{svc: d.Service.Traces})

@@ -123,7 +123,7 @@ func registerSalesRoutes(api huma.API, h *salesHandlers) {
 		Description: "`subscription_id` is holdco's id or the provider's. Only a subscription of this company: any other is 404. " +
 			"Cancelling a canceled subscription answers it unchanged."}, h.cancel)
 	huma.Register(api, huma.Operation{OperationID: "stripe-connect-webhook", Method: http.MethodPost, Path: "/webhooks/stripe/connect",
-		Tags: tags, Summary: "Events of the connected accounts (the companies' sales)",
+		Tags: tags, Summary: "Events of the connected accounts (the companies' sales)", MaxBodyBytes: webhookBodyLimit,
 		Description: "The Connect webhook endpoint, verified with its own signing secret (400 and nothing recorded when it does not verify; " +
 			"404 when sales are not configured). Payments, refunds and subscriptions are recorded once each as the company's revenue; " +
 			"an event about a company outside the connected account's conglomerate is acknowledged and ignored."}, h.webhook)

@@ -32,8 +32,8 @@ func salesAPIWorld(t *testing.T) *world {
 func (w *world) onboard(cong, account string) {
 	w.t.Helper()
 	ctx := context.Background()
-	require.NoError(w.t, w.store.SetConnectAccount(ctx, w.store.SystemConglomerateScope(cong), account))
-	require.NoError(w.t, w.store.UpdateConnectState(ctx, models.ConnectState{AccountID: account, ChargesEnabled: true, PayoutsEnabled: true, DetailsSubmitted: true}))
+	require.NoError(w.t, w.store.Billing().SetConnectAccount(ctx, w.store.SystemConglomerateScope(cong), account))
+	require.NoError(w.t, w.store.Billing().UpdateConnectState(ctx, models.ConnectState{AccountID: account, ChargesEnabled: true, PayoutsEnabled: true, DetailsSubmitted: true}))
 }
 
 func (w *world) connectWebhook(payload []byte, signature string) *httptest.ResponseRecorder {
@@ -153,13 +153,13 @@ func TestArchivedListQueriesDoNotGrowWithCompanies(t *testing.T) {
 		ctx := context.Background()
 		cong := st.SystemConglomerateScope(w.adaCong)
 		for i := range n {
-			c, err := st.CreateCompany(ctx, cong, models.Company{Name: "Old", Handle: fmt.Sprintf("old-%d-%s", i, uuid.NewString()[:8])})
+			c, err := st.Companies().CreateCompany(ctx, cong, models.Company{Name: "Old", Handle: fmt.Sprintf("old-%d-%s", i, uuid.NewString()[:8])})
 			require.NoError(t, err)
 			sc, err := st.SystemCompanyScope(ctx, c.ID)
 			require.NoError(t, err)
-			_, err = st.RecordCompanyPayment(ctx, sc, models.CompanyPayment{ProviderPaymentID: "pi_" + c.ID, AmountCents: 100, Currency: "usd", PaidAt: time.Now()})
+			_, err = st.Sales().RecordCompanyPayment(ctx, sc, models.CompanyPayment{ProviderPaymentID: "pi_" + c.ID, AmountCents: 100, Currency: "usd", PaidAt: time.Now()})
 			require.NoError(t, err)
-			_, err = st.ArchiveCompany(ctx, sc, time.Now())
+			_, err = st.Companies().ArchiveCompany(ctx, sc, time.Now())
 			require.NoError(t, err)
 		}
 		before := counter.n.Load()

@@ -3,35 +3,37 @@ package app
 import (
 	"context"
 
+	"holdco/observability"
 	"holdco/service/analytics"
+	"holdco/service/background"
 )
 
 // startAnalyticsWriter arranges capture's life on the api role (the role
 // that serves it). Capture commits its own events (group commit: each
 // request answers after the commit of the batch holding its events), so
 // no writer runs in the background; the raw-event retention sweep does,
-// when a retention is set. stopAnalytics, called after the listeners
-// stopped, ends the sweep, refuses new events and waits for a commit
+// when a retention is set (once per cluster: service/background).
+// stopAnalytics, called after the listeners stopped, ends the sweep, refuses new events and waits for a commit
 // still under way before the store closes.
 func (a *App) startAnalyticsWriter(svc *analytics.Service) {
 	if a.stopAnalytics != nil {
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if days := a.cfg.Analytics.RawRetentionDays; days > 0 {
-			svc.RunRetention(ctx, days, analytics.RetentionEvery)
-		}
-	}()
+	removeSource := observability.CaptureSource(func() observability.CaptureCounts {
+		st := svc.Stats()
+		return observability.CaptureCounts{Stored: st.Stored, UnknownKey: st.UnknownKey, Malformed: st.Malformed, QueueFull: st.QueueFull,
+			WriteFailed: st.WriteFailed, RateLimited: st.RateLimited, Queued: st.Queued}
+	})
+	stopRetention := func(context.Context) {}
+	if days := a.cfg.Analytics.RawRetentionDays; days > 0 {
+		stopRetention = a.sweepRunner().Start(background.Sweep{Name: "analytics_retention", Every: analytics.RetentionEvery,
+			Done: "analytics: raw events past retention deleted",
+			Pass: func(ctx context.Context) (int64, error) { return svc.PurgeRawEvents(ctx, days) }})
+	}
 	a.stopAnalytics = func(shutdown context.Context) {
-		cancel()
-		select {
-		case <-done:
-		case <-shutdown.Done():
-		}
+		stopRetention(shutdown)
 		svc.StopWriter(shutdown)
+		removeSource()
 	}
 }
 

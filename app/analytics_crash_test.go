@@ -37,7 +37,7 @@ func TestKillDuringCaptureKeepsAcknowledgedEvents(t *testing.T) {
 	dir := t.TempDir()
 	apiAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	env := append(os.Environ(), "HOLDCO_DATA_DIR="+dir, "HOLDCO_API_ADDR="+apiAddr,
-		"HOLDCO_SITES_ADDR=127.0.0.1:0", "HOLDCO_MCP_ADDR=127.0.0.1:0", "HOLDCO_OAUTH_ADDR=127.0.0.1:0",
+		"HOLDCO_SITES_ADDR=127.0.0.1:0", "HOLDCO_MCP_ADDR=127.0.0.1:0", "HOLDCO_OAUTH_ADDR=127.0.0.1:0", "HOLDCO_WORKER_HEALTH_ADDR=127.0.0.1:0",
 		"HOLDCO_TEMPORAL_PORT="+strconv.Itoa(freePort(t)), "HOLDCO_TEMPORAL_UI_PORT=0", "HOLDCO_ANALYTICS_ADDRESS_RATE=0")
 	dsn, database := filepath.Join(dir, "holdco.db"), "sqlite"
 	if base := os.Getenv(testenv.DatabaseURLEnv); base != "" {
@@ -123,5 +123,6 @@ func TestKillDuringCaptureKeepsAcknowledgedEvents(t *testing.T) {
 		}
 	}
 	t.Logf("kill -9 during capture on %s: %d events answered 200, %d stored, %d of the answered missing", database, len(acked), len(stored), lost)
+	require.GreaterOrEqual(t, len(acked), 2000, "the kill came after 2,000 events answered 200, not before")
 	assert.Zero(t, lost, "events answered 200 but lost by the kill")
 }

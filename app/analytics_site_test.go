@@ -1,7 +1,6 @@
 package app_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -15,9 +14,9 @@ import (
 	"holdco/app"
 	"holdco/models"
 	"holdco/providers/gitrepo"
-	"holdco/providers/statichost"
 	"holdco/service"
 	"holdco/service/companies"
+	"holdco/testenv"
 )
 
 // TestLoaderCountsAVisitOnAHoldcoSiteInChromium: the loader on the
@@ -26,18 +25,15 @@ import (
 // the page view and an in-page navigation, with one visitor id kept in
 // memory.
 func TestLoaderCountsAVisitOnAHoldcoSiteInChromium(t *testing.T) {
+	t.Parallel()
 	browser := chromium(t)
-	analyticsNodeScripts(t)
-	ctx, cancel := context.WithCancel(context.Background())
+	testenv.NodeScripts(t, "analytics")
+	ctx := t.Context()
 	dir := t.TempDir()
-	a, err := app.Start(ctx, embeddedConfig(t, dir, nil), []app.Role{app.RoleAPI, app.RoleSites}, quietLogger())
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	a := runApp(t, embeddedConfig(t, dir, nil), app.RoleAPI, app.RoleSites)
 	api, sites := "http://"+a.APIAddr(), "http://"+a.SitesAddr()
 
-	user, cong, err := a.Store.CreateUserWithConglomerate(ctx, models.User{Email: "site@example.com", NormalizedEmail: "site@example.com", Name: "Site"}, "Site")
+	user, cong, err := a.Store.Identity().CreateUserWithConglomerate(ctx, models.User{Email: "site@example.com", NormalizedEmail: "site@example.com", Name: "Site"}, "Site")
 	require.NoError(t, err)
 	as := service.WithPrincipal(ctx, service.Principal{Credential: service.CredentialWebSession, CredentialID: "s1", UserID: user.ID, ConglomerateID: cong.ID})
 	co, err := a.Service.Companies.CreateCompany(as, cong.ID, companies.CompanyInput{Name: "Shop"})
@@ -54,13 +50,11 @@ func TestLoaderCountsAVisitOnAHoldcoSiteInChromium(t *testing.T) {
 	page := fmt.Sprintf(`<!doctype html><html><head><title>Shop</title><script async src="%s/analytics/v1.js?c=%s"></script></head><body>hi</body></html>`, api, key)
 	_, err = repos.Commit(ctx, co.ID, []gitrepo.Change{{Path: "index.html", Content: []byte(page)}}, "site", "agent")
 	require.NoError(t, err)
-	host, err := statichost.New(filepath.Join(dir, "sites"), sites, nil)
-	require.NoError(t, err)
-	siteURL, err := host.Ensure(ctx, co.ID, co.Handle)
+	siteURL, err := siteHost(t, a.Store, dir, sites, repos).Ensure(ctx, co.ID, co.Handle)
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(siteURL, sites+"/"), siteURL)
 
-	out := runAnalyticsNode(t, time.Minute, "site.mjs", browser, siteURL+"?utm_source=ads", api+"/analytics/e/")
+	out := node(t, "analytics", nil, "site.mjs", browser, siteURL+"?utm_source=ads", api+"/analytics/e/")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	var res struct {
 		IDs             []string `json:"ids"`

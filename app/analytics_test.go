@@ -34,22 +34,10 @@ type analyticsSite struct {
 
 func startAnalyticsSite(t *testing.T) *analyticsSite {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx := t.Context()
 	cfg := embeddedConfig(t, t.TempDir(), nil)
-	a, err := app.Start(ctx, cfg, []app.Role{app.RoleAPI}, quietLogger())
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	stopped := false
-	stop := func() {
-		if !stopped {
-			stopped = true
-			cancel()
-			require.NoError(t, <-done)
-		}
-	}
-	t.Cleanup(stop)
-	user, cong, err := a.Store.CreateUserWithConglomerate(ctx, models.User{Email: "site@example.com", NormalizedEmail: "site@example.com", Name: "Site"}, "Site")
+	a, stop := startApp(t, cfg, quietLogger(), app.RoleAPI)
+	user, cong, err := a.Store.Identity().CreateUserWithConglomerate(ctx, models.User{Email: "site@example.com", NormalizedEmail: "site@example.com", Name: "Site"}, "Site")
 	require.NoError(t, err)
 	as := service.WithPrincipal(ctx, service.Principal{Credential: service.CredentialWebSession, CredentialID: "s1", UserID: user.ID, ConglomerateID: cong.ID})
 	c, err := a.Service.Companies.CreateCompany(as, cong.ID, companies.CompanyInput{Name: "Shop"})
@@ -76,6 +64,7 @@ func (s *analyticsSite) pageviews(t *testing.T, want float64) float64 {
 // Events accepted just before Ctrl-C are stored: the api role drains the
 // capture queue after its listener stops and before the store closes.
 func TestAnalyticsQueueIsDrainedOnShutdown(t *testing.T) {
+	t.Parallel()
 	s := startAnalyticsSite(t)
 	const n = 300
 	for i := range n {
@@ -91,10 +80,10 @@ func TestAnalyticsQueueIsDrainedOnShutdown(t *testing.T) {
 	defer st.Close()
 	sc, err := st.SystemCompanyScope(context.Background(), s.company.ID)
 	require.NoError(t, err)
-	raw, err := st.AnalyticsRawEvents(context.Background(), sc, "0000-00-00", "9999-99-99")
+	raw, err := st.Analytics().AnalyticsRawEvents(context.Background(), sc, "0000-00-00", "9999-99-99")
 	require.NoError(t, err)
 	assert.Len(t, raw, n)
-	days, err := st.AnalyticsDays(context.Background(), sc, "0000-00-00", "9999-99-99")
+	days, err := st.Analytics().AnalyticsDays(context.Background(), sc, "0000-00-00", "9999-99-99")
 	require.NoError(t, err)
 	var pv int64
 	for _, d := range days {
@@ -103,22 +92,12 @@ func TestAnalyticsQueueIsDrainedOnShutdown(t *testing.T) {
 	assert.Equal(t, int64(n), pv, "rolled up with them")
 }
 
-// analyticsNodeScripts makes sure node and the analytics scripts' pinned
-// packages are there (testenv.NodeScripts).
-func analyticsNodeScripts(t *testing.T) { testenv.NodeScripts(t, "analytics") }
-
-// runAnalyticsNode runs node with args in scripts/e2e/analytics; the
-// timeout is testenv.RunNode's bound.
-func runAnalyticsNode(t *testing.T, _ time.Duration, args ...string) string {
-	t.Helper()
-	return string(testenv.RunNode(t, testenv.NodeScripts(t, "analytics"), nil, args...))
-}
-
 // posthog-js, unchanged, under jsdom: its page views reach the summary.
 func TestPostHogJSPageviewsShowUpInTheSummary(t *testing.T) {
-	analyticsNodeScripts(t)
+	t.Parallel()
+	testenv.NodeScripts(t, "analytics")
 	s := startAnalyticsSite(t)
-	out := runAnalyticsNode(t, time.Minute, "posthog.mjs", s.base, s.key, "3")
+	out := node(t, "analytics", nil, "posthog.mjs", s.base, s.key, "3")
 	var res struct {
 		DistinctID string `json:"distinct_id"`
 		Captured   int    `json:"captured"`
@@ -140,20 +119,21 @@ func TestPostHogJSPageviewsShowUpInTheSummary(t *testing.T) {
 // The loader script in headless Chromium, on a page of another origin,
 // records a page view.
 func TestLoaderRecordsAPageviewInChromium(t *testing.T) {
+	t.Parallel()
 	browser := chromium(t)
-	analyticsNodeScripts(t)
+	testenv.NodeScripts(t, "analytics")
 	s := startAnalyticsSite(t)
 	site := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprintf(w, `<!doctype html><html><head><title>Shop</title><script async src="%s/analytics/v1.js?c=%s"></script></head><body>hi</body></html>`, s.base, s.key)
 	}))
-	runAnalyticsNode(t, time.Minute, "loader.mjs", browser, site+"/landing?utm_source=ads", s.base+"/analytics/e/")
+	node(t, "analytics", nil, "loader.mjs", browser, site+"/landing?utm_source=ads", s.base+"/analytics/e/")
 	s.pageviews(t, 1)
 	sum, err := s.app.Service.Analytics.Summary(s.as, s.company.ID, "1d")
 	require.NoError(t, err)
 	require.NotEmpty(t, sum.TopPages)
 	assert.Equal(t, "/landing", sum.TopPages[0].Name)
-	raw, err := s.app.Store.AnalyticsRawEvents(context.Background(), systemScope(t, s.app.Store, s.company.ID), "0000-00-00", "9999-99-99")
+	raw, err := s.app.Store.Analytics().AnalyticsRawEvents(context.Background(), systemScope(t, s.app.Store, s.company.ID), "0000-00-00", "9999-99-99")
 	require.NoError(t, err)
 	require.Len(t, raw, 1)
 	assert.Equal(t, "ads", raw[0].UTMSource)

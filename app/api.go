@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"holdco/api"
+	"holdco/console"
 	"holdco/oauth"
 )
 
@@ -17,14 +18,19 @@ func (a *App) apiHandler(ctx context.Context, publicURL, sitesURL string) (http.
 		return nil, err
 	}
 	a.startAnalyticsWriter(svc.Analytics)
-	return api.New(api.Deps{
+	rest := api.New(api.Deps{
 		Logger:         a.logger,
 		Service:        svc,
 		SecureCookies:  isHTTPS(publicURL),
 		Mount:          mounts,
 		Health:         a.healthChecks(true),
 		TrustedProxies: a.cfg.Analytics.TrustedProxies,
-	}), nil
+	})
+	if a.cfg.API.FrontendURL != "" {
+		return rest, nil
+	}
+	// No frontend: holdco serves its own web console beside the API.
+	return console.Wrap(rest, console.New(console.Deps{Service: svc, Logger: a.logger.With("role", string(RoleAPI))})), nil
 }
 
 // oauthHandler is the oauth role's listener: the authorization server

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
@@ -24,7 +25,7 @@ import (
 	"holdco/api"
 	"holdco/config"
 	"holdco/devserver"
-	"holdco/providers/gitrepo"
+	"holdco/observability"
 	"holdco/service/usecases"
 	"holdco/store"
 	"holdco/workflows"
@@ -38,35 +39,54 @@ type App struct {
 	logger *slog.Logger
 
 	Store    *store.Store
-	Temporal client.Client      // nil when no role of the process needs it
-	Service  *usecases.Services // api and worker roles
-	mounts   map[string]http.Handler
-	repos    *gitrepo.Store // the worker's repositories, for the agents' tools
-	dbs      companyQueries // the worker's company databases, for the agents' tools
-	dev      *devserver.Server
+	Temporal client.Client // nil when no role of the process needs it
+	// Service are the use cases the process's roles serve (nil: none,
+	// a sites process); parts is what they are (duty.uses).
+	Service *usecases.Services
+	parts   usecases.Parts
+	mounts  map[string]http.Handler
+	repos   *repoTools     // the worker's repositories, for the agents' tools
+	dbs     companyQueries // the worker's company databases, for the agents' tools
+	dev     *devserver.Server
 
 	listeners map[Role]*listener
 	serveErr  chan error
 
 	// Worker role.
-	worker      worker.Worker
-	stopSweeper func(context.Context)
+	worker         worker.Worker
+	workerIdentity string
+	stopSweeper    func(context.Context)
 
 	// Api role: drains the analytics capture queue.
 	stopAnalytics func(context.Context)
 
 	closers []func() error // adapters' resources, closed after Temporal
+
+	// Observability (observability.go): the metrics listener, the tracer
+	// provider (nil: no spans) and what flushes its exporter.
+	metrics     *listener
+	tracer      trace.TracerProvider
+	stopTracing func(context.Context) error
 }
 
 // Start brings every part of the requested roles up. Failures name the
 // setting to fix. On error, whatever was started is stopped again.
-func Start(ctx context.Context, cfg config.Config, roles []Role, logger *slog.Logger) (_ *App, err error) {
-	a := &App{cfg: cfg, roles: roles, logger: logger, serveErr: make(chan error, len(AllRoles)), listeners: map[Role]*listener{}}
+func Start(ctx context.Context, cfg config.Config, roles []Role, logger *slog.Logger, opts ...Option) (_ *App, err error) {
+	a := &App{cfg: cfg, roles: roles, logger: logger, serveErr: make(chan error, len(AllRoles)+1), listeners: map[Role]*listener{}}
+	for _, r := range roles {
+		a.parts |= duties[r].uses
+	}
+	for _, o := range opts {
+		o(a)
+	}
 	defer func() {
 		if err != nil {
 			a.stop(context.Background())
 		}
 	}()
+	if err := checkSplitState(cfg, roles); err != nil {
+		return nil, err
+	}
 
 	// Bind every listener before the slow parts so a clash is reported at
 	// once.
@@ -77,8 +97,11 @@ func Start(ctx context.Context, cfg config.Config, roles []Role, logger *slog.Lo
 			}
 		}
 	}
+	if err = a.startObservability(ctx); err != nil {
+		return nil, err
+	}
 
-	if a.Store, err = store.Open(ctx, cfg.Database.URL, logger); err != nil {
+	if a.Store, err = store.Open(ctx, cfg.Database.URL, logger, a.storeOptions()...); err != nil {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
 	}
 	if err = a.Store.Migrate(ctx); err != nil {
@@ -105,11 +128,24 @@ func Start(ctx context.Context, cfg config.Config, roles []Role, logger *slog.Lo
 			return nil, err
 		}
 	}
+	// Without the worker, an API or connector process opens the companies'
+	// repositories and databases for the tools that commit and query when
+	// it reaches their one home: a hosted repository backend with
+	// Postgres, or a data directory the operator says every process
+	// mounts. Otherwise those tools answer not_configured.
+	if a.repos == nil && (a.has(RoleAPI) || a.has(RoleMCP)) &&
+		(cfg.SharedDataDir || (cfg.Repos.Backend != config.RepoLocal && cfg.Database.IsPostgres())) {
+		if _, _, _, err = a.buildCompanyResources(ctx, sitesURL); err != nil {
+			return nil, err
+		}
+	}
 	handlers := map[Role]func(context.Context, string, string) (http.Handler, error){
 		RoleAPI:   a.apiHandler,
 		RoleMCP:   a.mcpHandler,
 		RoleOAuth: a.oauthHandler,
 		RoleSites: a.sitesHandler,
+		// The worker's probes (the worker itself started above).
+		RoleWorker: a.workerHealthHandler,
 	}
 	for _, r := range AllRoles {
 		l := a.listeners[r]
@@ -120,8 +156,10 @@ func Start(ctx context.Context, cfg config.Config, roles []Role, logger *slog.Lo
 		if err != nil {
 			return nil, err
 		}
-		l.serve(h, a.serveErr)
+		l.bounds = cfg.HTTP
+		l.serve(a.instrument(r, h), a.serveErr)
 	}
+	a.serveMetrics()
 
 	attrs := []any{"roles", roles, "database", config.Redact(cfg.Database.URL)}
 	if a.Temporal != nil {
@@ -140,6 +178,9 @@ func Start(ctx context.Context, cfg config.Config, roles []Role, logger *slog.Lo
 	}
 	if a.dev != nil && a.dev.UIAddress() != "" {
 		attrs = append(attrs, "temporal_ui", "http://"+a.dev.UIAddress())
+	}
+	if a.metrics != nil {
+		attrs = append(attrs, "metrics", "http://"+a.metrics.addr()+"/metrics")
 	}
 	logger.Info("holdco is ready", attrs...)
 	return a, nil
@@ -197,6 +238,10 @@ func (a *App) SitesAddr() string { return a.listenerAddr(RoleSites) }
 
 // MCPAddr is the connector's listener address; empty without the mcp role.
 func (a *App) MCPAddr() string { return a.listenerAddr(RoleMCP) }
+
+// WorkerHealthAddr is the worker's probe listener address; empty without
+// the worker role.
+func (a *App) WorkerHealthAddr() string { return a.listenerAddr(RoleWorker) }
 
 // OAuthAddr is the authorization server's listener address; empty without
 // the oauth role.
@@ -269,6 +314,7 @@ func (a *App) stop(ctx context.Context) {
 			a.logger.Warn("store close", "error", err)
 		}
 	}
+	a.stopObservability(ctx)
 }
 
 func (a *App) temporalAddress() string {
@@ -283,10 +329,16 @@ func (a *App) temporalAddress() string {
 // attributes.
 func (a *App) connectTemporal(ctx context.Context) error {
 	cfg := a.cfg
+	interceptors, err := a.temporalInterceptors()
+	if err != nil {
+		return err
+	}
 	opts := client.Options{
-		HostPort:  cfg.Temporal.Address,
-		Namespace: cfg.Temporal.Namespace,
-		Logger:    sdklog.NewStructuredLogger(a.logger.With("component", "temporal-sdk")),
+		HostPort:       cfg.Temporal.Address,
+		Namespace:      cfg.Temporal.Namespace,
+		Logger:         sdklog.NewStructuredLogger(a.logger.With("component", "temporal-sdk")),
+		MetricsHandler: observability.TemporalMetrics(),
+		Interceptors:   interceptors,
 	}
 	if !cfg.Temporal.Embedded() {
 		dialCtx, cancel := context.WithTimeout(ctx, externalDialTimeout)

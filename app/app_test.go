@@ -3,7 +3,6 @@ package app_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -45,7 +44,12 @@ func embeddedConfig(t testing.TB, dir string, env map[string]string) config.Conf
 	return cfg
 }
 
-func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+// quietLogger is the apps' logger: nothing printed, every line (debug
+// included) scanned for secrets (testenv.LogCapture; the package fails
+// when one is logged).
+func quietLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(testenv.LogCapture(), &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
 
 func getJSON(t *testing.T, url string) (int, map[string]any) {
 	t.Helper()
@@ -84,7 +88,7 @@ func TestEmbeddedDefaultKeepsRowsAndWorkflowsAcrossRestart(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode, "Temporal UI answers")
 
-	user, cong, err := a.Store.CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
+	user, cong, err := a.Store.Identity().CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
 	require.NoError(t, err)
 	// A workflow with search attributes; no worker runs its type, so it
 	// stays open and must still be there after the restart.
@@ -107,7 +111,7 @@ func TestEmbeddedDefaultKeepsRowsAndWorkflowsAcrossRestart(t *testing.T) {
 		cancel()
 		_ = a2.Run(c)
 	})
-	got, err := a2.Store.GetUser(ctx, user.ID)
+	got, err := a2.Store.Identity().GetUser(ctx, user.ID)
 	require.NoError(t, err)
 	assert.Equal(t, "ada@example.com", got.Email)
 

@@ -26,7 +26,7 @@ func BenchmarkProvisioning(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer func() { cancel(); _ = a.Run(ctx) }()
-	user, cong, err := a.Store.CreateUserWithConglomerate(ctx, models.User{Email: "bench@example.com", NormalizedEmail: "bench@example.com", Name: "Bench"}, "Bench")
+	user, cong, err := a.Store.Identity().CreateUserWithConglomerate(ctx, models.User{Email: "bench@example.com", NormalizedEmail: "bench@example.com", Name: "Bench"}, "Bench")
 	if err != nil {
 		b.Fatal(err)
 	}

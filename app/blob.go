@@ -18,9 +18,16 @@ import (
 // from the database.
 const blobURLKeyName = "blob-url-key"
 
+// blobStore is what both blob adapters offer: the files' store and the
+// deploys' (Exists).
+type blobStore interface {
+	files.BlobStore
+	Exists(ctx context.Context, key string) (bool, error)
+}
+
 // buildBlobs opens the configured blob store. The local store's downloads
 // point at sitesURL; local is nil for the s3 backend.
-func (a *App) buildBlobs(ctx context.Context, sitesURL string) (blobs files.BlobStore, localStore *local.Store, err error) {
+func (a *App) buildBlobs(ctx context.Context, sitesURL string) (blobs blobStore, localStore *local.Store, err error) {
 	cfg := a.cfg.Blob
 	switch cfg.Backend {
 	case config.BlobS3:
@@ -31,7 +38,7 @@ func (a *App) buildBlobs(ctx context.Context, sitesURL string) (blobs files.Blob
 		}
 		return s, nil, nil
 	default:
-		key, err := a.Store.InstanceSecret(ctx, blobURLKeyName, func() []byte {
+		key, err := a.Store.Identity().InstanceSecret(ctx, blobURLKeyName, func() []byte {
 			b := make([]byte, 32)
 			_, _ = rand.Read(b)
 			return b
@@ -66,23 +73,4 @@ func withBlobDownloads(sites http.Handler, blobs *local.Store) http.Handler {
 		}
 		sites.ServeHTTP(w, r)
 	})
-}
-
-// startBlobSweeper runs the blob sweeper on the worker role until
-// shutdown; it stops with the provisioning sweeper.
-func (a *App) startBlobSweeper(blobs files.BlobStore) func(context.Context) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	sw := &files.BlobSweeper{Store: a.Store, Blobs: blobs, Logger: a.logger.With("component", "blob-sweeper")}
-	go func() {
-		defer close(done)
-		sw.Run(ctx, files.BlobSweepInterval)
-	}()
-	return func(shutdown context.Context) {
-		cancel()
-		select {
-		case <-done:
-		case <-shutdown.Done():
-		}
-	}
 }

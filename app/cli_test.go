@@ -82,6 +82,7 @@ func cliEnv(t *testing.T, base, configDir string) (usercli.Env, *bytes.Buffer) {
 }
 
 func TestCLICommandsAgainstTheServer(t *testing.T) {
+	t.Parallel()
 	base := startEmbedded(t)
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -125,6 +126,7 @@ func TestCLICommandsAgainstTheServer(t *testing.T) {
 }
 
 func TestCLIDeviceLoginAndRefusal(t *testing.T) {
+	t.Parallel()
 	base := startEmbedded(t)
 	ctx := context.Background()
 	env, out := cliEnv(t, base, t.TempDir())

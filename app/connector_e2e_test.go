@@ -1,7 +1,6 @@
 package app_test
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -15,14 +14,6 @@ import (
 	"holdco/testenv"
 )
 
-// runConnectorScript runs one of the official TypeScript MCP clients'
-// scripts (scripts/e2e/connector) against the running app
-// (testenv.NodeScripts, testenv.RunNode).
-func runConnectorScript(t *testing.T, script string, env ...string) string {
-	t.Helper()
-	return string(testenv.RunNode(t, testenv.NodeScripts(t, "connector"), env, script))
-}
-
 // TestConnectorEndToEndWithOAuth runs the whole app (every role, the
 // embedded identity provider, the scripted model) and the official
 // TypeScript client (@modelcontextprotocol/client 2.4.0 pinned to
@@ -34,24 +25,21 @@ func runConnectorScript(t *testing.T, script string, env ...string) string {
 // older client (@modelcontextprotocol/sdk 1.32.2) is refused with -32022
 // by the same listener.
 func TestConnectorEndToEndWithOAuth(t *testing.T) {
+	t.Parallel()
 	testenv.NodeScripts(t, "connector")
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx := t.Context()
 	// A scripted step of 300ms: the cancelled task's turn (three model
 	// calls) is still running when tasks/cancel arrives; with 0s it could
 	// end before.
 	cfg := embeddedConfig(t, t.TempDir(), map[string]string{
 		"DATABASE_URL": testenv.DatabaseURL(t), "HOLDCO_LLM_SCRIPTED_STEP_DELAY": "300ms"})
-	a, err := app.Start(ctx, cfg, app.AllRoles, quietLogger())
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	a := runApp(t, cfg, app.AllRoles...)
 	t.Logf("database: %s", a.Store.Dialect())
 	mcpURL := "http://" + a.MCPAddr()
 	require.Equal(t, mcpURL, a.Service.OAuth.Resource(), "tokens are bound to the connector's own address")
 
 	t.Run("older client gets -32022", func(t *testing.T) {
-		out := runConnectorScript(t, "old-sdk.mjs", "MCP_URL="+mcpURL)
+		out := node(t, "connector", []string{"MCP_URL=" + mcpURL}, "old-sdk.mjs")
 		assert.Contains(t, out, "refused with -32022")
 	})
 
@@ -63,11 +51,10 @@ func TestConnectorEndToEndWithOAuth(t *testing.T) {
 	base := "http://" + a.APIAddr()
 	key := cliLogin(t, base, email)
 	cong := authedJSON(t, "GET", base+"/auth/me", key, "", 200)["conglomerate_id"].(string)
-	_, err = a.Service.Billing.GrantCredits(ctx, a.Store.SystemConglomerateScope(cong), models.EntryAdminAdjustment, 50, "connector e2e")
+	_, err := a.Service.Billing.GrantCredits(ctx, a.Store.SystemConglomerateScope(cong), models.EntryAdminAdjustment, 50, "connector e2e")
 	require.NoError(t, err)
 
-	out := runConnectorScript(t, "connector.mjs",
-		"MCP_URL="+mcpURL, "E2E_EMAIL="+email, "E2E_PASSWORD="+password, "E2E_TIMEOUT_MS=240000")
+	out := node(t, "connector", []string{"MCP_URL=" + mcpURL, "E2E_EMAIL=" + email, "E2E_PASSWORD=" + password, "E2E_TIMEOUT_MS=240000"}, "connector.mjs")
 	assert.Contains(t, out, "ok: OAuth, create_business, ")
 	assert.Contains(t, out, "a task polled to completion, a task cancelled")
 

@@ -49,8 +49,9 @@ func TestKillDuringConcurrentCreates(t *testing.T) {
 	dir := t.TempDir()
 	apiAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	env := append(os.Environ(), "HOLDCO_DATA_DIR="+dir, "HOLDCO_API_ADDR="+apiAddr,
-		"HOLDCO_SITES_ADDR=127.0.0.1:0", "HOLDCO_MCP_ADDR=127.0.0.1:0", "HOLDCO_OAUTH_ADDR=127.0.0.1:0",
-		"HOLDCO_TEMPORAL_PORT="+strconv.Itoa(freePort(t)), "HOLDCO_TEMPORAL_UI_PORT=0", "HOLDCO_SHUTDOWN_TIMEOUT=10s")
+		"HOLDCO_SITES_ADDR=127.0.0.1:0", "HOLDCO_MCP_ADDR=127.0.0.1:0", "HOLDCO_OAUTH_ADDR=127.0.0.1:0", "HOLDCO_WORKER_HEALTH_ADDR=127.0.0.1:0",
+		"HOLDCO_TEMPORAL_PORT="+strconv.Itoa(freePort(t)), "HOLDCO_TEMPORAL_UI_PORT=0", "HOLDCO_SHUTDOWN_TIMEOUT=10s",
+		"HOLDCO_BUSINESS_LIMIT="+strconv.Itoa(crashCreates)) // every create may go through
 	database := "sqlite"
 	if base := os.Getenv(testenv.DatabaseURLEnv); base != "" {
 		env = append(env, "DATABASE_URL="+crashSchema(t, base))

@@ -20,7 +20,7 @@ func storeWindow(w devoidc.Window) store.AttemptWindow {
 }
 
 func (r devAttemptRows) Count(ctx context.Context, key string, at time.Time, w devoidc.Window) (time.Duration, bool, error) {
-	wait, err := r.st.CountAttempt(ctx, key, at, storeWindow(w))
+	wait, err := r.st.Identity().CountAttempt(ctx, key, at, storeWindow(w))
 	if errors.Is(err, store.ErrRateLimited) {
 		return wait, true, nil
 	}
@@ -28,5 +28,5 @@ func (r devAttemptRows) Count(ctx context.Context, key string, at time.Time, w d
 }
 
 func (r devAttemptRows) Full(ctx context.Context, key string, at time.Time, w devoidc.Window) (time.Duration, bool, error) {
-	return r.st.AttemptsFull(ctx, key, at, storeWindow(w))
+	return r.st.Identity().AttemptsFull(ctx, key, at, storeWindow(w))
 }

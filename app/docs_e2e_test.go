@@ -1,7 +1,6 @@
 package app_test
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 
@@ -9,26 +8,23 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"holdco/app"
+	"holdco/testenv"
 )
 
 // TestDocsRenderOfflineInChromium: the REST reference renders in Chromium
 // with every other origin blocked: its assets come from the binary.
 func TestDocsRenderOfflineInChromium(t *testing.T) {
-	nodeScripts(t)
+	t.Parallel()
+	testenv.NodeScripts(t, "oauth")
 	bin := chromium(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.Start(ctx, embeddedConfig(t, t.TempDir(), nil), []app.Role{app.RoleAPI}, quietLogger())
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	out := runNode(t, "docs.mjs", "BASE=http://"+a.APIAddr(), "CHROMIUM="+bin)
+	a := runApp(t, embeddedConfig(t, t.TempDir(), nil), app.RoleAPI)
+	out := node(t, "oauth", []string{"BASE=http://" + a.APIAddr(), "CHROMIUM=" + bin}, "docs.mjs")
 	var res struct {
 		Rendered bool     `json:"rendered"`
 		Blocked  []string `json:"blocked"`
 		Errors   []string `json:"errors"`
 	}
-	require.NoError(t, json.Unmarshal(out, &res), "%s", out)
+	require.NoError(t, json.Unmarshal([]byte(out), &res), "%s", out)
 	assert.True(t, res.Rendered)
 	assert.Empty(t, res.Blocked, "nothing asked of another origin")
 	assert.Empty(t, res.Errors)

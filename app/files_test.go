@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"log/slog"
 	"mime/multipart"
@@ -35,15 +34,11 @@ func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); retur
 // downloaded through a signed URL on the sites listener, never the API's
 // origin, and neither listener logs the signed URL.
 func TestFilesAreDownloadedFromTheSitesOrigin(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	logs := &lockedBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.Start(ctx, embeddedConfig(t, dir, nil), []app.Role{app.RoleAPI, app.RoleSites},
-		slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	a, _ := startApp(t, embeddedConfig(t, dir, nil), slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		app.RoleAPI, app.RoleSites)
 	api, sites := "http://"+a.APIAddr(), "http://"+a.SitesAddr()
 
 	key := cliLogin(t, api, "ada@example.com")

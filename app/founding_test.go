@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -25,12 +26,7 @@ import (
 
 func startFoundingApp(t *testing.T) (*app.App, string) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.Start(ctx, embeddedConfig(t, t.TempDir(), map[string]string{"HOLDCO_LLM_SCRIPTED_STEP_DELAY": "50ms"}), app.AllRoles, quietLogger())
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	a := runApp(t, embeddedConfig(t, t.TempDir(), map[string]string{"HOLDCO_LLM_SCRIPTED_STEP_DELAY": "50ms"}), app.AllRoles...)
 	return a, "http://" + a.APIAddr()
 }
 
@@ -41,6 +37,7 @@ func startFoundingApp(t *testing.T) (*app.App, string) {
 // provisioning and the first pass that starts when it is ready; the live
 // history replays against the workflow code.
 func TestFoundingInterviewEndToEnd(t *testing.T) {
+	t.Parallel()
 	a, base := startFoundingApp(t)
 	key := cliLogin(t, base, "ada@example.com")
 	me := authedJSON(t, "GET", base+"/auth/me", key, "", 200)
@@ -79,7 +76,9 @@ func TestFoundingInterviewEndToEnd(t *testing.T) {
 	assert.Len(t, authedJSON(t, "GET", base+"/founding/current", key, "", 200)["transcript"], 2)
 
 	ans := authedJSON(t, "POST", base+"/founding/current/answers", key, `{"answer":"Trail Kin"}`, 200)
-	assert.Equal(t, true, ans["segment_running"], "the interviewer works on the answer")
+	// The answer is in the transcript at once; whether the interviewer is
+	// still working on it when the answer returns depends on the machine.
+	assert.Contains(t, fmt.Sprint(ans["transcript"]), "Trail Kin", "the answer is recorded")
 	cur = wait("shaping")
 	assert.Contains(t, cur["question"], "first customers")
 	authedJSON(t, "POST", base+"/founding/current/answers", key, `{"answer":"Families who hike on weekends"}`, 200)
@@ -140,11 +139,15 @@ func TestFoundingInterviewEndToEnd(t *testing.T) {
 	assert.Equal(t, false, up["eligible"])
 	assert.Equal(t, "current_generation", up["reason"])
 	authedJSON(t, "POST", base+"/companies/"+companyID+"/v3-upgrade", key, "", 409)
+	// The first pass spent some of the welcome credits: a second business
+	// needs 12 again.
+	_, err := a.Service.Billing.GrantCredits(ctx, a.Store.SystemConglomerateScope(cong), models.EntryAdminAdjustment, 20, "test credits")
+	require.NoError(t, err)
 	old := authedJSON(t, "POST", base+"/conglomerates/"+cong+"/companies", key, `{"name":"Old Shop","idea":"Sell old maps to collectors"}`, 201)
 	oldID := old["id"].(string)
 	scope, err := a.Store.SystemCompanyScope(ctx, oldID)
 	require.NoError(t, err)
-	require.NoError(t, a.Store.SetCompanyGeneration(ctx, scope, 2))
+	require.NoError(t, a.Store.Founding().SetCompanyGeneration(ctx, scope, 2))
 	headerJSON(t, "POST", base+"/companies/"+oldID+"/v3-upgrade", key, map[string]string{"X-Client-Mobile": "perhaps"}, 422)
 	headerJSON(t, "POST", base+"/companies/"+oldID+"/v3-upgrade", key, map[string]string{"X-Analytics-Session-Id": "has space"}, 422)
 	started := headerJSON(t, "POST", base+"/companies/"+oldID+"/v3-upgrade", key, map[string]string{"X-Client-Mobile": "true", "X-Analytics-Session-Id": "sess-1"}, 201)
@@ -161,6 +164,23 @@ func TestFoundingInterviewEndToEnd(t *testing.T) {
 	assert.EqualValues(t, 3, up["generation"])
 	assert.Equal(t, "founded", up["interview"].(map[string]any)["state"])
 	assert.Equal(t, "good", up["standing"])
+
+	// The switched company's first pass starts on its new founding plan.
+	require.Eventually(t, func() bool {
+		firstPass, _ = authedJSON(t, "GET", base+"/founding/current", key, "", 200)["first_pass"].(map[string]any)
+		return firstPass != nil && firstPass["status"] != "pending"
+	}, 90*time.Second, 100*time.Millisecond)
+	require.Equal(t, "started", firstPass["status"], "%v", firstPass)
+	require.NotEqual(t, turnID, firstPass["turn_id"], "a turn of its own, not the first founding's")
+	upTurnID := firstPass["turn_id"].(string)
+	require.Eventually(t, func() bool {
+		turn = authedJSON(t, "GET", base+"/turns/"+upTurnID, key, "", 200)
+		return turn["status"] != "queued" && turn["status"] != "running"
+	}, 60*time.Second, 100*time.Millisecond)
+	assert.Equal(t, "completed", turn["status"], "%v", turn)
+	assert.Equal(t, "first_pass", turn["trigger"])
+	assert.Equal(t, oldID, turn["business_id"])
+	assert.Contains(t, turn["message"], "First pass on the new founding plan")
 }
 
 func welcomeLines(ledger map[string]any) int {
@@ -195,6 +215,7 @@ func headerJSON(t *testing.T, method, u, bearer string, headers map[string]strin
 // business, start_first_pass once ready starts the first turn, which
 // writes the founding plan; then the first pass is skipped.
 func TestCreateBusinessEndToEnd(t *testing.T) {
+	t.Parallel()
 	a, base := startFoundingApp(t)
 	key := cliLogin(t, base, "ada@example.com")
 	p, err := a.Service.Identity.Authenticate(context.Background(), key)

@@ -45,7 +45,7 @@ func benchAdReconcilers(b *testing.B, n int) {
 		b.Fatal(err)
 	}
 	defer func() { cancel(); _ = a.Run(ctx) }()
-	user, cong, err := a.Store.CreateUserWithConglomerate(ctx, models.User{Email: "ads@example.com", NormalizedEmail: "ads@example.com", Name: "Ads"}, "Ads")
+	user, cong, err := a.Store.Identity().CreateUserWithConglomerate(ctx, models.User{Email: "ads@example.com", NormalizedEmail: "ads@example.com", Name: "Ads"}, "Ads")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func benchAdReconcilers(b *testing.B, n int) {
 	}
 	ids := make([]string, n)
 	for i := range n {
-		c, err := a.Store.CreateCompany(ctx, scope, models.Company{Name: fmt.Sprintf("Ads %d", i), Handle: fmt.Sprintf("ads-%d", i), Status: models.CompanyActive})
+		c, err := a.Store.Companies().CreateCompany(ctx, scope, models.Company{Name: fmt.Sprintf("Ads %d", i), Handle: fmt.Sprintf("ads-%d", i), Status: models.CompanyActive})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -88,7 +88,7 @@ func benchAdReconcilers(b *testing.B, n int) {
 		if err != nil {
 			return err
 		}
-		_, err = a.Store.UpdateAdCampaign(ctx, cs, func(c *models.AdCampaign) ([]models.ActivityInput, error) {
+		_, err = a.Store.Growth().UpdateAdCampaign(ctx, cs, func(c *models.AdCampaign) ([]models.ActivityInput, error) {
 			c.Day = c.Day.Add(-24 * time.Hour)
 			return nil, nil
 		})
@@ -143,7 +143,7 @@ func waitAll(b *testing.B, a *app.App, ids []string, done func(models.AdCampaign
 			if err != nil {
 				b.Fatal(err)
 			}
-			c, err := a.Store.AdCampaign(ctx, cs)
+			c, err := a.Store.Growth().AdCampaign(ctx, cs)
 			if err != nil || !done(c) {
 				still = append(still, id)
 			}

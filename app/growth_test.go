@@ -1,7 +1,6 @@
 package app_test
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"net/url"
@@ -24,14 +23,11 @@ import (
 // listener serves the company's site under it by Host; detached, it does
 // not any more.
 func TestDomainPurchaseEndToEnd(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.Start(ctx, embeddedConfig(t, t.TempDir(), map[string]string{"HOLDCO_REGISTRAR_DELAY": "0s"}), app.AllRoles, quietLogger())
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	t.Parallel()
+	ctx := t.Context()
+	a := runApp(t, embeddedConfig(t, t.TempDir(), map[string]string{"HOLDCO_REGISTRAR_DELAY": "0s"}), app.AllRoles...)
 
-	user, cong, err := a.Store.CreateUserWithConglomerate(ctx, models.User{Email: "dom@example.com", NormalizedEmail: "dom@example.com", Name: "Dom"}, "Dom")
+	user, cong, err := a.Store.Identity().CreateUserWithConglomerate(ctx, models.User{Email: "dom@example.com", NormalizedEmail: "dom@example.com", Name: "Dom"}, "Dom")
 	require.NoError(t, err)
 	as := service.WithPrincipal(ctx, service.Principal{Credential: service.CredentialPersonal, CredentialID: "t", UserID: user.ID, ConglomerateID: cong.ID})
 	co, err := a.Service.Companies.CreateCompany(as, cong.ID, companies.CompanyInput{Name: "Domain Tea"})

@@ -3,15 +3,20 @@ package app_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/temporal"
 
+	"holdco/app"
+	"holdco/config"
 	"holdco/store"
 	"holdco/testenv"
 	"holdco/workflows/contract"
@@ -25,6 +30,9 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 // test's own settings (env) override it:
 //
 //   - the listeners on free ports, the data under dir;
+//   - HOLDCO_SHARED_DATA_DIR=true: every process of a test runs on this
+//     machine, so a test of split roles on Postgres and the test's
+//     Temporal may keep local blobs and repositories (config.SplitState);
 //   - Temporal: the test binary's server (testenv.NewTemporal) with a
 //     namespace of the test's own, instead of an embedded server per app
 //     (each costs seconds of CPU to start). A test that is about the
@@ -38,13 +46,15 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 func testConfigBase(t testing.TB, dir string, env map[string]string) map[string]string {
 	t.Helper()
 	base := map[string]string{
-		"HOLDCO_DATA_DIR":         dir,
-		"HOLDCO_API_ADDR":         "127.0.0.1:0",
-		"HOLDCO_SITES_ADDR":       "127.0.0.1:0",
-		"HOLDCO_MCP_ADDR":         "127.0.0.1:0",
-		"HOLDCO_OAUTH_ADDR":       "127.0.0.1:0",
-		"HOLDCO_TEMPORAL_UI_PORT": "0",
-		"HOLDCO_SHUTDOWN_TIMEOUT": "10s",
+		"HOLDCO_DATA_DIR":           dir,
+		"HOLDCO_API_ADDR":           "127.0.0.1:0",
+		"HOLDCO_SITES_ADDR":         "127.0.0.1:0",
+		"HOLDCO_MCP_ADDR":           "127.0.0.1:0",
+		"HOLDCO_OAUTH_ADDR":         "127.0.0.1:0",
+		"HOLDCO_WORKER_HEALTH_ADDR": "127.0.0.1:0",
+		"HOLDCO_SHARED_DATA_DIR":    "true",
+		"HOLDCO_TEMPORAL_UI_PORT":   "0",
+		"HOLDCO_SHUTDOWN_TIMEOUT":   "10s",
 	}
 	if _, ok := env["DATABASE_URL"]; !ok {
 		base["DATABASE_URL"] = testenv.DatabaseURL(t)
@@ -86,4 +96,45 @@ func systemScope(t testing.TB, s *store.Store, companyID string) store.CompanySc
 	sc, err := s.SystemCompanyScope(context.Background(), companyID)
 	require.NoError(t, err)
 	return sc
+}
+
+// runApp starts an app with roles on cfg and runs it until the test ends;
+// its shutdown must be clean. Every test that runs a whole app starts it
+// here (or through startApp for a logger or an early stop of its own).
+func runApp(t testing.TB, cfg config.Config, roles ...app.Role) *app.App {
+	t.Helper()
+	a, _ := startApp(t, cfg, quietLogger(), roles...)
+	return a
+}
+
+// startApp is runApp with the app's logger and a stop function that shuts
+// the app down before the test ends (the cleanup then does nothing).
+func startApp(t testing.TB, cfg config.Config, logger *slog.Logger, roles ...app.Role) (*app.App, func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	a, err := app.Start(ctx, cfg, roles, logger)
+	if err != nil {
+		cancel()
+		require.NoError(t, err, "start %v", roles)
+	}
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			assert.NoError(t, <-done, "the app (%v) stops cleanly", roles)
+		})
+	}
+	t.Cleanup(stop)
+	return a, stop
+}
+
+// node runs node with args in scripts/e2e/<dir> (its pinned packages
+// installed by `make e2e-deps`) and returns what it printed; a missing
+// Node or package fails under CI=true and skips otherwise
+// (testenv.NodeScripts), a failing script fails the test (testenv.RunNode).
+func node(t *testing.T, dir string, env []string, args ...string) string {
+	t.Helper()
+	return string(testenv.RunNode(t, testenv.NodeScripts(t, dir), env, args...))
 }

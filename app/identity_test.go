@@ -23,12 +23,7 @@ import (
 // startEmbedded runs the embedded default (API role) for one test.
 func startEmbedded(t *testing.T) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.Start(ctx, embeddedConfig(t, t.TempDir(), nil), []app.Role{app.RoleAPI}, quietLogger())
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	a := runApp(t, embeddedConfig(t, t.TempDir(), nil), app.RoleAPI)
 	return "http://" + a.APIAddr()
 }
 
@@ -77,6 +72,7 @@ func whoami(t *testing.T, base, bearer string) (int, map[string]any) {
 // TestCLILoopbackLoginAgainstEmbeddedProvider runs `holdco login`'s
 // protocol against the real embedded OpenID Provider.
 func TestCLILoopbackLoginAgainstEmbeddedProvider(t *testing.T) {
+	t.Parallel()
 	base := startEmbedded(t)
 	ctx := context.Background()
 	const verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
@@ -133,6 +129,7 @@ var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 // TestDeviceLoginAgainstEmbeddedProvider approves a device login in a
 // browser session made by the real sign-in.
 func TestDeviceLoginAgainstEmbeddedProvider(t *testing.T) {
+	t.Parallel()
 	base := startEmbedded(t)
 	ctx := context.Background()
 	var start map[string]any

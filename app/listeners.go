@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"holdco/api"
+	"holdco/config"
 	"holdco/models"
 )
 
@@ -22,6 +23,8 @@ type listener struct {
 	setting string // the variable its address comes from
 	ln      net.Listener
 	srv     *http.Server
+	// bounds are the connection timeouts (HOLDCO_HTTP_*_TIMEOUT).
+	bounds config.HTTP
 }
 
 // listen binds addr, naming setting in the one-line error.
@@ -40,7 +43,8 @@ func (l *listener) addr() string { return l.ln.Addr().String() }
 
 // serve answers with h until shutdown; a failure is sent to errs.
 func (l *listener) serve(h http.Handler, errs chan<- error) {
-	l.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	l.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout: l.bounds.ReadTimeout, WriteTimeout: l.bounds.WriteTimeout, IdleTimeout: l.bounds.IdleTimeout}
 	go func() {
 		if err := l.srv.Serve(l.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			select {

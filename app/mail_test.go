@@ -15,6 +15,7 @@ import (
 )
 
 func TestMailOptionsPickTheProviderByConfig(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg, err := config.Load(func(k string) string {
 		return map[string]string{"HOLDCO_DATA_DIR": dir, "HOLDCO_MAIL_DOMAIN": "mail.example.com", "HOLDCO_MAIL_DAILY_SEND_LIMIT": "7",

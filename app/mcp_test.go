@@ -16,6 +16,7 @@ import (
 // its root, the protected resource metadata naming its public URL and the
 // authorization server, and a 401 pointing at it; GET /health stays.
 func TestMCPRoleServesTheConnector(t *testing.T) {
+	t.Parallel()
 	temporal := testenv.NewTemporal(t, nil)
 	cfg := embeddedConfig(t, t.TempDir(), map[string]string{
 		"TEMPORAL_ADDRESS": temporal.Server.GetFrontendHostPort(), "TEMPORAL_NAMESPACE": temporal.Namespace,

@@ -14,26 +14,11 @@ import (
 	"holdco/testenv"
 )
 
-// nodeScripts makes sure node and the oauth scripts' pinned packages are
-// there (testenv.NodeScripts: installed by `make e2e-deps`; a failure under
-// CI, a skip otherwise).
-func nodeScripts(t *testing.T) { testenv.NodeScripts(t, "oauth") }
-
-func runNode(t *testing.T, script string, env ...string) []byte {
-	t.Helper()
-	return testenv.RunNode(t, testenv.NodeScripts(t, "oauth"), env, script)
-}
-
 // startOAuth runs the api role (for the embedded identity provider) and
 // the oauth role.
 func startOAuth(t *testing.T) *app.App {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.Start(ctx, embeddedConfig(t, t.TempDir(), nil), []app.Role{app.RoleAPI, app.RoleOAuth}, quietLogger())
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	a := runApp(t, embeddedConfig(t, t.TempDir(), nil), app.RoleAPI, app.RoleOAuth)
 	return a
 }
 
@@ -41,10 +26,11 @@ func startOAuth(t *testing.T) *app.App {
 // server and its embedded identity provider: discovery, registration,
 // sign-in, consent, PKCE, iss and state, code replay, revocation.
 func TestOAuthFlowWithOAuth4WebAPI(t *testing.T) {
-	nodeScripts(t)
+	t.Parallel()
+	testenv.NodeScripts(t, "oauth")
 	a := startOAuth(t)
 	svc := a.Service.OAuth
-	out := runNode(t, "flow.mjs", "ISSUER="+svc.Issuer(), "RESOURCE="+svc.Resource())
+	out := node(t, "oauth", []string{"ISSUER=" + svc.Issuer(), "RESOURCE=" + svc.Resource()}, "flow.mjs")
 	var res struct {
 		AccessToken   string          `json:"access_token"`
 		ReplayedToken string          `json:"replayed_token"`
@@ -52,7 +38,7 @@ func TestOAuthFlowWithOAuth4WebAPI(t *testing.T) {
 		ClientID      string          `json:"client_id"`
 		Checks        map[string]bool `json:"checks"`
 	}
-	require.NoError(t, json.Unmarshal(out, &res), "%s", out)
+	require.NoError(t, json.Unmarshal([]byte(out), &res), "%s", out)
 	for _, c := range []string{"iss", "state", "pkce", "replay", "revoke"} {
 		assert.True(t, res.Checks[c], c)
 	}
@@ -75,13 +61,14 @@ func chromium(t *testing.T) string { return testenv.Chromium(t) }
 // are refused at registration, and redirect hosts show in ASCII, as
 // Chromium renders the page.
 func TestConsentPageSpoofingInChromium(t *testing.T) {
-	nodeScripts(t)
+	t.Parallel()
+	testenv.NodeScripts(t, "oauth")
 	bin := chromium(t)
 	a := startOAuth(t)
 	svc := a.Service.OAuth
-	out := runNode(t, "spoofing.mjs", "ISSUER="+svc.Issuer(), "RESOURCE="+svc.Resource(), "CHROMIUM="+bin)
+	out := node(t, "oauth", []string{"ISSUER=" + svc.Issuer(), "RESOURCE=" + svc.Resource(), "CHROMIUM=" + bin}, "spoofing.mjs")
 	var res map[string]any
-	require.NoError(t, json.Unmarshal(out, &res), "%s", out)
+	require.NoError(t, json.Unmarshal([]byte(out), &res), "%s", out)
 	assert.Equal(t, true, res["names_refused"])
 	assert.Equal(t, true, res["ascii_hosts"])
 	assert.Contains(t, res["receiver"], "xn--exmple-4nf.com")
@@ -89,13 +76,14 @@ func TestConsentPageSpoofingInChromium(t *testing.T) {
 
 // The consent page in headless Chromium: Allow, Deny and Switch account.
 func TestConsentPageInChromium(t *testing.T) {
-	nodeScripts(t)
+	t.Parallel()
+	testenv.NodeScripts(t, "oauth")
 	bin := chromium(t)
 	a := startOAuth(t)
 	svc := a.Service.OAuth
-	out := runNode(t, "consent.mjs", "ISSUER="+svc.Issuer(), "RESOURCE="+svc.Resource(), "CHROMIUM="+bin)
+	out := node(t, "oauth", []string{"ISSUER=" + svc.Issuer(), "RESOURCE=" + svc.Resource(), "CHROMIUM=" + bin}, "consent.mjs")
 	var res map[string]any
-	require.NoError(t, json.Unmarshal(out, &res), "%s", out)
+	require.NoError(t, json.Unmarshal([]byte(out), &res), "%s", out)
 	for _, c := range []string{"allow", "deny", "switch"} {
 		assert.Equal(t, true, res[c], c)
 	}

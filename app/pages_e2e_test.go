@@ -43,7 +43,8 @@ var tenantPage = template.Must(template.New("tenant").Parse(`<!doctype html><htm
 // page are refused, and an attacker's /auth/callback and /oidc/callback
 // URLs opened from a tenant page sign nobody in (login CSRF).
 func TestOwnPagesInChromium(t *testing.T) {
-	dir := testenv.NodeScripts(t, "pages")
+	t.Parallel()
+	testenv.NodeScripts(t, "pages")
 	bin := testenv.Chromium(t)
 	a := startOAuth(t)
 	ctx := context.Background()
@@ -56,7 +57,7 @@ func TestOwnPagesInChromium(t *testing.T) {
 	postJSON(t, apiURL+"/auth/cli/device/start", "", "", http.StatusOK, &theirs)
 
 	// Two local domain checkouts of a company.
-	user, cong, err := a.Store.CreateUserWithConglomerate(ctx, models.User{Email: "dom@example.com", NormalizedEmail: "dom@example.com", Name: "Dom"}, "Dom")
+	user, cong, err := a.Store.Identity().CreateUserWithConglomerate(ctx, models.User{Email: "dom@example.com", NormalizedEmail: "dom@example.com", Name: "Dom"}, "Dom")
 	require.NoError(t, err)
 	as := service.WithPrincipal(ctx, service.Principal{Credential: service.CredentialPersonal, CredentialID: "t", UserID: user.ID, ConglomerateID: cong.ID})
 	co, err := a.Service.Companies.CreateCompany(as, cong.ID, companies.CompanyInput{Name: "Page Tea"})
@@ -105,8 +106,8 @@ func TestOwnPagesInChromium(t *testing.T) {
 	}))
 	t.Cleanup(tenant.Close)
 
-	out := testenv.RunNode(t, dir, []string{"API=" + apiURL, "TENANT=" + tenant.URL + "/", "CHROMIUM=" + bin,
-		"DEVICE_URL=" + mine["verification_uri_complete"].(string), "CHECKOUT_URL=" + apiURL + growth.LocalCheckoutPath + "?t=" + url.QueryEscape(tokens[0])}, "pages.mjs")
+	out := []byte(node(t, "pages", []string{"API=" + apiURL, "TENANT=" + tenant.URL + "/", "CHROMIUM=" + bin,
+		"DEVICE_URL=" + mine["verification_uri_complete"].(string), "CHECKOUT_URL=" + apiURL + growth.LocalCheckoutPath + "?t=" + url.QueryEscape(tokens[0])}, "pages.mjs"))
 	var res struct {
 		APICallbackLanding  string   `json:"api_callback_landing"`
 		APICallbackText     string   `json:"api_callback_text"`

@@ -29,9 +29,9 @@ type flakyRepos struct {
 	seeds atomic.Int32 // Ensure calls asked to seed
 }
 
-func (f *flakyRepos) Ensure(ctx context.Context, companyID, name, idea string, seed bool) (string, error) {
+func (f *flakyRepos) Ensure(ctx context.Context, companyID, name, idea string, seed bool) (models.RepositoryInfo, error) {
 	if f.down.Load() {
-		return "", errors.New("git host unavailable")
+		return models.RepositoryInfo{}, errors.New("git host unavailable")
 	}
 	if seed {
 		f.seeds.Add(1)
@@ -58,6 +58,7 @@ func waitParked(t *testing.T, env *testenv.Temporal, companyID string) {
 // host recovered retries the failed resource in that run, which then
 // finishes with every resource ready.
 func TestUserProvisionRetriesFailedResources(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	st := testenv.NewStore(t)
@@ -68,7 +69,7 @@ func TestUserProvisionRetriesFailedResources(t *testing.T) {
 	env := testenv.NewTemporal(t, nil)
 	env.Server.NewWorker(env.TaskQueue, func(r worker.Registry) { workflows.Register(r, prov) })
 	svc := newTestService(t, st, env.Client)
-	user, cong, err := st.CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
+	user, cong, err := st.Identity().CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
 	require.NoError(t, err)
 	as := service.WithPrincipal(ctx, service.Principal{Credential: service.CredentialWebSession, CredentialID: "s1", UserID: user.ID, ConglomerateID: cong.ID})
 
@@ -86,7 +87,7 @@ func TestUserProvisionRetriesFailedResources(t *testing.T) {
 	waitCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	require.NoError(t, env.Client.GetWorkflow(waitCtx, trig.WorkflowID, trig.RunID).Get(waitCtx, nil), "the run finishes after the retry")
-	rows, err := st.ListResources(ctx, systemScope(t, st, c.ID))
+	rows, err := st.Companies().ListResources(ctx, systemScope(t, st, c.ID))
 	require.NoError(t, err)
 	require.Len(t, rows, 3)
 	for _, r := range rows {
@@ -98,6 +99,7 @@ func TestUserProvisionRetriesFailedResources(t *testing.T) {
 // provisioning was resumed as an import (seed_repo false), a heal that
 // recreates its lost repository does not seed it with a README.
 func TestHealSeedsOnlyCompaniesCreatedWithSeeding(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	st := testenv.NewStore(t)
@@ -107,7 +109,7 @@ func TestHealSeedsOnlyCompaniesCreatedWithSeeding(t *testing.T) {
 	env := testenv.NewTemporal(t, nil)
 	env.Server.NewWorker(env.TaskQueue, func(r worker.Registry) { workflows.Register(r, prov) })
 	svc := newTestService(t, st, env.Client)
-	user, cong, err := st.CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
+	user, cong, err := st.Identity().CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
 	require.NoError(t, err)
 	as := service.WithPrincipal(ctx, service.Principal{Credential: service.CredentialWebSession, CredentialID: "s1", UserID: user.ID, ConglomerateID: cong.ID})
 	admin := service.WithPrincipal(ctx, service.Principal{Credential: service.CredentialAdminToken, CredentialID: "a1"})

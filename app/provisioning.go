@@ -8,53 +8,76 @@ import (
 
 	"holdco/activities"
 	"holdco/providers/companydb"
-	"holdco/providers/gitrepo"
 	"holdco/providers/statichost"
 	"holdco/service"
 )
 
-// buildProvisioning makes the worker role's provisioning activities with
-// the local adapters: bare git repositories and site records under the
-// data dir, company databases next to holdco's own (SQLite files, or a
-// database and role per company on its Postgres, through an admin pool
-// only the worker opens). The local repository and hosting adapters keep
-// their state on this machine's disk, so a split deployment gives its
-// worker and sites processes the same data dir.
-func (a *App) buildProvisioning(ctx context.Context, sitesURL string) (*activities.Provisioning, *statichost.Host, error) {
+// buildCompanyResources opens the companies' repositories (the configured
+// backend: one home every worker reaches), the hosting adapter that
+// deploys their sites to the blob store, and their databases (SQLite
+// files, or a database and role per company on holdco's Postgres, through
+// an admin pool), and keeps them
+// for the repository and database tools (a.repos, a.dbs) of the agents,
+// the connector and REST. The worker builds them for provisioning; an
+// API or connector process without the worker builds them for the tools
+// alone, so a commit through any process reaches the one home of the
+// repository and deploys the site.
+func (a *App) buildCompanyResources(ctx context.Context, sitesURL string) (repoBackend, *statichost.Host, activities.Databases, error) {
 	cfg := a.cfg
-	repos, err := gitrepo.New(filepath.Join(cfg.DataDir, "repos"))
+	repos, err := a.buildRepositories()
 	if err != nil {
-		return nil, nil, fmt.Errorf("HOLDCO_DATA_DIR: %w", err)
+		return nil, nil, nil, err
 	}
-	a.repos = repos // the agents' repository tools on this worker
-	host, err := statichost.New(filepath.Join(cfg.DataDir, "sites"), sitesURL, repos)
+	blobs, _, err := a.buildBlobs(ctx, sitesURL)
 	if err != nil {
-		return nil, nil, fmt.Errorf("HOLDCO_DATA_DIR: %w", err)
+		return nil, nil, nil, err
 	}
+	host, err := a.buildHost(ctx, sitesURL, blobs, repos)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	a.repos = &repoTools{repos: repos, sites: host}
 	var dbs activities.Databases
 	if cfg.Database.IsPostgres() {
-		secret, err := a.Store.InstanceSecret(ctx, "company-db-passwords", func() []byte {
+		secret, err := a.Store.Identity().InstanceSecret(ctx, "company-db-passwords", func() []byte {
 			b := make([]byte, 32)
 			_, _ = rand.Read(b)
 			return b
 		})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		pg, err := companydb.NewPostgres(cfg.Database.URL, secret, a.logger)
 		if err != nil {
-			return nil, nil, fmt.Errorf("DATABASE_URL: %w", err)
+			return nil, nil, nil, fmt.Errorf("DATABASE_URL: %w", err)
 		}
 		a.closers = append(a.closers, pg.Close)
 		dbs = pg
 	} else if dbs, err = companydb.NewSQLite(filepath.Join(cfg.DataDir, "company-dbs")); err != nil {
-		return nil, nil, fmt.Errorf("HOLDCO_DATA_DIR: %w", err)
+		return nil, nil, nil, fmt.Errorf("HOLDCO_DATA_DIR: %w", err)
 	}
 	if q, ok := dbs.(companyQueries); ok {
-		a.dbs = q // the agents' query_database on this worker
+		a.dbs = q // query_database
 	}
-	prov := &activities.Provisioning{Store: a.Store, Repositories: repos, Databases: dbs, Hosting: host}
-	return prov, host, nil
+	return repos, host, dbs, nil
+}
+
+// siteEnvKeyName names the instance secret that seals sites' environments:
+// every worker reads the same one from the database.
+const siteEnvKeyName = "site-env-key"
+
+// buildHost is the hosting adapter on the database and the blob store;
+// src nil (a sites process) deploys nothing.
+func (a *App) buildHost(ctx context.Context, sitesURL string, blobs statichost.Blobs, src statichost.Source) (*statichost.Host, error) {
+	key, err := a.Store.Identity().InstanceSecret(ctx, siteEnvKeyName, func() []byte {
+		b := make([]byte, 32)
+		_, _ = rand.Read(b)
+		return b
+	})
+	if err != nil {
+		return nil, fmt.Errorf("site environment key: %w", err)
+	}
+	return statichost.New(statichost.Options{BaseURL: sitesURL, Records: a.Store.Sites(), Blobs: blobs, Source: src, EnvKey: key, SiteTTL: siteStatusTTL})
 }
 
 // buildSiteConfig makes the activity that writes a site's environment (its

@@ -23,7 +23,6 @@ import (
 	"holdco/providers/companydb"
 	"holdco/providers/devoidc"
 	"holdco/providers/gitrepo"
-	"holdco/providers/statichost"
 	"holdco/service"
 	"holdco/testenv"
 	"holdco/workflows"
@@ -67,13 +66,9 @@ func authedJSON(t *testing.T, method, u, bearer, body string, want int) map[stri
 // deleted behind the service's back is found by the health check and
 // healed.
 func TestProvisioningEndToEnd(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.Start(ctx, embeddedConfig(t, dir, nil), app.AllRoles, quietLogger())
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	a := runApp(t, embeddedConfig(t, dir, nil), app.AllRoles...)
 	base := "http://" + a.APIAddr()
 	key := cliLogin(t, base, "ada@example.com")
 	me := authedJSON(t, "GET", base+"/auth/me", key, "", 200)
@@ -110,6 +105,11 @@ func TestProvisioningEndToEnd(t *testing.T) {
 		return h["unhealthy"] == 0.0 && h["healthy"] == 1.0
 	}, 30*time.Second, 200*time.Millisecond)
 
+	// The run that made it healthy has ended (a heal sent while a run
+	// still finishes is answered by that run, which already ensured
+	// everything).
+	require.NoError(t, a.Temporal.GetWorkflow(context.Background(), contract.ProvisionWorkflowID(id), "").Get(context.Background(), nil))
+
 	// Deleted behind the service's back: the row still says ready, the
 	// health check says otherwise, heal recreates it.
 	require.NoError(t, os.RemoveAll(filepath.Join(dir, "repos", id+".git")))
@@ -136,10 +136,10 @@ type gatedRepos struct {
 	once    sync.Once
 }
 
-func (g *gatedRepos) Ensure(ctx context.Context, companyID, name, idea string, seed bool) (string, error) {
+func (g *gatedRepos) Ensure(ctx context.Context, companyID, name, idea string, seed bool) (models.RepositoryInfo, error) {
 	g.once.Do(func() { close(g.entered) })
 	<-ctx.Done() // this worker dies before it finishes
-	return "", ctx.Err()
+	return models.RepositoryInfo{}, ctx.Err()
 }
 
 // TestProvisioningSurvivesWorkerDeath stops the worker in the middle of
@@ -156,13 +156,12 @@ func TestProvisioningSurvivesWorkerDeath(t *testing.T) {
 	require.NoError(t, err)
 	mux := http.NewServeMux()
 	srv := httptestServer(t, mux)
-	host, err := statichost.New(filepath.Join(dir, "sites"), srv+"/sites", repos)
-	require.NoError(t, err)
-	mux.Handle("/sites/", http.StripPrefix("/sites", host.Handler(st, 0)))
+	host := siteHost(t, st, dir, srv+"/sites", repos)
+	mux.Handle("/sites/", http.StripPrefix("/sites", host.Handler()))
 
-	_, cong, err := st.CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
+	_, cong, err := st.Identity().CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
 	require.NoError(t, err)
-	co, err := st.CreateCompany(ctx, st.SystemConglomerateScope(cong.ID), models.Company{Name: "Shop", Handle: "shop-" + strconv.FormatInt(time.Now().UnixNano()%100000, 10)})
+	co, err := st.Companies().CreateCompany(ctx, st.SystemConglomerateScope(cong.ID), models.Company{Name: "Shop", Handle: "shop-" + strconv.FormatInt(time.Now().UnixNano()%100000, 10)})
 	require.NoError(t, err)
 
 	gate := &gatedRepos{Store: repos, entered: make(chan struct{})}
@@ -182,13 +181,15 @@ func TestProvisioningSurvivesWorkerDeath(t *testing.T) {
 	env.Server.NewWorker(env.TaskQueue, func(r worker.Registry) {
 		workflows.Register(r, &activities.Provisioning{Store: st, Repositories: repos, Databases: dbs, Hosting: host})
 	})
-	waitCtx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	// The server retries the activity after its heartbeat timeout (15 s,
+	// scaled for tests): a bound of that plus a minute of work.
+	waitCtx, cancel := context.WithTimeout(ctx, time.Minute+time.Duration(testenv.TimeoutScale())*15*time.Second)
 	defer cancel()
 	var res contract.ProvisionResult
 	require.NoError(t, run.Get(waitCtx, &res))
 	assert.Len(t, res.Refs, 3)
 
-	rows, err := st.ListResources(ctx, systemScope(t, st, co.ID))
+	rows, err := st.Companies().ListResources(ctx, systemScope(t, st, co.ID))
 	require.NoError(t, err)
 	require.Len(t, rows, 3)
 	for _, r := range rows {
@@ -207,6 +208,8 @@ func TestProvisioningSurvivesWorkerDeath(t *testing.T) {
 	}
 	assert.Equal(t, 1, count("repos"), "one repository")
 	assert.Equal(t, 1, count("dbs"), "one database")
-	assert.Equal(t, 1, count("sites"), "one site")
+	site, err := st.Sites().SiteOfCompany(ctx, co.ID)
+	require.NoError(t, err, "one site")
+	assert.NotEmpty(t, site.DeployID)
 	require.NoError(t, host.Check(ctx, co.ID, co.Handle))
 }

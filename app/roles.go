@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"holdco/config"
+	"holdco/service/usecases"
 )
 
 // Role is one duty a process can take on. `holdco serve` runs every role
@@ -27,8 +28,8 @@ const (
 	// (HOLDCO_SITES_ADDR): the store and the hosting adapter's read side.
 	RoleSites Role = "sites"
 	// RoleWorker runs the Temporal worker, its activities' adapters (git,
-	// hosting, company databases) and the provisioning sweeper. No
-	// listener.
+	// hosting, company databases) and the provisioning sweeper. Its
+	// listener (HOLDCO_WORKER_HEALTH_ADDR) answers probes only.
 	RoleWorker Role = "worker"
 )
 
@@ -45,15 +46,46 @@ type duty struct {
 	// temporal: the role starts, signals or runs workflows, so the process
 	// connects to Temporal (or starts the embedded server).
 	temporal bool
+	// blobs: the role reads or writes the blob store (files, run traces,
+	// site deploys); repos: it opens the repositories (config.SplitState).
+	blobs, repos bool
+	// uses are the parts of the use-case layer the role serves; a process
+	// builds the union of its roles' (App.services).
+	uses usecases.Parts
 }
 
 var duties = map[Role]duty{
-	RoleAPI:   {listenVar: "HOLDCO_API_ADDR", addr: func(c config.Config) string { return c.API.Addr }, temporal: true},
-	RoleMCP:   {listenVar: "HOLDCO_MCP_ADDR", addr: func(c config.Config) string { return c.MCP.Addr }, temporal: true},
-	RoleOAuth: {listenVar: "HOLDCO_OAUTH_ADDR", addr: func(c config.Config) string { return c.OAuth.Addr }},
-	RoleSites: {listenVar: "HOLDCO_SITES_ADDR", addr: func(c config.Config) string { return c.Sites.Addr }},
-	// The worker's adapters are built in startWorker.
-	RoleWorker: {temporal: true},
+	// REST and the console serve every use case.
+	RoleAPI: {listenVar: "HOLDCO_API_ADDR", addr: func(c config.Config) string { return c.API.Addr }, temporal: true, blobs: true, uses: usecases.All},
+	// The connector calls the domains and introspects the authorization
+	// server's tokens.
+	RoleMCP: {listenVar: "HOLDCO_MCP_ADDR", addr: func(c config.Config) string { return c.MCP.Addr }, temporal: true, blobs: true, uses: usecases.All},
+	// The authorization server signs users in and issues tokens: no
+	// domain, no payment, blob or Temporal client.
+	RoleOAuth: {listenVar: "HOLDCO_OAUTH_ADDR", addr: func(c config.Config) string { return c.OAuth.Addr }, uses: usecases.SignIn},
+	// Sites are served from the database and the blob store alone.
+	RoleSites: {listenVar: "HOLDCO_SITES_ADDR", addr: func(c config.Config) string { return c.Sites.Addr }, blobs: true},
+	// The worker's adapters are built in startWorker; its listener
+	// answers probes only. Its activities call the domains; nobody signs
+	// in on it.
+	RoleWorker: {listenVar: "HOLDCO_WORKER_HEALTH_ADDR", addr: func(c config.Config) string { return c.Worker.HealthAddr }, temporal: true, blobs: true, repos: true,
+		uses: usecases.Domains},
+}
+
+// checkSplitState refuses, before anything starts, a process of some
+// roles that would keep on its own disk what the other processes of a
+// cluster must see (config.SplitState). A process of every role is the
+// embedded default or a single machine, whatever it connects to.
+func checkSplitState(cfg config.Config, roles []Role) error {
+	if len(roles) == len(AllRoles) {
+		return nil
+	}
+	var blobs, repos bool
+	for _, r := range roles {
+		blobs = blobs || duties[r].blobs
+		repos = repos || duties[r].repos
+	}
+	return cfg.SplitState(blobs, repos)
 }
 
 func roleNames() string {

@@ -1,7 +1,6 @@
 package app_test
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"os"
@@ -15,6 +14,7 @@ import (
 
 	"holdco/app"
 	"holdco/config"
+	"holdco/service/usecases"
 	"holdco/testenv"
 )
 
@@ -22,12 +22,7 @@ import (
 // test ends.
 func startRoles(t *testing.T, cfg config.Config, roles ...app.Role) *app.App {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.Start(ctx, cfg, roles, quietLogger())
-	require.NoError(t, err, "start %v", roles)
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+	a := runApp(t, cfg, roles...)
 	return a
 }
 
@@ -36,6 +31,7 @@ func startRoles(t *testing.T, cfg config.Config, roles ...app.Role) *app.App {
 // api process is provisioned by the worker process and its site is served
 // by the sites process, and the api process keeps nothing on its disk.
 func TestRolesInSeparateProcesses(t *testing.T) {
+	t.Parallel()
 	temporal := testenv.NewTemporal(t, nil)
 	shared, apiDir := t.TempDir(), t.TempDir()
 	env := map[string]string{
@@ -47,7 +43,9 @@ func TestRolesInSeparateProcesses(t *testing.T) {
 		"HOLDCO_API_ADDR":   "127.0.0.1:" + strconv.Itoa(freePort(t)),
 		"HOLDCO_SITES_ADDR": "127.0.0.1:" + strconv.Itoa(freePort(t)),
 	}
-	apiEnv := map[string]string{"HOLDCO_DATA_DIR": apiDir}
+	// The api's data dir is not shared: it opens no repositories or
+	// company databases of its own (the worker's are elsewhere).
+	apiEnv := map[string]string{"HOLDCO_DATA_DIR": apiDir, "HOLDCO_SHARED_DATA_DIR": "false"}
 	for k, v := range env {
 		apiEnv[k] = v
 	}
@@ -92,6 +90,7 @@ func TestRolesInSeparateProcesses(t *testing.T) {
 // before their adapters; they answer /health like the API and a JSON
 // not_found otherwise.
 func TestReservedListenersAnswerHealth(t *testing.T) {
+	t.Parallel()
 	temporal := testenv.NewTemporal(t, nil)
 	cfg := embeddedConfig(t, t.TempDir(), map[string]string{
 		"TEMPORAL_ADDRESS": temporal.Server.GetFrontendHostPort(), "TEMPORAL_NAMESPACE": temporal.Namespace})
@@ -121,7 +120,38 @@ func TestReservedListenersAnswerHealth(t *testing.T) {
 	}
 }
 
+// TestEachRoleBuildsOnlyItsUseCases: a process builds the use cases its
+// roles serve and the clients those call, no others. An authorization
+// server signs users in and issues tokens with no domain built (no agent
+// turns, growth, billing or tools) and no Temporal client; a sites
+// process builds no use case.
+func TestEachRoleBuildsOnlyItsUseCases(t *testing.T) {
+	t.Parallel()
+	cfg := embeddedConfig(t, t.TempDir(), nil)
+
+	auth := startRoles(t, cfg, app.RoleOAuth)
+	svc := auth.Service
+	require.NotNil(t, svc)
+	assert.Equal(t, usecases.SignIn, svc.Parts)
+	assert.NotNil(t, svc.Identity)
+	assert.NotNil(t, svc.OAuth)
+	assert.Nil(t, svc.Turns, "no agent turns")
+	assert.Nil(t, svc.Growth, "no domains or ads")
+	assert.Nil(t, svc.Billing, "no billing, so no payment client")
+	assert.Nil(t, svc.Tools, "no agent tools")
+	assert.Nil(t, svc.Files, "no files, so no blob store")
+	assert.Nil(t, auth.Temporal, "no Temporal client")
+	status, meta := getJSON(t, "http://"+auth.OAuthAddr()+"/.well-known/oauth-authorization-server")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "http://"+auth.OAuthAddr(), meta["issuer"], "it serves with sign-in alone")
+
+	sites := startRoles(t, cfg, app.RoleSites)
+	assert.Nil(t, sites.Service, "a sites process builds no use case")
+	assert.Nil(t, sites.Temporal)
+}
+
 func TestParseRoles(t *testing.T) {
+	t.Parallel()
 	_, err := app.ParseRoles("api,bogus")
 	require.ErrorContains(t, err, `unknown role "bogus" (valid: api, mcp, oauth, sites, worker)`)
 	_, err = app.ParseRoles(" , ")

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,26 +15,21 @@ import (
 
 	"holdco/app"
 	"holdco/providers/devoidc"
-	"holdco/providers/statichost"
 	"holdco/testenv"
 )
 
 type started struct {
 	api, sites, dir string
+	app             *app.App
 }
 
-func startApp(t *testing.T, roles []app.Role) started {
+func startSites(t *testing.T, roles []app.Role) started {
 	t.Helper()
 	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.Start(ctx, embeddedConfig(t, dir, nil), roles, quietLogger())
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	a := runApp(t, embeddedConfig(t, dir, nil), roles...)
 	require.NotEmpty(t, a.SitesAddr(), "the sites role serves sites on a listener of their own")
 	require.NotEqual(t, a.APIAddr(), a.SitesAddr())
-	return started{api: "http://" + a.APIAddr(), sites: "http://" + a.SitesAddr(), dir: dir}
+	return started{api: "http://" + a.APIAddr(), sites: "http://" + a.SitesAddr(), dir: dir, app: a}
 }
 
 func send(t *testing.T, c *http.Client, method, u string, header map[string]string, form url.Values) (*http.Response, string) {
@@ -63,7 +57,8 @@ func send(t *testing.T, c *http.Client, method, u string, header map[string]stri
 // asked to return to a tenant's page. It is refused, and a normal sign-in
 // never puts a session token in a URL.
 func TestSignInCannotHandASessionToATenantSite(t *testing.T) {
-	s := startApp(t, []app.Role{app.RoleAPI, app.RoleSites})
+	t.Parallel()
+	s := startSites(t, []app.Role{app.RoleAPI, app.RoleSites})
 	for _, target := range []string{s.api + "/sites/attacker/", "/sites/attacker/", s.sites + "/attacker/"} {
 		resp, body := send(t, noFollow, "GET", s.api+"/auth/login?redirect_url="+url.QueryEscape(target), nil, nil)
 		assert.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode, "%s: %s", target, body)
@@ -119,7 +114,8 @@ func TestSignInCannotHandASessionToATenantSite(t *testing.T) {
 // page, with the victim's browser and cookie, tries to read the device
 // approval page and post "approve" for the attacker's device code.
 func TestSiteScriptCannotApproveADeviceLogin(t *testing.T) {
-	s := startApp(t, []app.Role{app.RoleAPI, app.RoleSites})
+	t.Parallel()
+	s := startSites(t, []app.Role{app.RoleAPI, app.RoleSites})
 	var start map[string]any
 	postJSON(t, s.api+"/auth/cli/device/start", "", "", http.StatusOK, &start) // the attacker's device flow
 	userCode, device := start["user_code"].(string), start["device_code"].(string)
@@ -177,9 +173,12 @@ func TestSiteScriptCannotApproveADeviceLogin(t *testing.T) {
 // archived company's site, and the site of a deleted account's company,
 // answer 410.
 func TestSitesGoOfflineOnArchiveAndReceiveRotatedKeys(t *testing.T) {
-	s := startApp(t, app.AllRoles)
-	host, err := statichost.New(filepath.Join(s.dir, "sites"), s.sites, nil)
+	t.Parallel()
+	s := startSites(t, app.AllRoles)
+	envKey, err := s.app.Store.Identity().InstanceSecret(context.Background(), "site-env-key", func() []byte { return make([]byte, 32) }) // made at start; this one is not used
 	require.NoError(t, err)
+	// Any worker reads the environment: it is in the database, sealed.
+	host := siteHostWithKey(t, s.app.Store, t.TempDir(), s.sites, nil, envKey)
 
 	newCompany := func(email, name string) (key, id, site, handle string) {
 		key = cliLogin(t, s.api, email)
@@ -206,7 +205,7 @@ func TestSitesGoOfflineOnArchiveAndReceiveRotatedKeys(t *testing.T) {
 
 	envHas := func(want string) func() bool {
 		return func() bool {
-			env, err := host.Env(handle)
+			env, err := host.Env(context.Background(), id)
 			return err == nil && env["HOLDCO_API_KEY"] == want && env["HOLDCO_API_URL"] == s.api
 		}
 	}
@@ -215,7 +214,7 @@ func TestSitesGoOfflineOnArchiveAndReceiveRotatedKeys(t *testing.T) {
 	rotated := authedJSON(t, "POST", s.api+"/companies/"+id+"/api-key/rotate", key, "", 200)["api_key"].(string)
 	require.NotEqual(t, first, rotated)
 	require.Eventually(t, envHas(rotated), 30*time.Second, 100*time.Millisecond, "the rotated key reaches the site")
-	env, err := host.Env(handle)
+	env, err := host.Env(context.Background(), id)
 	require.NoError(t, err)
 	for k, v := range env {
 		assert.NotContains(t, v, first, "the old key is gone (%s)", k)

@@ -7,15 +7,15 @@ import (
 	"holdco/config"
 	"holdco/providers/imagegen"
 	"holdco/providers/research"
-	"holdco/service/agenttools"
+	"holdco/service/webtools"
 )
 
 // toolProviders builds the providers of the agents' (and the connector's)
 // web_research and generate_image from the Tools settings; an unset one
 // stays nil and its tool answers not_configured.
-func toolProviders(cfg config.Tools) (agenttools.Research, agenttools.Images, error) {
-	var r agenttools.Research
-	var im agenttools.Images
+func toolProviders(cfg config.Tools) (webtools.Searcher, webtools.ImageMaker, error) {
+	var r webtools.Searcher
+	var im webtools.ImageMaker
 	if cfg.ResearchEnabled() {
 		b, err := research.NewBrave(cfg.ResearchAPIKey, cfg.ResearchBaseURL, nil)
 		if err != nil {
@@ -36,11 +36,11 @@ func toolProviders(cfg config.Tools) (agenttools.Research, agenttools.Images, er
 // researchTools adapts the search provider to web_research.
 type researchTools struct{ b *research.Brave }
 
-func (r researchTools) Search(ctx context.Context, query string, maxResults int) ([]agenttools.SearchResult, error) {
+func (r researchTools) Search(ctx context.Context, query string, maxResults int) ([]webtools.Result, error) {
 	res, err := r.b.Search(ctx, query, maxResults)
-	out := make([]agenttools.SearchResult, len(res))
+	out := make([]webtools.Result, len(res))
 	for i, x := range res {
-		out[i] = agenttools.SearchResult{Title: x.Title, URL: x.URL, Snippet: x.Snippet}
+		out[i] = webtools.Result{Title: x.Title, URL: x.URL, Snippet: x.Snippet}
 	}
 	return out, err
 }

@@ -12,13 +12,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"holdco/config"
-	"holdco/service/agenttools"
+	"holdco/service/webtools"
 )
 
 // The research and image providers exist when their settings are set, and
 // reach the configured servers (local ones speaking the Brave Search and
 // OpenAI Images APIs).
 func TestToolProvidersFollowTheConfiguration(t *testing.T) {
+	t.Parallel()
 	load := func(env map[string]string) config.Tools {
 		c, err := config.Load(func(k string) string { return env[k] })
 		require.NoError(t, err)
@@ -50,7 +51,7 @@ func TestToolProvidersFollowTheConfiguration(t *testing.T) {
 	require.NotNil(t, im)
 	res, err := r.Search(context.Background(), "q", 3)
 	require.NoError(t, err)
-	assert.Equal(t, []agenttools.SearchResult{{Title: "T", URL: "https://example.com", Snippet: "D"}}, res)
+	assert.Equal(t, []webtools.Result{{Title: "T", URL: "https://example.com", Snippet: "D"}}, res)
 	got, err := im.Generate(context.Background(), "a loaf", "1024x1024")
 	require.NoError(t, err)
 	assert.Equal(t, png, got)

@@ -23,18 +23,15 @@ import (
 // and answer are read over REST, the dashboard shows it, and the operator
 // reads its trace.
 func TestAgentTurnEndToEnd(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.Start(ctx, embeddedConfig(t, dir, nil), app.AllRoles, quietLogger())
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	ctx := t.Context()
+	a := runApp(t, embeddedConfig(t, dir, nil), app.AllRoles...)
 	base := "http://" + a.APIAddr()
 	key := cliLogin(t, base, "ada@example.com")
 	me := authedJSON(t, "GET", base+"/auth/me", key, "", 200)
 	cong := me["conglomerate_id"].(string)
-	_, err = a.Service.Billing.GrantCredits(ctx, a.Store.SystemConglomerateScope(cong), models.EntryAdminAdjustment, 50, "test")
+	_, err := a.Service.Billing.GrantCredits(ctx, a.Store.SystemConglomerateScope(cong), models.EntryAdminAdjustment, 50, "test")
 	require.NoError(t, err)
 
 	co := authedJSON(t, "POST", base+"/conglomerates/"+cong+"/companies", key, `{"name":"Ada Maps","idea":"Sell maps"}`, 201)

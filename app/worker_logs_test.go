@@ -72,17 +72,18 @@ func capturedWorker(t *testing.T, env *testenv.Temporal, register func(worker.Re
 // succeeds logs no "RecordActivityHeartbeat with error" warning (a
 // heartbeat cut off by the activity's completion).
 func TestSuccessfulProvisioningLogsNoHeartbeatWarning(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := testenv.NewStore(t)
 	prov := localProvisioning(t, st, t.TempDir())
 	env := testenv.NewTemporal(t, nil)
 	logs, _ := capturedWorker(t, env, func(r worker.Registry) { workflows.Register(r, prov) })
-	_, cong, err := st.CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
+	_, cong, err := st.Identity().CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
 	require.NoError(t, err)
 	waitCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	for i := range 3 {
-		co, err := st.CreateCompany(ctx, st.SystemConglomerateScope(cong.ID), models.Company{Name: "Shop", Handle: "hb-shop-" + string(rune('a'+i))})
+		co, err := st.Companies().CreateCompany(ctx, st.SystemConglomerateScope(cong.ID), models.Company{Name: "Shop", Handle: "hb-shop-" + string(rune('a'+i))})
 		require.NoError(t, err)
 		run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.ProvisionWorkflowID(co.ID), TaskQueue: env.TaskQueue},
 			contract.ProvisionWorkflowName, contract.ProvisionInput{CompanyID: co.ID, ConglomerateID: cong.ID, SeedRepo: true})
@@ -97,6 +98,7 @@ func TestSuccessfulProvisioningLogsNoHeartbeatWarning(t *testing.T) {
 // SIGTERM does) while a provisioning activity runs is expected; it is not
 // logged as an error, and the activity is retried elsewhere.
 func TestWorkerShutdownDuringAnActivityLogsNoError(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	st := testenv.NewStore(t)
@@ -106,9 +108,9 @@ func TestWorkerShutdownDuringAnActivityLogsNoError(t *testing.T) {
 	blocked.Repositories = gate
 	env := testenv.NewTemporal(t, nil)
 	logs, first := capturedWorker(t, env, func(r worker.Registry) { workflows.Register(r, &blocked) })
-	_, cong, err := st.CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
+	_, cong, err := st.Identity().CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
 	require.NoError(t, err)
-	co, err := st.CreateCompany(ctx, st.SystemConglomerateScope(cong.ID), models.Company{Name: "Shop", Handle: "stop-shop"})
+	co, err := st.Companies().CreateCompany(ctx, st.SystemConglomerateScope(cong.ID), models.Company{Name: "Shop", Handle: "stop-shop"})
 	require.NoError(t, err)
 	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.ProvisionWorkflowID(co.ID), TaskQueue: env.TaskQueue},
 		contract.ProvisionWorkflowName, contract.ProvisionInput{CompanyID: co.ID, ConglomerateID: cong.ID, SeedRepo: true})
@@ -122,7 +124,9 @@ func TestWorkerShutdownDuringAnActivityLogsNoError(t *testing.T) {
 	assert.Empty(t, logs.find(slog.LevelError, ""), "an interrupted activity is not an error")
 
 	env.Server.NewWorker(env.TaskQueue, func(r worker.Registry) { workflows.Register(r, prov) })
-	waitCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	// A bound: the repository activity's heartbeat timeout (15 s, scaled
+	// for tests) that the server waits out, plus a minute of work.
+	waitCtx, cancel := context.WithTimeout(ctx, time.Minute+time.Duration(testenv.TimeoutScale())*15*time.Second)
 	defer cancel()
 	require.NoError(t, run.Get(waitCtx, nil), "another worker finishes it")
 }

@@ -20,6 +20,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"holdco/internal/origin"
 )
 
 // Config is the whole runtime configuration.
@@ -27,9 +29,14 @@ type Config struct {
 	// DataDir holds the embedded default's files: SQLite databases and the
 	// local adapters' repositories, company databases and site records.
 	DataDir string
+	// SharedDataDir: the operator says the local adapters' directories
+	// (blobs, repositories) are a volume every process mounts, so a split
+	// deployment may use them (SplitState).
+	SharedDataDir bool
 	// ShutdownTimeout bounds how long in-flight requests get on Ctrl-C.
 	ShutdownTimeout time.Duration
 	Log             Log
+	HTTP            HTTP
 
 	Database  Database
 	Temporal  Temporal
@@ -40,12 +47,24 @@ type Config struct {
 	Identity  Identity
 	Payments  Payments
 	Blob      Blob
+	Repos     Repos
+	Worker    Worker
 	Mail      Mail
 	LLM       LLM
 	Analytics Analytics
 	Founding  Founding
 	Growth    Growth
 	Tools     Tools
+
+	Observability Observability
+}
+
+// HTTP bounds every listener's connections (net/http.Server): a slow or
+// silent client cannot hold a connection and its goroutine for ever.
+type HTTP struct {
+	ReadTimeout  time.Duration
+	WriteTimeout time.Duration
+	IdleTimeout  time.Duration
 }
 
 // Log is how the process logs.
@@ -59,6 +78,10 @@ type Database struct {
 	// URL is a postgres:// URL, or a SQLite file path (default
 	// DataDir/holdco.db).
 	URL string
+	// MaxConns, MaxIdleConns and ConnMaxLifetime size the Postgres pool;
+	// zero counts: by the process's roles (app) and half the maximum.
+	MaxConns, MaxIdleConns int
+	ConnMaxLifetime        time.Duration
 }
 
 // IsPostgres reports whether the database is Postgres.
@@ -268,6 +291,9 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.DataDir, c.Log, c.ShutdownTimeout, err = loadProcess(e); err != nil {
 		return c, err
 	}
+	if c.HTTP, err = loadHTTP(e); err != nil {
+		return c, err
+	}
 	if c.Database, err = loadDatabase(e, c.DataDir); err != nil {
 		return c, err
 	}
@@ -295,6 +321,15 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.Blob, err = loadBlob(e, c.DataDir); err != nil {
 		return c, err
 	}
+	if c.Repos, err = loadRepos(e, c.DataDir); err != nil {
+		return c, err
+	}
+	if c.SharedDataDir, err = loadShared(e); err != nil {
+		return c, err
+	}
+	if c.Worker.HealthAddr, err = e.addr("HOLDCO_WORKER_HEALTH_ADDR"); err != nil {
+		return c, err
+	}
 	if c.Mail, err = loadMail(e); err != nil {
 		return c, err
 	}
@@ -311,6 +346,9 @@ func Load(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.Tools, err = loadTools(e); err != nil {
+		return c, err
+	}
+	if c.Observability, err = loadObservability(e); err != nil {
 		return c, err
 	}
 	return c, nil
@@ -330,10 +368,41 @@ func loadProcess(e environment) (dataDir string, log Log, shutdown time.Duration
 	return dataDir, log, shutdown, nil
 }
 
+func loadHTTP(e environment) (HTTP, error) {
+	var h HTTP
+	var err error
+	if h.ReadTimeout, err = e.duration("HOLDCO_HTTP_READ_TIMEOUT", false); err != nil {
+		return h, err
+	}
+	if h.WriteTimeout, err = e.duration("HOLDCO_HTTP_WRITE_TIMEOUT", false); err != nil {
+		return h, err
+	}
+	h.IdleTimeout, err = e.duration("HOLDCO_HTTP_IDLE_TIMEOUT", false)
+	return h, err
+}
+
 func loadDatabase(e environment, dataDir string) (Database, error) {
 	d := Database{URL: e.get("DATABASE_URL")}
 	if d.URL == "" {
 		d.URL = filepath.Join(dataDir, "holdco.db")
+	}
+	n, err := e.count("HOLDCO_DB_MAX_CONNS", true)
+	if err != nil {
+		return d, err
+	}
+	idle, err := e.count("HOLDCO_DB_MAX_IDLE_CONNS", true)
+	if err != nil {
+		return d, err
+	}
+	if n > 0 && idle > n {
+		return d, &Error{"HOLDCO_DB_MAX_IDLE_CONNS", fmt.Sprintf("%d is more than HOLDCO_DB_MAX_CONNS (%d)", idle, n)}
+	}
+	if n > 10_000 {
+		return d, &Error{"HOLDCO_DB_MAX_CONNS", fmt.Sprintf("%d is more connections than any Postgres server accepts", n)}
+	}
+	d.MaxConns, d.MaxIdleConns = int(n), int(idle)
+	if d.ConnMaxLifetime, err = e.duration("HOLDCO_DB_CONN_MAX_LIFETIME", false); err != nil {
+		return d, err
 	}
 	return d, validateDatabaseURL(d.URL)
 }
@@ -386,7 +455,7 @@ func loadSites(e environment, api API) (Sites, error) {
 	}
 	if s.PublicURL != "" {
 		for name, v := range map[string]string{"HOLDCO_PUBLIC_URL": api.PublicURL, "HOLDCO_FRONTEND_URL": api.FrontendURL} {
-			if v != "" && SameOrigin(s.PublicURL, v) {
+			if v != "" && origin.Same(s.PublicURL, v) {
 				return s, &Error{"HOLDCO_SITES_PUBLIC_URL", fmt.Sprintf("must not share the origin of %s: tenant sites on holdco's origin could take over accounts", name)}
 			}
 		}
@@ -438,7 +507,7 @@ func ownOrigin(name, url string, others map[string]string) error {
 		return nil
 	}
 	for other, v := range others {
-		if v != "" && SameOrigin(url, v) {
+		if v != "" && origin.Same(url, v) {
 			return &Error{name, fmt.Sprintf("must not share the origin of %s: each listener is an origin of its own", other)}
 		}
 	}

@@ -137,6 +137,9 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{"process", "HOLDCO_LOG_LEVEL", map[string]string{"HOLDCO_LOG_LEVEL": "loud"}},
 		{"process", "HOLDCO_LOG_FORMAT", map[string]string{"HOLDCO_LOG_FORMAT": "xml"}},
 		{"process", "HOLDCO_SHUTDOWN_TIMEOUT", map[string]string{"HOLDCO_SHUTDOWN_TIMEOUT": "-1s"}},
+		{"HTTP", "HOLDCO_HTTP_READ_TIMEOUT", map[string]string{"HOLDCO_HTTP_READ_TIMEOUT": "0s"}},
+		{"HTTP", "HOLDCO_HTTP_WRITE_TIMEOUT", map[string]string{"HOLDCO_HTTP_WRITE_TIMEOUT": "soon"}},
+		{"HTTP", "HOLDCO_HTTP_IDLE_TIMEOUT", map[string]string{"HOLDCO_HTTP_IDLE_TIMEOUT": "-1m"}},
 		{"Database", "DATABASE_URL", map[string]string{"DATABASE_URL": "postgres://u:p@[::1/db"}},
 		{"Temporal", "TEMPORAL_ADDRESS", map[string]string{"TEMPORAL_ADDRESS": "temporal"}},
 		{"Temporal", "HOLDCO_TEMPORAL_PORT", map[string]string{"HOLDCO_TEMPORAL_PORT": "70000"}},
@@ -173,6 +176,13 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{"Blob", "HOLDCO_BLOB_MAX_FILE_BYTES", map[string]string{"HOLDCO_BLOB_MAX_FILE_BYTES": "0"}},
 		{"Blob", "HOLDCO_BLOB_MAX_FILE_BYTES", map[string]string{"HOLDCO_BLOB_MAX_FILE_BYTES": "2000", "HOLDCO_BLOB_QUOTA_BYTES": "1000"}},
 		{"Blob", "HOLDCO_BLOB_QUOTA_BYTES", map[string]string{"HOLDCO_BLOB_QUOTA_BYTES": "lots"}},
+		{"Repos", "HOLDCO_REPO_BACKEND", map[string]string{"HOLDCO_REPO_BACKEND": "gitlab"}},
+		{"Repos", "HOLDCO_GITHUB_OWNER", map[string]string{"HOLDCO_REPO_BACKEND": "github", "HOLDCO_GITHUB_TOKEN": "t"}},
+		{"Repos", "HOLDCO_GITHUB_TOKEN", map[string]string{"HOLDCO_REPO_BACKEND": "github", "HOLDCO_GITHUB_OWNER": "acme"}},
+		{"Repos", "HOLDCO_GITHUB_API_URL", map[string]string{"HOLDCO_GITHUB_API_URL": "ghe.example/api/v3"}},
+		{"Repos", "HOLDCO_GITHUB_REPO_PREFIX", map[string]string{"HOLDCO_GITHUB_REPO_PREFIX": "a/b"}},
+		{"Worker", "HOLDCO_WORKER_HEALTH_ADDR", map[string]string{"HOLDCO_WORKER_HEALTH_ADDR": "localhost"}},
+		{"process", "HOLDCO_SHARED_DATA_DIR", map[string]string{"HOLDCO_SHARED_DATA_DIR": "yes please"}},
 		{"Mail", "HOLDCO_MAIL_DOMAIN", map[string]string{"HOLDCO_MAIL_DOMAIN": "localhost"}},
 		{"Mail", "HOLDCO_MAIL_DOMAIN", map[string]string{"HOLDCO_MAIL_DOMAIN": "mail.example.com\r\nBcc: x"}},
 		{"Mail", "HOLDCO_MAIL_BACKEND", map[string]string{"HOLDCO_MAIL_BACKEND": "sendmail"}},
@@ -203,6 +213,8 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{"Tools", "HOLDCO_RESEARCH_BASE_URL", map[string]string{"HOLDCO_RESEARCH_API_KEY": "k", "HOLDCO_RESEARCH_BASE_URL": "search.example"}},
 		{"Tools", "HOLDCO_RESEARCH_API_KEY", map[string]string{"HOLDCO_RESEARCH_BASE_URL": "http://search.example/res/v1"}},
 		{"Tools", "HOLDCO_IMAGES_BASE_URL", map[string]string{"HOLDCO_IMAGES_BASE_URL": "localhost:8000/v1"}},
+		{"Observability", "HOLDCO_METRICS_ADDR", map[string]string{"HOLDCO_METRICS_ADDR": "9464"}},
+		{"Observability", "OTEL_EXPORTER_OTLP_ENDPOINT", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4317"}},
 	}
 	sections := map[string]bool{}
 	for _, tc := range cases {
@@ -289,4 +301,41 @@ func TestSitesURLNeedsAHostOfItsOwn(t *testing.T) {
 	}
 	assert.NoError(t, CheckSitesHost("http://localhost:8081", "http://localhost:8080"), "the default layout")
 	assert.Error(t, CheckSitesHost("https://holdco.example:8081", "https://holdco.example"))
+}
+
+// TestSplitStateNamesTheVariable: a process of some roles on Postgres and
+// an external Temporal keeps nothing on a disk of its own unless the
+// operator says the directory is shared.
+func TestSplitStateNamesTheVariable(t *testing.T) {
+	cluster := map[string]string{"DATABASE_URL": "postgres://u:p@db:5432/holdco", "TEMPORAL_ADDRESS": "temporal:7233"}
+	load := func(extra map[string]string) Config {
+		m := map[string]string{}
+		for k, v := range cluster {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		c, err := Load(env(m))
+		require.NoError(t, err)
+		return c
+	}
+	err := load(nil).SplitState(true, false)
+	var ce *Error
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, "HOLDCO_BLOB_BACKEND", ce.Var)
+	assert.NotContains(t, err.Error(), "\n")
+	assert.NotContains(t, err.Error(), ":p@")
+	require.ErrorAs(t, load(map[string]string{"HOLDCO_BLOB_BACKEND": "s3", "HOLDCO_BLOB_S3_BUCKET": "b", "HOLDCO_BLOB_S3_REGION": "r"}).SplitState(true, true), &ce)
+	assert.Equal(t, "HOLDCO_REPO_BACKEND", ce.Var)
+	assert.NoError(t, load(map[string]string{"HOLDCO_BLOB_BACKEND": "s3", "HOLDCO_BLOB_S3_BUCKET": "b", "HOLDCO_BLOB_S3_REGION": "r",
+		"HOLDCO_REPO_BACKEND": "github", "HOLDCO_GITHUB_OWNER": "acme", "HOLDCO_GITHUB_TOKEN": "t"}).SplitState(true, true))
+	assert.NoError(t, load(map[string]string{"HOLDCO_SHARED_DATA_DIR": "true"}).SplitState(true, true), "the operator says the volume is shared")
+	assert.NoError(t, load(nil).SplitState(false, false), "a role that keeps nothing (oauth)")
+	embedded, err := Load(env(map[string]string{"DATABASE_URL": "postgres://u:p@db:5432/holdco"}))
+	require.NoError(t, err)
+	assert.NoError(t, embedded.SplitState(true, true), "an embedded Temporal: one process")
+	sqlite, err := Load(env(map[string]string{"TEMPORAL_ADDRESS": "temporal:7233"}))
+	require.NoError(t, err)
+	assert.NoError(t, sqlite.SplitState(true, true), "SQLite: one machine")
 }

@@ -25,8 +25,16 @@ var Settings = []Setting{
 	{"process", "HOLDCO_LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"process", "HOLDCO_LOG_FORMAT", "text", "text or json"},
 	{"process", "HOLDCO_SHUTDOWN_TIMEOUT", "15s", "how long in-flight requests may run after Ctrl-C/SIGTERM"},
+	{"process", "HOLDCO_SHARED_DATA_DIR", "false", "`true` says the local blob directory and repositories are a volume every process mounts; without it a process running only some roles on Postgres and an external Temporal refuses to start on `local` blobs or repositories (see \"Running a cluster\")"},
+
+	{"HTTP", "HOLDCO_HTTP_READ_TIMEOUT", "5m", "bound on reading one request, body included, on every listener (a 25 MiB upload needs about 0.7 Mbit/s); a slower client is disconnected"},
+	{"HTTP", "HOLDCO_HTTP_WRITE_TIMEOUT", "5m", "bound on answering one request, from the end of its headers to the last byte (downloads included), on every listener; no endpoint streams"},
+	{"HTTP", "HOLDCO_HTTP_IDLE_TIMEOUT", "2m", "how long a kept-alive connection may wait for its next request"},
 
 	{"Database", "DATABASE_URL", "<data dir>/holdco.db", "`postgres://user:pass@host:5432/db` switches the store to Postgres; otherwise a SQLite file path"},
+	{"Database", "HOLDCO_DB_MAX_CONNS", "0", "most Postgres connections this process opens; 0: by its roles (20 with api, mcp or worker, else 5). Processes × this ≤ the server's max_connections (docs/scaling.md)"},
+	{"Database", "HOLDCO_DB_MAX_IDLE_CONNS", "0", "Postgres connections kept open while idle; 0: half of the maximum"},
+	{"Database", "HOLDCO_DB_CONN_MAX_LIFETIME", "30m", "a Postgres connection is replaced after this long (lets a failover or a pooler's rebalancing reach every process)"},
 
 	{"Temporal", "TEMPORAL_ADDRESS", "(empty)", "host:port of a Temporal cluster; when empty the embedded Temporal server is started"},
 	{"Temporal", "TEMPORAL_NAMESPACE", "default", "Temporal namespace holdco's workflows run in"},
@@ -41,6 +49,8 @@ var Settings = []Setting{
 
 	{"Sites", "HOLDCO_SITES_ADDR", ":8083", "listener of company sites (`sites` role; served at `<sites URL>/<handle>/`); a separate origin from the API so a tenant's script cannot reach holdco's sessions"},
 	{"Sites", "HOLDCO_SITES_PUBLIC_URL", "http://localhost:<sites port>", "address browsers use to reach the sites listener; must be an origin of its own (not the public or frontend URL's) and, outside loopback, a host other than the public URL's"},
+
+	{"Worker", "HOLDCO_WORKER_HEALTH_ADDR", ":8084", "listener of the `worker` role's probes: `GET /health` (the process runs) and `GET /ready` (database and Temporal answer and this worker polls its task queue)"},
 
 	{"MCP", "HOLDCO_MCP_ADDR", ":8081", "listener of the connector for AI assistants (`mcp` role): MCP 2026-07-28 at the root path, `GET /health`, the protected resource metadata (docs/connector.md)"},
 	{"MCP", "HOLDCO_MCP_PUBLIC_URL", "http://localhost:<mcp port>", "address assistants use to reach the connector (the OAuth resource its tokens are bound to); an origin of its own"},
@@ -64,7 +74,7 @@ var Settings = []Setting{
 	{"Payments", "HOLDCO_CREDIT_PRICE_CENTS", "10", "price of one credit in US cents"},
 	{"Payments", "HOLDCO_FOUNDER_MONTHLY_CREDITS", "100", "credits granted with each paid Founder invoice"},
 	{"Blob", "HOLDCO_BLOB_BACKEND", "local", "where files' bytes live: `local` (a directory; downloads are signed expiring URLs served on the sites origin) or `s3` (any S3-protocol store; presigned URLs)"},
-	{"Blob", "HOLDCO_BLOB_DIR", "<data dir>/blobs", "the local backend's directory (shared by the `api`, `sites` and `worker` processes)"},
+	{"Blob", "HOLDCO_BLOB_DIR", "<data dir>/blobs", "the local backend's directory (shared by the `api`, `sites` and `worker` processes); also holds the site deploys"},
 	{"Blob", "HOLDCO_BLOB_S3_BUCKET", "(empty)", "S3 bucket (required with `s3`)"},
 	{"Blob", "HOLDCO_BLOB_S3_REGION", "(empty)", "S3 region (required with `s3`; `us-east-1` for most self-hosted stores)"},
 	{"Blob", "HOLDCO_BLOB_S3_ENDPOINT", "(empty)", "URL of a store other than AWS S3 (MinIO, R2, …)"},
@@ -74,6 +84,13 @@ var Settings = []Setting{
 	{"Blob", "HOLDCO_BLOB_URL_TTL", "5m", "how long a download link works (1s to 168h)"},
 	{"Blob", "HOLDCO_BLOB_MAX_FILE_BYTES", "26214400", "largest file accepted (25 MiB); larger uploads answer 413 before their body is read"},
 	{"Blob", "HOLDCO_BLOB_QUOTA_BYTES", "1073741824", "what one company's files may take in all (1 GiB)"},
+
+	{"Repos", "HOLDCO_REPO_BACKEND", "local", "where company code repositories live: `local` (bare repositories under `HOLDCO_REPO_DIR`; in a cluster a volume every worker, API and connector process mounts) or `github` (private repositories of a GitHub organization, through its REST API)"},
+	{"Repos", "HOLDCO_REPO_DIR", "<data dir>/repos", "the local backend's directory"},
+	{"Repos", "HOLDCO_GITHUB_OWNER", "(empty)", "GitHub organization the repositories are created in (required with `github`)"},
+	{"Repos", "HOLDCO_GITHUB_TOKEN", "(empty)", "token allowed to create and write the organization's repositories (required with `github`)"},
+	{"Repos", "HOLDCO_GITHUB_API_URL", "(empty)", "REST API address of a GitHub Enterprise server (`https://host/api/v3/`); empty uses GitHub's"},
+	{"Repos", "HOLDCO_GITHUB_REPO_PREFIX", "holdco-", "start of every repository's name; the company id follows"},
 
 	{"Mail", "HOLDCO_MAIL_DOMAIN", "mail.localhost", "mail domain of the company inboxes: a company receives and sends as `<handle>@<domain>` (see docs/email.md)"},
 	{"Mail", "HOLDCO_MAIL_BACKEND", "local", "`local` keeps sent messages and received bodies in a mailbox under the data dir (offline); `smtp` sends through `HOLDCO_MAIL_SMTP_HOST`"},
@@ -102,8 +119,8 @@ var Settings = []Setting{
 
 	{"Analytics", "HOLDCO_TRUSTED_PROXIES", "(empty)", "comma-separated IP addresses or CIDR prefixes of the reverse proxies in front of holdco; only requests from them may name the client in `X-Forwarded-For` (analytics capture derives the visitor's country from the client's address and never stores it)"},
 	{"Analytics", "HOLDCO_ANALYTICS_QUEUE_EVENTS", "100000", "captured events that may wait for the writer's commit (each capture request is answered once its events are committed); beyond it capture answers 503 with `Retry-After` instead of growing memory"},
-	{"Analytics", "HOLDCO_ANALYTICS_ADDRESS_RATE", "100", "captured events per second one client address may send (an IPv6 address counts by its /64), with bursts of 10 seconds' worth; beyond it capture answers 429 with `Retry-After`. Counted in memory per process: `0` turns the limit off"},
-	{"Analytics", "HOLDCO_ANALYTICS_KEY_RATE", "1000", "captured events per second stored for one company's public key, with bursts of 10 seconds' worth; beyond it capture answers 429 with `Retry-After`. Counted in memory per process (a cluster of N `api` replicas takes up to N times as much): `0` turns the limit off"},
+	{"Analytics", "HOLDCO_ANALYTICS_ADDRESS_RATE", "100", "captured events per second one client address may send (an IPv6 address counts by its /64), with bursts of 10 seconds' worth; beyond it capture answers 429 with `Retry-After`. Counted once for the cluster (each process charges the shared bucket in chunks of one second's worth; at most one chunk per process over): `0` turns the limit off"},
+	{"Analytics", "HOLDCO_ANALYTICS_KEY_RATE", "1000", "captured events per second stored for one company's public key, with bursts of 10 seconds' worth; beyond it capture answers 429 with `Retry-After`. Counted once for the cluster like the address rate: `0` turns the limit off"},
 	{"Analytics", "HOLDCO_ANALYTICS_RAW_RETENTION", "90d", "how long raw analytics events are kept (whole days, at least `8d`; `0` keeps them for ever); the sweeper deletes older ones hourly, the rollups the reports read are kept"},
 
 	{"Growth", "HOLDCO_DOMAIN_TLDS", "com,net,org,io,co,app,dev", "TLDs of a bare name's domain suggestion grid (comma-separated, 1 to 20)"},
@@ -114,6 +131,9 @@ var Settings = []Setting{
 	{"Tools", "HOLDCO_IMAGES_API_KEY", "(empty)", "API key of the OpenAI Images API (or a compatible server) used by `generate_image`; empty (and no `HOLDCO_IMAGES_BASE_URL`): the tool answers `not_configured`"},
 	{"Tools", "HOLDCO_IMAGES_BASE_URL", "(empty)", "address of an OpenAI-compatible Images API up to `/v1` (a local server needs no key); empty uses OpenAI's"},
 	{"Tools", "HOLDCO_IMAGES_MODEL", "gpt-image-1", "image model `generate_image` asks for (`dall-e-*` models are asked for base64)"},
+
+	{"Observability", "HOLDCO_METRICS_ADDR", "(empty)", "listener of this process's Prometheus metrics (`GET /metrics`), apart from the public listeners, for example `127.0.0.1:9464` or, in a container, `:9464`; empty: no metrics listener (see docs/observability.md)"},
+	{"Observability", "OTEL_EXPORTER_OTLP_ENDPOINT", "(empty)", "OpenTelemetry collector that traces are exported to over OTLP/gRPC (`http://collector:4317`); empty: no traces. The other standard `OTEL_*` variables (`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_EXPORTER_OTLP_HEADERS`, …) apply too"},
 }
 
 // defaultOf is the value Load uses when name is unset; descriptive

@@ -1,12 +1,16 @@
 // Package logging builds holdco's slog logger. Its handler copies the request
 // id stored in a context onto every record logged with that context, so one
-// request's lines can be found together.
+// request's lines can be found together, and the trace and span ids of the
+// context's OpenTelemetry span (trace_id, span_id), so a line leads to its
+// trace.
 package logging
 
 import (
 	"context"
 	"io"
 	"log/slog"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 type requestIDKey struct{}
@@ -34,12 +38,16 @@ func New(w io.Writer, level slog.Leveler, format string) *slog.Logger {
 	return slog.New(contextHandler{h})
 }
 
-// contextHandler adds request_id from the record's context.
+// contextHandler adds request_id, trace_id and span_id from the record's
+// context.
 type contextHandler struct{ slog.Handler }
 
 func (h contextHandler) Handle(ctx context.Context, r slog.Record) error {
 	if id := RequestID(ctx); id != "" {
 		r.AddAttrs(slog.String("request_id", id))
+	}
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		r.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
 	}
 	return h.Handler.Handle(ctx, r)
 }

@@ -165,9 +165,8 @@ func TestRefusalsAreToolErrorsWithTheSpecsCases(t *testing.T) {
 func TestInsufficientCreditsCarriesTheNumbersAndLinks(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	poor, cong := w.e.User(t, "poor@example.com")
-	co, err := w.e.Svc.CreateCompany(poor, cong, companies.CompanyInput{Name: "Poor Shop", Handle: "poor-shop", Idea: "Nothing"})
-	require.NoError(t, err)
+	poor, _ := w.e.User(t, "poor@example.com")
+	co := w.e.SeedCompany(t, poor, companies.CompanyInput{Name: "Poor Shop", Handle: "poor-shop", Idea: "Nothing"})
 	w.setReady(t, co.ID)
 	cs := w.connect(t, w.issue(t, poor, "oat_poor"))
 	out, isErr := call(t, cs, "send_message", map[string]any{"business": "poor-shop", "message": "Hello"})

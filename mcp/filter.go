@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,12 +33,14 @@ const (
 
 // message is the part of a JSON-RPC message the filter reads.
 type message struct {
-	ID     json.RawMessage `json:"id,omitempty"`
-	Method string          `json:"method"`
-	Params struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method"`
+	Params  struct {
 		Meta            map[string]any `json:"_meta"`
 		ProtocolVersion string         `json:"protocolVersion"` // initialize
 		TaskID          *string        `json:"taskId"`          // tasks/*
+		Cursor          *string        `json:"cursor"`          // tools/list
 	} `json:"params"`
 }
 
@@ -90,6 +93,9 @@ func protocolFilter(next http.Handler) http.Handler {
 				mismatch(w, msg.ID, fmt.Sprintf("header mismatch: %s header value %q does not match taskId %q", headerName, name, *msg.Params.TaskID))
 				return
 			}
+		}
+		if lr, ok := plainToolsList(r, body, &msg); ok {
+			r = r.WithContext(context.WithValue(r.Context(), toolsListKey{}, lr))
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -79,10 +79,11 @@ func loggedConnector(t *testing.T, logs *lockedBuffer) (string, *slowTokens) {
 		ConglomerateID: cong, ClientID: "client-1"}, waiting: make(chan struct{}, 1)}
 	conn := connector.New(connector.Deps{Core: e.Svc.Files.Core(), Companies: e.Svc.CompaniesUseCases, Billing: e.Svc.BillingUseCases,
 		Turns: e.Svc.Turns, Files: e.Svc.Files, Sales: e.Svc.SalesUseCases, Tools: e.Svc.Tools, Founding: &fakeFounding{}})
-	srv := httptest.NewServer(nil)
-	t.Cleanup(srv.Close)
-	srv.Config.Handler = mcp.New(mcp.Deps{Connector: conn, Tokens: tokens, PublicURL: srv.URL, AuthorizationServer: "http://auth.test",
+	srv := httptest.NewUnstartedServer(nil) // the handler is set before any connection comes
+	srv.Config.Handler = mcp.New(mcp.Deps{Connector: conn, Tokens: tokens, PublicURL: "http://" + srv.Listener.Addr().String(), AuthorizationServer: "http://auth.test",
 		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})), Version: "test"})
+	srv.Start()
+	t.Cleanup(srv.Close)
 	return srv.URL, tokens
 }
 

@@ -9,7 +9,8 @@
 // protected resource metadata's address), then the SDK's stateless
 // handler, whose receiving middleware puts the principal in the context
 // and turns send_message into a task for clients that declared the tasks
-// extension (tasks.go).
+// extension (tasks.go). A plain tools/list is answered with the SDK's own
+// answer kept from the first one (toolslist.go).
 package mcp
 
 import (
@@ -87,6 +88,7 @@ func New(d Deps) http.Handler {
 		SupportedProtocolVersions: []string{ProtocolVersion},
 		SetCacheable:              setCacheable,
 	})
+	h.localhostCheck = loopback(pub)
 	h.registerTools(server)
 	h.registerTasks(server)
 	stream := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, &sdk.StreamableHTTPOptions{
@@ -109,7 +111,7 @@ func New(d Deps) http.Handler {
 	if d.Health != nil {
 		mux.Handle("GET /health", d.Health)
 	}
-	mux.Handle("/{$}", accessLog(d.Logger, onlyPost(protocolFilter(bearer(stream)))))
+	mux.Handle("/{$}", accessLog(d.Logger, onlyPost(protocolFilter(bearer(h.serveToolsList(stream))))))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, models.BodyOf(models.Errorf(models.CodeNotFound,
 			"No route matches %s %s: the connector is served at the root path.", r.Method, r.URL.Path)))
@@ -123,6 +125,11 @@ type handler struct {
 	logger *slog.Logger
 	// names are the connector's own tools (the agents' may not reuse them).
 	names map[string]bool
+	// tools is the SDK's tools/list answers, kept (toolslist.go).
+	tools listedTools
+	// localhostCheck: the SDK refuses requests under a foreign Host
+	// (DisableLocalhostProtection is off).
+	localhostCheck bool
 }
 
 // setCacheable marks tools/list (and discovery) cacheable for an hour, by

@@ -85,10 +85,10 @@ func TestBusinessToolsMapToTheUseCases(t *testing.T) {
 	// An agent's open question shows in the list.
 	scope, err := w.e.Store.SystemCompanyScope(ctx, w.company.ID)
 	require.NoError(t, err)
-	turn, err := w.e.Store.CreateTurn(ctx, scope, models.Turn{SessionID: "00000000-0000-4000-8000-000000000002", Trigger: models.TriggerMessage, Message: "hi"},
+	turn, err := w.e.Store.Turns().CreateTurn(ctx, scope, models.Turn{SessionID: "00000000-0000-4000-8000-000000000002", Trigger: models.TriggerMessage, Message: "hi"},
 		[]models.ContentBlock{{Type: models.ContentText, Text: "hi"}})
 	require.NoError(t, err)
-	_, _, err = w.e.Store.FinishTurn(ctx, scope, turn.ID, "", models.TurnResult{Status: models.TurnWaiting, Question: "Which flour?", EndedAt: time.Now().UTC()},
+	_, _, err = w.e.Store.Turns().FinishTurn(ctx, scope, turn.ID, "", models.TurnResult{Status: models.TurnWaiting, Question: "Which flour?", EndedAt: time.Now().UTC()},
 		models.ActivityInput{Kind: models.ActivityTurnEnded, Actor: service.ActorOf(w.owner), Summary: "A turn asks"})
 	require.NoError(t, err)
 	list, isErr := call(t, cs, "list_businesses", nil)

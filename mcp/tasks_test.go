@@ -127,10 +127,10 @@ func TestAFailedTurnIsACompletedTaskWithAnErrorResult(t *testing.T) {
 	ctx := context.Background()
 	scope, err := w.e.Store.SystemCompanyScope(ctx, w.company.ID)
 	require.NoError(t, err)
-	turn, err := w.e.Store.CreateTurn(ctx, scope, models.Turn{SessionID: "00000000-0000-4000-8000-000000000001", Trigger: models.TriggerMessage, Message: "hi"},
+	turn, err := w.e.Store.Turns().CreateTurn(ctx, scope, models.Turn{SessionID: "00000000-0000-4000-8000-000000000001", Trigger: models.TriggerMessage, Message: "hi"},
 		[]models.ContentBlock{{Type: models.ContentText, Text: "hi"}})
 	require.NoError(t, err)
-	_, _, err = w.e.Store.FinishTurn(ctx, scope, turn.ID, "", models.TurnResult{Status: models.TurnFailed, ErrorCode: string(models.CodeInsufficientCredits),
+	_, _, err = w.e.Store.Turns().FinishTurn(ctx, scope, turn.ID, "", models.TurnResult{Status: models.TurnFailed, ErrorCode: string(models.CodeInsufficientCredits),
 		ErrorDetail: "The account ran out of credits during the turn; top up to continue.", EndedAt: time.Now().UTC()},
 		models.ActivityInput{Kind: models.ActivityTurnEnded, Actor: service.ActorOf(w.owner), Summary: "A turn failed"})
 	require.NoError(t, err)

@@ -10,6 +10,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"holdco/models"
+	"holdco/observability"
+	"holdco/service"
 	"holdco/service/agenttools"
 	"holdco/service/connector"
 	"holdco/service/founding"
@@ -166,6 +168,10 @@ func (h *handler) addAgentTool(s *sdk.Server, spec models.ToolSpec) {
 		props = map[string]any{}
 	}
 	props["business"] = map[string]any{"type": "string", "description": "the business's handle or id", "maxLength": 64}
+	if agenttools.Keyed(spec.Name) {
+		props[connector.IdempotencyKeyArgument] = map[string]any{"type": "string", "maxLength": service.MaxIdempotencyKeyLength,
+			"description": "optional: a key of your choice naming this call (e.g. a UUID); sending the call again with the same key answers the first call's effect instead of repeating it, and pays nothing more"}
+	}
 	schema["properties"] = props
 	required := []any{"business"}
 	if r, ok := schema["required"].([]any); ok {
@@ -176,47 +182,54 @@ func (h *handler) addAgentTool(s *sdk.Server, spec models.ToolSpec) {
 	name := spec.Name
 	s.AddTool(&sdk.Tool{Name: name, Description: spec.Description + " (The business's agents' tool: acts on the business named by `business`.)", InputSchema: json.RawMessage(raw)},
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			business, args, err := splitBusiness(req.Params.Arguments)
+			business, key, args, err := splitBusiness(req.Params.Arguments, agenttools.Keyed(name))
 			if err == nil {
 				var res json.RawMessage
-				res, err = h.conn.CallAgentTool(ctx, business, name, args)
+				res, err = h.conn.CallAgentTool(ctx, business, name, key, args)
 				return h.result(ctx, name, res, err), nil
 			}
 			return h.result(ctx, name, nil, err), nil
 		})
 }
 
-// splitBusiness takes `business` out of an agents' tool's arguments; the
-// rest are the tool's own.
-func splitBusiness(raw json.RawMessage) (string, json.RawMessage, error) {
+// splitBusiness takes `business` (and, for a keyed tool, the optional
+// idempotency_key) out of an agents' tool's arguments; the rest are the
+// tool's own.
+func splitBusiness(raw json.RawMessage, keyed bool) (business, key string, rest json.RawMessage, err error) {
 	var args map[string]json.RawMessage
 	if len(bytes.TrimSpace(raw)) > 0 && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		if err := json.Unmarshal(raw, &args); err != nil {
-			return "", nil, models.Errorf(models.CodeInvalidArgument, "The arguments must be one JSON object.")
+			return "", "", nil, models.Errorf(models.CodeInvalidArgument, "The arguments must be one JSON object.")
 		}
 	}
 	b, ok := args["business"]
 	if !ok {
-		return "", nil, models.Errorf(models.CodeInvalidArgument, "business is required.").WithField("business")
+		return "", "", nil, models.Errorf(models.CodeInvalidArgument, "business is required.").WithField("business")
 	}
-	var business string
 	if err := json.Unmarshal(b, &business); err != nil {
-		return "", nil, models.Errorf(models.CodeInvalidArgument, "business must be a string: the business's handle or id.").WithField("business")
+		return "", "", nil, models.Errorf(models.CodeInvalidArgument, "business must be a string: the business's handle or id.").WithField("business")
 	}
 	delete(args, "business")
-	rest, err := json.Marshal(args)
+	if k, ok := args[connector.IdempotencyKeyArgument]; ok && keyed {
+		if err := json.Unmarshal(k, &key); err != nil || key == "" {
+			return "", "", nil, models.Errorf(models.CodeInvalidArgument, "idempotency_key must be a non-empty string.").WithField(connector.IdempotencyKeyArgument)
+		}
+		delete(args, connector.IdempotencyKeyArgument)
+	}
+	rest, err = json.Marshal(args)
 	if err != nil {
-		return "", nil, models.Errorf(models.CodeInvalidArgument, "The arguments could not be read.")
+		return "", "", nil, models.Errorf(models.CodeInvalidArgument, "The arguments could not be read.")
 	}
 	if args == nil {
 		rest = json.RawMessage("{}")
 	}
-	return business, rest, nil
+	return business, key, rest, nil
 }
 
 // result renders a tool's answer: the JSON as text and structured content,
 // or a refusal as isError with {error, detail, …}.
 func (h *handler) result(ctx context.Context, tool string, raw json.RawMessage, err error) *sdk.CallToolResult {
+	observability.ConnectorToolCalled(tool, err)
 	if err != nil {
 		code := models.ErrorCodeOf(err)
 		if code == models.CodeInternal || code == models.CodeUpstreamUnavailable {

@@ -26,6 +26,7 @@ import (
 	"holdco/service/connector"
 	"holdco/service/founding"
 	"holdco/service/servicetest"
+	"holdco/service/turns"
 	"holdco/service/usecases"
 	"holdco/testenv"
 	"holdco/workflows"
@@ -113,17 +114,16 @@ func newWorld(t testing.TB) *world {
 	e := servicetest.NewWith(t, usecases.Options{Temporal: tmp.Client, AgentRunEvery: time.Hour})
 	w := &world{e: e, tokens: &fakeTokens{tokens: map[string]service.Principal{}}, founding: &fakeFounding{}}
 	w.owner, w.cong = e.User(t, "ada@example.com")
-	co, err := e.Svc.CreateCompany(w.owner, w.cong, companies.CompanyInput{Name: "Ada Bakery", Handle: "ada-bakery", Idea: "Bread by subscription"})
-	require.NoError(t, err)
+	co := e.SeedCompany(t, w.owner, companies.CompanyInput{Name: "Ada Bakery", Handle: "ada-bakery", Idea: "Bread by subscription"})
 	w.company = co
 	w.setReady(t, co.ID)
-	_, err = e.Svc.GrantCredits(context.Background(), e.Store.SystemConglomerateScope(w.cong), models.EntryAdminAdjustment, 100, "test credits")
+	_, err := e.Svc.GrantCredits(context.Background(), e.Store.SystemConglomerateScope(w.cong), models.EntryAdminAdjustment, 100, "test credits")
 	require.NoError(t, err)
 	w.token = w.issue(t, w.owner, "oat_ada")
 
-	acts := &activities.Turns{Store: e.Store, Billing: e.Svc.BillingUseCases, Tools: e.Svc.Tools,
+	acts := &activities.Turns{Store: e.Store, Engine: &turns.Engine{Store: e.Store, Billing: e.Svc.BillingUseCases, Tools: e.Svc.Tools,
 		Model: slowOnRequest{fast: scripted.New(0), slow: scripted.New(time.Minute)}, Traces: e.Svc.TraceWriter, Scheduled: e.Svc.Turns,
-		Logger: quiet(), TextEvery: 20 * time.Millisecond, HeartbeatEvery: 100 * time.Millisecond}
+		Logger: quiet(), TextEvery: 20 * time.Millisecond}, HeartbeatEvery: 100 * time.Millisecond}
 	tmp.Server.NewWorkerWithOptions(contract.TaskQueue, func(r worker.Registry) { workflows.RegisterTurns(r, acts) },
 		worker.Options{MaxHeartbeatThrottleInterval: time.Second})
 
@@ -143,13 +143,17 @@ func (w *world) serve(t testing.TB, svc servicetest.Services) string { return w.
 func (w *world) serveAs(t testing.TB, svc servicetest.Services, publicURL string) string {
 	conn := connector.New(connector.Deps{Core: svc.Files.Core(), Companies: svc.CompaniesUseCases, Billing: svc.BillingUseCases,
 		Turns: svc.Turns, Files: svc.Files, Sales: svc.SalesUseCases, Tools: svc.Tools, Founding: w.founding})
-	srv := httptest.NewServer(nil)
-	t.Cleanup(srv.Close)
+	// The handler is set before the server starts: a connection that
+	// arrives at once (a client of an earlier test retrying on a reused
+	// port) must not race with it.
+	srv := httptest.NewUnstartedServer(nil)
 	if publicURL == "" {
-		publicURL = srv.URL
+		publicURL = "http://" + srv.Listener.Addr().String()
 	}
 	srv.Config.Handler = mcp.New(mcp.Deps{Connector: conn, Tokens: w.tokens, PublicURL: publicURL, AuthorizationServer: "http://auth.test",
 		Logger: quiet(), Version: "test", Health: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, `{"status":"ok"}`) })})
+	srv.Start()
+	t.Cleanup(srv.Close)
 	return srv.URL
 }
 
@@ -168,7 +172,7 @@ func (w *world) setReady(t testing.TB, companyID string) {
 	scope, err := w.e.Store.SystemCompanyScope(ctx, companyID)
 	require.NoError(t, err)
 	for _, k := range models.ResourceKinds {
-		require.NoError(t, w.e.Store.SaveResource(ctx, scope, models.CompanyResource{CompanyID: companyID, Kind: k, Status: models.ResourceReady, Ref: "ref"}))
+		require.NoError(t, w.e.Store.Companies().SaveResource(ctx, scope, models.CompanyResource{CompanyID: companyID, Kind: k, Status: models.ResourceReady, Ref: "ref"}))
 	}
 }
 

@@ -33,6 +33,9 @@ const (
 	ActivityTurnEnded          ActivityKind = "turn_ended"
 	ActivityProspectAdded      ActivityKind = "prospect_added"
 	ActivityProspectUpdated    ActivityKind = "prospect_updated"
+	// ActivityRepositoryRecreated: heal found the company's repository
+	// gone from its home and made a new one (a new first commit).
+	ActivityRepositoryRecreated ActivityKind = "repository_recreated"
 )
 
 // ActivityActor says who caused an event.

@@ -11,7 +11,7 @@ type CompanyFile struct {
 	ID          string    `gorm:"primaryKey;size:36"`
 	CompanyID   string    `gorm:"size:36;not null;uniqueIndex:idx_company_files_path,priority:1"`
 	Path        string    `gorm:"size:1024;not null;uniqueIndex:idx_company_files_path,priority:2"`
-	BlobKey     string    `gorm:"size:128;not null"`
+	BlobKey     string    `gorm:"size:128;not null;index:idx_company_files_blob_key"`
 	SizeBytes   int64     `gorm:"not null"`
 	ContentType string    `gorm:"size:255;not null"`
 	Source      string    `gorm:"size:64;not null"`

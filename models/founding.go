@@ -82,6 +82,30 @@ type FoundingProposal struct {
 	FoundingPlan string `json:"founding_plan"`
 }
 
+// The founding interviewer's tools: a model conducts the interview by
+// calling exactly one of them per answer. service/founding offers them
+// (with their schemas) and reads the calls; the scripted model
+// (providers/llm/scripted) makes them. Both use these names and inputs.
+const (
+	ToolAskFounder     = "ask_founder"
+	ToolProposeCompany = "propose_company"
+	ToolRejectIdea     = "reject_idea"
+)
+
+// AskFounderInput is ask_founder's input.
+type AskFounderInput struct {
+	Question string `json:"question"`
+	Topic    string `json:"topic"`
+}
+
+// ProposeCompanyInput is propose_company's input: the proposal.
+type ProposeCompanyInput = FoundingProposal
+
+// RejectIdeaInput is reject_idea's input.
+type RejectIdeaInput struct {
+	Reason string `json:"reason"`
+}
+
 // FoundingInterview is one founding (or v3 upgrade) interview: the row the
 // REST API reads; the workflow founding:<user_id> moves it.
 type FoundingInterview struct {

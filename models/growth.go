@@ -101,6 +101,10 @@ type AdCampaign struct {
 	LinkURL          string `gorm:"size:500;not null"`
 	RegenerationDay  time.Time
 	RegenerationsDay int64 `gorm:"not null"`
+	// RegenerationEffectID is the effect id of the call that made the
+	// last regeneration (service.EffectID): the same call made again
+	// finds it and regenerates nothing more.
+	RegenerationEffectID string `gorm:"size:36;not null;default:''"`
 	// Today: the UTC day the figures below count.
 	Day              time.Time
 	ReservedToday    int64 `gorm:"not null"`

@@ -160,6 +160,9 @@ type PaymentLinkRequest struct {
 	// SuccessURL is where the customer lands after paying; "" keeps the
 	// provider's confirmation page.
 	SuccessURL string
+	// IdempotencyKey names the request at the provider: the same key
+	// sent again answers the link the first request made.
+	IdempotencyKey string
 }
 
 // PaymentLink is a checkout page the company's customers pay at.

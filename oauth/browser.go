@@ -66,8 +66,8 @@ func (s *server) session(r *http.Request) (authz.Session, bool, error) {
 func (s *server) authorize(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	if !s.authorizeAddr.allow(clientAddr(r)) || !s.authorizeClient.allow(r.URL.Query().Get("client_id")) {
-		renderMessage(w, http.StatusTooManyRequests, messageData{Title: "Too many requests", Message: "Too many sign-in attempts came from here; wait a minute and try again from the assistant."})
+	if !s.admit(w, r, authz.LimitAuthorizePerAddr, s.limits.AuthorizePerAddr, clientAddr(r), true) ||
+		!s.admit(w, r, authz.LimitAuthorizePerClient, s.limits.AuthorizePerClient, r.URL.Query().Get("client_id"), true) {
 		return
 	}
 	req, err := s.svc.ParseAuthorization(ctx, r.URL.RawQuery)

@@ -4,11 +4,13 @@ import (
 	"context"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"holdco/models"
+	"holdco/service"
 )
 
 // The account's connected assistants: listed, disconnected by their
@@ -50,9 +52,9 @@ func TestConnections(t *testing.T) {
 	assert.True(t, models.IsCode(err, models.CodeUnauthenticated))
 	_, err = replica.Introspect(context.Background(), access)
 	assert.NoError(t, err, "still cached on the other replica")
-	w.env.Clock.Advance(31_000_000_000) // the cache lifetime, 30 s
+	w.env.Clock.Advance(service.CredentialCacheTTL + time.Second)
 	_, err = replica.Introspect(context.Background(), access)
-	assert.True(t, models.IsCode(err, models.CodeUnauthenticated), "a revocation reaches every replica within a minute")
+	assert.True(t, models.IsCode(err, models.CodeUnauthenticated), "a revocation reaches every replica within the cache's lifetime")
 
 	conns, err = w.svc.ListConnections(fay)
 	require.NoError(t, err)
@@ -60,16 +62,29 @@ func TestConnections(t *testing.T) {
 	assert.Equal(t, http.StatusOK, w.authorize(c, q).StatusCode, "consent is asked again")
 }
 
-// A deleted account's tokens stop working.
+// A deleted account's tokens stop working: at once on the replica that
+// deleted it, though the token was cached there, and within the credential
+// cache's lifetime on another replica that had it cached.
 func TestDeletedUserToken(t *testing.T) {
 	w := newWorld(t, nil, nil)
 	self := w.registerClient("https://self.example/cb")
 	c := w.browser()
 	_, m := w.token(tokenForm(self, "https://self.example/cb", w.approveFlow(c, authParams(self, "https://self.example/cb"), "hal@example.com")), false)
 	access := m["access_token"].(string)
+	p, err := w.svc.Introspect(context.Background(), access)
+	require.NoError(t, err)
+	require.NotNil(t, p.User, "the user's row comes with the token")
+	require.NotNil(t, p.Account, "and the account's")
+	replica := w.env.Replica(t).OAuth
+	_, err = replica.Introspect(context.Background(), access)
+	require.NoError(t, err)
+
 	hal, _ := w.env.User(t, "hal@example.com")
 	require.NoError(t, w.env.Svc.DeleteAccount(hal))
-	w.env.Clock.Advance(31_000_000_000)
-	_, err := w.svc.Introspect(context.Background(), access)
-	assert.True(t, models.IsCode(err, models.CodeUnauthenticated))
+	_, err = w.svc.Introspect(context.Background(), access)
+	assert.True(t, models.IsCode(err, models.CodeUnauthenticated), "refused at once where the account was deleted")
+
+	w.env.Clock.Advance(service.CredentialCacheTTL + time.Second)
+	_, err = replica.Introspect(context.Background(), access)
+	assert.True(t, models.IsCode(err, models.CodeUnauthenticated), "refused on every replica within the cache's lifetime")
 }

@@ -46,7 +46,7 @@ func newWorld(t *testing.T, fetcher *authz.Fetcher, limits *oauth.Limits) *world
 	w.env = servicetest.NewWith(t, usecases.Options{OAuth: authz.Config{Issuer: w.srv.URL, Resource: resource,
 		Clients: []authz.PreregisteredClient{preClient}, Fetcher: fetcher}})
 	w.svc = w.env.Svc.OAuth
-	h = oauth.New(oauth.Deps{Service: w.svc, Logger: testLogger(), Limits: limits, Now: w.env.Clock.Now})
+	h = oauth.New(oauth.Deps{Service: w.svc, Logger: testLogger(), Limits: limits})
 	return w
 }
 

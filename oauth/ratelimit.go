@@ -1,84 +1,55 @@
 package oauth
 
 import (
-	"sync"
+	"math"
+	"net/http"
+	"strconv"
 	"time"
+
+	authz "holdco/service/oauth"
 )
 
-// bucketLimiter is a token bucket per key (a client address or a client
-// id), per replica: generous enough that a legitimate flow (one
-// registration, a few authorizations, one token request) never meets it,
-// tight enough to slow a flood. Buckets refill at perMinute and hold burst.
-type bucketLimiter struct {
-	perSecond float64
-	burst     float64
-	now       func() time.Time
-
-	mu      sync.Mutex
-	buckets map[string]*bucket
-}
-
-type bucket struct {
-	tokens float64
-	last   time.Time
-}
-
-const maxBuckets = 100_000
-
-func newLimiter(perMinute, burst int, now func() time.Time) *bucketLimiter {
-	return &bucketLimiter{perSecond: float64(perMinute) / 60, burst: float64(burst), now: now, buckets: map[string]*bucket{}}
-}
-
-// allow takes one token from key's bucket; false when it is empty.
-func (l *bucketLimiter) allow(key string) bool {
-	now := l.now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b, ok := l.buckets[key]
-	if !ok {
-		if len(l.buckets) >= maxBuckets {
-			l.evict(now)
-		}
-		b = &bucket{tokens: l.burst, last: now}
-		l.buckets[key] = b
-	}
-	b.tokens = min(l.burst, b.tokens+now.Sub(b.last).Seconds()*l.perSecond)
-	b.last = now
-	if b.tokens < 1 {
-		return false
-	}
-	b.tokens--
-	return true
-}
-
-// evict drops buckets that are full again (they limit nothing); if that
-// frees nothing, it starts over.
-func (l *bucketLimiter) evict(now time.Time) {
-	for k, b := range l.buckets {
-		if b.tokens+now.Sub(b.last).Seconds()*l.perSecond >= l.burst {
-			delete(l.buckets, k)
-		}
-	}
-	if len(l.buckets) >= maxBuckets {
-		l.buckets = map[string]*bucket{}
-	}
-}
-
-// Limits are the endpoints' rate limits (requests per minute and burst),
-// per replica.
-type Limits struct {
-	RegisterPerAddr, AuthorizePerAddr, AuthorizePerClient, TokenPerAddr, TokenPerClient Rate
-}
+// Limits are the endpoints' rate limits, counted once for the cluster
+// (service/oauth).
+type Limits = authz.Limits
 
 // Rate is a refill rate and a burst.
-type Rate struct{ PerMinute, Burst int }
+type Rate = authz.Rate
 
-// DefaultLimits are generous for legitimate clients (a hosted assistant
-// sends every user's token request from a few addresses).
-var DefaultLimits = Limits{
-	RegisterPerAddr:    Rate{30, 30},
-	AuthorizePerAddr:   Rate{120, 60},
-	AuthorizePerClient: Rate{6000, 2000},
-	TokenPerAddr:       Rate{600, 300},
-	TokenPerClient:     Rate{6000, 2000},
+// DefaultLimits are the limits unless Deps overrides them.
+var DefaultLimits = authz.DefaultLimits
+
+// admit takes one request of key from the limit's shared bucket; when it
+// is empty (or the count failed) it answers and returns false: a 429 with
+// Retry-After, as JSON on the API endpoints or as a page on the browser's.
+func (s *server) admit(w http.ResponseWriter, r *http.Request, name string, rate Rate, key string, page bool) bool {
+	wait, err := s.svc.Throttle(r.Context(), name, rate, key)
+	if err != nil {
+		if page {
+			s.authorizeFailed(w, r, err)
+		} else {
+			s.oauthFailed(w, r, err)
+		}
+		return false
+	}
+	if wait == 0 {
+		return true
+	}
+	secs := int64(math.Ceil(wait.Seconds()))
+	w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+	if page {
+		renderMessage(w, http.StatusTooManyRequests, messageData{Title: "Too many requests",
+			Message: "Too many sign-in attempts came from here; wait " + retryIn(wait) + " and try again from the assistant."})
+		return false
+	}
+	writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": authz.ErrTemporarilyUnavailable,
+		"error_description": "Too many requests; retry in " + retryIn(wait) + "."})
+	return false
+}
+
+func retryIn(d time.Duration) string {
+	if d <= time.Minute {
+		return "a minute"
+	}
+	return strconv.Itoa(int(math.Ceil(d.Minutes()))) + " minutes"
 }

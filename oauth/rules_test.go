@@ -3,6 +3,7 @@ package oauth_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -428,7 +429,7 @@ func TestLiveTokenLimit(t *testing.T) {
 	wg.Wait()
 	p, err := w.svc.Introspect(context.Background(), tokens[len(tokens)-1])
 	require.NoError(t, err)
-	n, err := w.env.Store.CountLiveOAuthTokens(context.Background(), p.UserID, self)
+	n, err := w.env.Store.OAuth().CountLiveOAuthTokens(context.Background(), p.UserID, self)
 	require.NoError(t, err)
 	assert.EqualValues(t, authz.MaxLiveTokens, n)
 	for i, tok := range tokens[:len(codes)] {
@@ -466,6 +467,32 @@ func TestRateLimits(t *testing.T) {
 	w.env.Clock.Advance(time.Minute)
 	s4, _ := w.register(body)
 	assert.Equal(t, 201, s4)
+}
+
+// Two authorization-server replicas on one database count one limit: the
+// registrations of an address are 2 across both, and the refusal says
+// when to retry.
+func TestRateLimitsAreSharedByReplicas(t *testing.T) {
+	lim := &oauth.Limits{RegisterPerAddr: oauth.Rate{PerMinute: 2, Burst: 2}, AuthorizePerAddr: oauth.Rate{PerMinute: 60, Burst: 60},
+		AuthorizePerClient: oauth.Rate{PerMinute: 60, Burst: 60}, TokenPerAddr: oauth.Rate{PerMinute: 60, Burst: 60}, TokenPerClient: oauth.Rate{PerMinute: 60, Burst: 60}}
+	w := newWorld(t, nil, lim)
+	replicas := []http.Handler{oauth.New(oauth.Deps{Service: w.svc, Logger: testLogger(), Limits: lim}),
+		oauth.New(oauth.Deps{Service: w.env.Replica(t).OAuth, Logger: testLogger(), Limits: lim})}
+	var statuses []int
+	var retry string
+	for i := range 4 {
+		req := httptest.NewRequest(http.MethodPost, authz.RegisterPath, strings.NewReader(`{"client_name":"A","redirect_uris":["https://a.example/cb"]}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.RemoteAddr = "203.0.113.9:4000"
+		rec := httptest.NewRecorder()
+		replicas[i%2].ServeHTTP(rec, req)
+		statuses = append(statuses, rec.Code)
+		if rec.Code == http.StatusTooManyRequests {
+			retry = rec.Header().Get("Retry-After")
+		}
+	}
+	assert.Equal(t, []int{201, 201, 429, 429}, statuses)
+	assert.Equal(t, "30", retry, "one registration every 30 s at 2 a minute")
 }
 
 // Rule 1 (the part the authorization server owns): only its access

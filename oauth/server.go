@@ -30,10 +30,8 @@ type Deps struct {
 	Health http.Handler
 	// Secure marks the session cookie Secure (the issuer is https).
 	Secure bool
-	// Limits override DefaultLimits (zero: the defaults).
+	// Limits override DefaultLimits (nil: the defaults).
 	Limits *Limits
-	// Now is the limiters' clock (nil: the wall clock).
-	Now func() time.Time
 }
 
 // Body limits: a registration is a small JSON object; forms are smaller
@@ -48,7 +46,7 @@ type server struct {
 	logger *slog.Logger
 	secure bool
 
-	register, authorizeAddr, authorizeClient, tokenAddr, tokenClient *bucketLimiter
+	limits Limits
 }
 
 // New returns the authorization server's handler.
@@ -57,21 +55,11 @@ func New(d Deps) http.Handler {
 	if d.Limits != nil {
 		lim = *d.Limits
 	}
-	now := d.Now
-	if now == nil {
-		now = time.Now
-	}
 	logger := d.Logger
 	if logger == nil {
 		logger = slog.Default()
 	}
-	s := &server{svc: d.Service, logger: logger, secure: d.Secure,
-		register:        newLimiter(lim.RegisterPerAddr.PerMinute, lim.RegisterPerAddr.Burst, now),
-		authorizeAddr:   newLimiter(lim.AuthorizePerAddr.PerMinute, lim.AuthorizePerAddr.Burst, now),
-		authorizeClient: newLimiter(lim.AuthorizePerClient.PerMinute, lim.AuthorizePerClient.Burst, now),
-		tokenAddr:       newLimiter(lim.TokenPerAddr.PerMinute, lim.TokenPerAddr.Burst, now),
-		tokenClient:     newLimiter(lim.TokenPerClient.PerMinute, lim.TokenPerClient.Burst, now),
-	}
+	s := &server{svc: d.Service, logger: logger, secure: d.Secure, limits: lim}
 	mux := http.NewServeMux()
 	if d.Health != nil {
 		mux.Handle("GET /health", d.Health)
@@ -123,14 +111,8 @@ func clientAddr(r *http.Request) string {
 	return r.RemoteAddr
 }
 
-func tooMany(w http.ResponseWriter) {
-	w.Header().Set("Retry-After", "60")
-	writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": authz.ErrTemporarilyUnavailable, "error_description": "Too many requests; retry in a minute."})
-}
-
 func (s *server) registerClient(w http.ResponseWriter, r *http.Request) {
-	if !s.register.allow(clientAddr(r)) {
-		tooMany(w)
+	if !s.admit(w, r, authz.LimitRegisterPerAddr, s.limits.RegisterPerAddr, clientAddr(r), false) {
 		return
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
@@ -189,8 +171,7 @@ func hasBasic(r *http.Request) bool {
 func (s *server) clientForm(w http.ResponseWriter, r *http.Request) (form url.Values, secret, ok bool) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Pragma", "no-cache")
-	if !s.tokenAddr.allow(clientAddr(r)) {
-		tooMany(w)
+	if !s.admit(w, r, authz.LimitTokenPerAddr, s.limits.TokenPerAddr, clientAddr(r), false) {
 		return nil, false, false
 	}
 	form, ferr := readForm(w, r)
@@ -207,8 +188,7 @@ func (s *server) token(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if id := form.Get("client_id"); id != "" && !s.tokenClient.allow(id) {
-		tooMany(w)
+	if id := form.Get("client_id"); id != "" && !s.admit(w, r, authz.LimitTokenPerClient, s.limits.TokenPerClient, id, false) {
 		return
 	}
 	resp, err := s.svc.Exchange(r.Context(), authz.TokenRequest{GrantType: form.Get("grant_type"), Code: form.Get("code"),

@@ -5,9 +5,12 @@
 # (each 200 follows its commit); then a document PUT's latency alone and
 # during a capture flood; then the process's memory under a burst of
 # batches. The flood guard is off here (wrk is one address sending for
-# one key); its tests are TestCaptureFloodAnswers429 and
-# TestCaptureLimitsEventsPerAddressAndPerKey. With DATABASE_URL set
-# (postgres://…) the store is Postgres (COPY), else SQLite.
+# one key) unless HOLDCO_ANALYTICS_ADDRESS_RATE / HOLDCO_ANALYTICS_KEY_RATE
+# are set (then most requests may answer 429); its tests are
+# TestCaptureFloodAnswers429, TestCaptureLimitsEventsPerAddressAndPerKey
+# and TestCaptureLimitIsCountedOnceAcrossProcesses. BENCH_CAPTURE_ONLY=1
+# stops after the capture figures. With DATABASE_URL set (postgres://…)
+# the store is Postgres (COPY), else SQLite.
 # Figures go to docs/benchmarks.md by hand.
 set -euo pipefail
 BIN=${1:-bin/holdco}
@@ -16,8 +19,9 @@ command -v wrk >/dev/null || { echo "installing wrk (Debian)"; apt-get install -
 
 DATA=.cache/bench-analytics
 PORT=18180
-export HOLDCO_DATA_DIR=$DATA HOLDCO_API_ADDR=127.0.0.1:$PORT HOLDCO_SITES_ADDR=127.0.0.1:0 HOLDCO_MCP_ADDR=127.0.0.1:0 HOLDCO_OAUTH_ADDR=127.0.0.1:0 HOLDCO_TEMPORAL_PORT=17333 HOLDCO_TEMPORAL_UI_PORT=0 HOLDCO_LOG_LEVEL=warn
-export HOLDCO_ANALYTICS_ADDRESS_RATE=0 HOLDCO_ANALYTICS_KEY_RATE=0
+export HOLDCO_DATA_DIR=$DATA HOLDCO_API_ADDR=127.0.0.1:$PORT HOLDCO_SITES_ADDR=127.0.0.1:0 HOLDCO_MCP_ADDR=127.0.0.1:0 HOLDCO_OAUTH_ADDR=127.0.0.1:0 HOLDCO_WORKER_HEALTH_ADDR=127.0.0.1:0 HOLDCO_TEMPORAL_PORT=17333 HOLDCO_TEMPORAL_UI_PORT=0 HOLDCO_LOG_LEVEL=warn
+export HOLDCO_ANALYTICS_ADDRESS_RATE=${HOLDCO_ANALYTICS_ADDRESS_RATE:-0} HOLDCO_ANALYTICS_KEY_RATE=${HOLDCO_ANALYTICS_KEY_RATE:-0}
+echo "flood guard: address rate $HOLDCO_ANALYTICS_ADDRESS_RATE/s, key rate $HOLDCO_ANALYTICS_KEY_RATE/s (0: off)"
 rm -rf "$DATA"; mkdir -p .cache/bin
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; }
@@ -52,7 +56,8 @@ accepted=$((cap_n - cap_bad))
 for _ in $(seq 1 600); do stored=$(pageviews); [ "${stored%.*}" -ge "$accepted" ] && break; sleep 0.1; done
 echo "wrk -t2 -c64 -d10s POST: bare net/http $bare_rps req/s (p99 $bare_p99), POST /analytics/e/ $cap_rps req/s (p99 $cap_p99)"
 awk -v c="$cap_rps" -v b="$bare_rps" 'BEGIN{printf "ratio capture / bare = %.2f\n", c/b}'
-echo "capture: $cap_n requests, $cap_bad not 200 (503 when the queue is full), $accepted accepted, ${stored%.*} page views stored"
+echo "capture: $cap_n requests, $cap_bad not 200 (503 when the queue is full, 429 past the flood guard), $accepted accepted, ${stored%.*} page views stored"
+[ "${BENCH_CAPTURE_ONLY:-0}" = 1 ] && exit 0
 
 # A tenant's write while capture floods: PUT a document 20 times, alone
 # and during wrk posting batches of 50 events; median and worst seconds.

@@ -16,7 +16,7 @@ import (
 // A full window answers rate_limited with retry_after_seconds (REST sends
 // it as Retry-After); what names the attempts in the message.
 func CountAttempt(ctx context.Context, st *store.Store, now time.Time, what, key string, windows ...store.AttemptWindow) error {
-	wait, err := st.CountAttempt(ctx, key, now, windows...)
+	wait, err := st.Identity().CountAttempt(ctx, key, now, windows...)
 	if errors.Is(err, store.ErrRateLimited) {
 		return ErrTooManyAttempts(what, wait)
 	}

@@ -40,7 +40,12 @@ func actor(p Principal) store.Actor {
 	case p.Credential == CredentialCompanyKey:
 		return store.Actor{CompanyID: p.CompanyID}
 	case p.IsUser():
-		return store.Actor{UserID: p.UserID}
+		a := store.Actor{UserID: p.UserID}
+		if p.Account != nil && p.Account.ID == p.ConglomerateID {
+			// Resolved with the credential, membership checked then.
+			a.MemberOf = p.ConglomerateID
+		}
+		return a
 	case p.IsAdmin():
 		return store.Actor{Admin: true}
 	}
@@ -50,10 +55,19 @@ func actor(p Principal) store.Actor {
 // AuthorizeCompany applies the ownership rule to a company: missing (or
 // archived, unless allowArchived) is 404; a company of another account is
 // 403; a company key reaches only its own company.
+//
+// A company the same principal was authorized for earlier in the same
+// call (WithAuthorizedCompany) is answered from ctx: an adapter that
+// resolves the company itself (the connector's `business`) hands its
+// result to the use case instead of having it authorized twice.
 func (s *Core) AuthorizeCompany(ctx context.Context, id string, allowArchived bool) (AuthorizedCompany, error) {
 	p, ok := PrincipalFrom(ctx)
 	if !ok {
 		return AuthorizedCompany{}, ErrUnauthenticated()
+	}
+	if a, ok := ctx.Value(authorizedKey{}).(authorized); ok && a.principal == p && a.company.ID == id &&
+		(allowArchived || a.company.Status != models.CompanyArchived) {
+		return a.company, nil
 	}
 	scope, c, err := s.store.AuthorizeCompany(ctx, actor(p), id, allowArchived)
 	switch {
@@ -69,6 +83,26 @@ func (s *Core) AuthorizeCompany(ctx context.Context, id string, allowArchived bo
 		return AuthorizedCompany{}, err
 	}
 	return AuthorizedCompany{Company: c, Scope: scope}, nil
+}
+
+type authorizedKey struct{}
+
+// authorized is a company authorized for a principal.
+type authorized struct {
+	principal Principal
+	company   AuthorizedCompany
+}
+
+// WithAuthorizedCompany returns ctx carrying ac, which AuthorizeCompany
+// just answered for the principal in ctx: the use cases called with this
+// ctx for the same company take it as authorized (for this principal
+// only; another principal set later is authorized again).
+func WithAuthorizedCompany(ctx context.Context, ac AuthorizedCompany) context.Context {
+	p, ok := PrincipalFrom(ctx)
+	if !ok || ac.ID == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, authorizedKey{}, authorized{principal: p, company: ac})
 }
 
 // AuthorizeConglomerate applies the ownership rule: a missing conglomerate
@@ -104,4 +138,12 @@ func (s *Core) AuthorizeOwner(ctx context.Context, conglomerateID string) (Congl
 		err = models.Errorf(models.CodeForbidden, "Only the account's owner manages its billing.")
 	}
 	return v, err
+}
+
+// MemberAccount is the account conglomerateID of which user userID is a
+// member, read when a credential is resolved (before a principal exists
+// to authorize): models.ErrNotFound or store.ErrForbidden otherwise.
+func (s *Core) MemberAccount(ctx context.Context, userID, conglomerateID string) (models.Conglomerate, error) {
+	_, c, err := s.store.AuthorizeConglomerate(ctx, store.Actor{UserID: userID}, conglomerateID)
+	return c, err
 }

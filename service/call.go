@@ -4,15 +4,19 @@ import (
 	"context"
 
 	"github.com/google/uuid"
+
+	"holdco/models"
 )
 
-// Call names the agent's tool call an act is made for: the run (turn) it
-// belongs to and the call's idempotency key, "<turn>/tool/<step>/<index>".
+// Call names the call an act is made for: an agent's tool call (the run
+// (turn) it belongs to and the call's idempotency key,
+// "<turn>/tool/<step>/<index>"), or a client's request that carries an
+// idempotency key (RequestCall; no run).
 // A use case with a side effect stores the effect under an id derived
 // from the key (EffectID) in the same transaction as the effect, so the
 // same call made again after a crash — its result was not recorded yet —
 // finds the effect instead of repeating it; a billable act is charged
-// under the same key (billing.PayFor).
+// under the same key (billing.PayForAct).
 type Call struct {
 	RunID string
 	Key   string
@@ -25,8 +29,8 @@ func WithCall(ctx context.Context, c Call) context.Context {
 	return context.WithValue(ctx, callKey{}, c)
 }
 
-// CallOf returns the tool call ctx carries (ok false: a request of its
-// own, e.g. REST).
+// CallOf returns the call ctx carries (ok false: a request without an
+// idempotency key, each one an act of its own).
 func CallOf(ctx context.Context) (Call, bool) {
 	c, ok := ctx.Value(callKey{}).(Call)
 	return c, ok && c.Key != ""
@@ -49,4 +53,28 @@ func EffectID(ctx context.Context, kind string) string {
 func Keyed(ctx context.Context) bool {
 	_, ok := CallOf(ctx)
 	return ok
+}
+
+// MaxIdempotencyKeyLength bounds a client's idempotency key (REST's
+// Idempotency-Key header, the connector's idempotency_key argument).
+const MaxIdempotencyKeyLength = 255
+
+// RequestCall is the call of a client that names its act with an
+// idempotency key (REST's Idempotency-Key header, the connector's
+// idempotency_key argument): the same key sent again for the same act of
+// the same company is the same call, so its effect is found instead of
+// repeated and a billable act is paid once. The key is scoped by the
+// company and the act, so no client can reach another's effects by
+// choosing a key. field names the argument in the error of a bad key:
+// 1 to 255 printable ASCII characters without spaces.
+func RequestCall(companyID, act, key, field string) (Call, error) {
+	if key == "" || len(key) > MaxIdempotencyKeyLength {
+		return Call{}, models.Errorf(models.CodeInvalidArgument, "%s must be 1 to %d characters.", field, MaxIdempotencyKeyLength).WithField(field)
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] <= ' ' || key[i] > '~' {
+			return Call{}, models.Errorf(models.CodeInvalidArgument, "%s must be printable ASCII without spaces (a UUID is a good key).", field).WithField(field)
+		}
+	}
+	return Call{Key: "request/" + companyID + "/" + act + "/" + key}, nil
 }

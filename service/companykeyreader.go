@@ -3,14 +3,13 @@ package service
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"holdco/store"
 )
 
 // CompanyKeyCacheTTL bounds how long a rotated company key keeps working
 // on a replica that had it cached.
-const CompanyKeyCacheTTL = 60 * time.Second
+const CompanyKeyCacheTTL = CredentialCacheTTL
 
 // CompanyKeyReader opens companies' live API keys outside the API process
 // (the worker writes them into site environments).
@@ -36,7 +35,7 @@ func NewCompanyKeyReader(ctx context.Context, st *store.Store, secretKey []byte)
 // LiveCompanyKey returns the company's current key, or models.ErrNotFound
 // when none was minted yet.
 func (r *CompanyKeyReader) LiveCompanyKey(ctx context.Context, c store.CompanyScope) (string, error) {
-	k, err := r.store.LiveCompanyKey(ctx, c)
+	k, err := r.store.Identity().LiveCompanyKey(ctx, c)
 	if err != nil {
 		return "", err
 	}

@@ -22,13 +22,15 @@ func VerifyPKCE(challenge, verifier string) bool {
 }
 
 // ValidChallenge reports whether s has the shape of an S256 challenge:
-// 43 characters of unpadded base64url.
+// 43 characters of unpadded base64url spelling a SHA-256 sum, as
+// PKCEChallenge writes it (no line breaks, no non-zero trailing bits: such
+// a challenge could never be met, found by FuzzPKCE).
 func ValidChallenge(s string) bool {
 	if len(s) != 43 {
 		return false
 	}
-	_, err := base64.RawURLEncoding.DecodeString(s)
-	return err == nil
+	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
+	return err == nil && len(b) == sha256.Size && base64.RawURLEncoding.EncodeToString(b) == s
 }
 
 func isUnreserved(s string) bool {

@@ -40,6 +40,15 @@ type Principal struct {
 	// ClientID is the OAuth client (the assistant) behind an
 	// oauth_access_token; empty for every other credential.
 	ClientID string
+	// User and Account are the user's and the conglomerate's rows as they
+	// were when the credential was resolved: cached with it for at most
+	// CredentialCacheTTL, and dropped at once on this replica when they
+	// change (Core.ForgetUser, Core.ForgetAccount). They answer who the
+	// caller is (GET /auth/me) without a read; decisions on billing and
+	// ownership read the rows. nil when the credential has none (admin
+	// tokens; principals made elsewhere, such as tests).
+	User    *models.User
+	Account *models.Conglomerate
 }
 
 // IsUser reports whether a person (not a company or an operator) acts.
@@ -69,14 +78,24 @@ type principalKey struct{}
 
 // WithPrincipal stores the authenticated principal in ctx.
 func WithPrincipal(ctx context.Context, p Principal) context.Context {
+	return WithPrincipalRef(ctx, &p)
+}
+
+// WithPrincipalRef stores a principal that is never modified afterwards
+// (a cached one, shared by the requests of one credential) in ctx without
+// copying it.
+func WithPrincipalRef(ctx context.Context, p *Principal) context.Context {
 	return context.WithValue(ctx, principalKey{}, p)
 }
 
 // PrincipalFrom returns the principal in ctx; ok is false for anonymous
 // requests.
 func PrincipalFrom(ctx context.Context) (Principal, bool) {
-	p, ok := ctx.Value(principalKey{}).(Principal)
-	return p, ok
+	p, ok := ctx.Value(principalKey{}).(*Principal)
+	if !ok || p == nil {
+		return Principal{}, false
+	}
+	return *p, true
 }
 
 // RequireUser returns the acting user principal or the 401/403 that fits.

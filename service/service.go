@@ -13,7 +13,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"holdco/store"
@@ -51,15 +53,24 @@ type Core struct {
 	sign   Signer
 	seal   Sealer
 
-	companyKeys *Cache[string, Principal] // by key hash
+	companyKeys *Cache[string, *Principal] // by key hash
+
+	principalsMu sync.Mutex
+	principals   []*Cache[string, *Principal] // every credential cache (PrincipalCache)
 }
 
-// Credential cache lifetimes: the longest a revocation made on another
-// replica can go unnoticed. A revocation through this replica takes effect
-// at once.
+// CredentialCacheTTL is how long a replica keeps a resolved credential
+// (of every kind: user keys, web sessions, company keys, admin tokens,
+// OAuth access tokens) with its user's and account's rows: the longest a
+// revocation, an account deletion or a change of the account made on
+// another replica can go unnoticed there. On the replica that made the
+// change it takes effect at once.
+const CredentialCacheTTL = 5 * time.Second
+
+// Credential cache lifetimes by kind, all CredentialCacheTTL.
 const (
-	UserKeyCacheTTL = 30 * time.Second
-	SessionCacheTTL = 10 * time.Second
+	UserKeyCacheTTL = CredentialCacheTTL
+	SessionCacheTTL = CredentialCacheTTL
 	CacheMaxEntries = 100_000
 )
 
@@ -91,7 +102,10 @@ func NewCore(ctx context.Context, cfg Config, st *store.Store, logger *slog.Logg
 	if c.seal, err = newSealer(c.sign); err != nil {
 		return nil, fmt.Errorf("service: sealer: %w", err)
 	}
-	c.companyKeys = NewCache[string, Principal](CompanyKeyCacheTTL, CacheMaxEntries, c.now)
+	c.companyKeys = c.PrincipalCache(CacheMaxEntries)
+	// A change of an account's row (plan, settings, deletion) drops the
+	// principals that carry it, whichever use case made it.
+	st.OnAccountChange(c.ForgetAccount)
 	return c, nil
 }
 
@@ -101,7 +115,7 @@ func signingKey(ctx context.Context, st *store.Store, configured []byte) ([]byte
 	if len(configured) > 0 {
 		return configured, nil
 	}
-	key, err := st.InstanceSecret(ctx, "signing-key", func() []byte {
+	key, err := st.Identity().InstanceSecret(ctx, "signing-key", func() []byte {
 		b := make([]byte, 32)
 		_, _ = rand.Read(b)
 		return b
@@ -135,4 +149,37 @@ func (c *Core) Sealer() Sealer { return c.seal }
 
 // CompanyKeys caches company-key authentications (hits and misses) by key
 // hash; rotating, archiving and account deletion drop entries.
-func (c *Core) CompanyKeys() *Cache[string, Principal] { return c.companyKeys }
+func (c *Core) CompanyKeys() *Cache[string, *Principal] { return c.companyKeys }
+
+// PrincipalCache makes a credential cache (by the credential's hash or
+// id; a nil value is a cached miss) whose entries live
+// CredentialCacheTTL, and registers it so that ForgetUser and
+// ForgetAccount reach it.
+func (c *Core) PrincipalCache(maxEntries int) *Cache[string, *Principal] {
+	cache := NewCache[string, *Principal](CredentialCacheTTL, maxEntries, c.now)
+	c.principalsMu.Lock()
+	c.principals = append(c.principals, cache)
+	c.principalsMu.Unlock()
+	return cache
+}
+
+// ForgetUser drops every cached principal of the user, whatever the
+// credential (account deletion, sign-out everywhere).
+func (c *Core) ForgetUser(userID string) {
+	c.forget(func(p *Principal) bool { return p != nil && p.UserID == userID })
+}
+
+// ForgetAccount drops every cached principal acting in the account
+// (conglomerate): its row changed (plan, settings) or it is gone.
+func (c *Core) ForgetAccount(conglomerateID string) {
+	c.forget(func(p *Principal) bool { return p != nil && p.ConglomerateID == conglomerateID })
+}
+
+func (c *Core) forget(match func(*Principal) bool) {
+	c.principalsMu.Lock()
+	caches := slices.Clone(c.principals)
+	c.principalsMu.Unlock()
+	for _, cache := range caches {
+		cache.DeleteWhere(match)
+	}
+}

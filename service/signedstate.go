@@ -45,11 +45,11 @@ func (s Signer) Open(purpose, sealed string, v any) error {
 	if !ok {
 		return ErrStateInvalid
 	}
-	payload, err := base64.RawURLEncoding.DecodeString(p)
+	payload, err := decodeCanonical(p)
 	if err != nil {
 		return ErrStateInvalid
 	}
-	mac, err := base64.RawURLEncoding.DecodeString(m)
+	mac, err := decodeCanonical(m)
 	if err != nil || !hmac.Equal(mac, s.mac(purpose, payload)) {
 		return ErrStateInvalid
 	}
@@ -57,6 +57,18 @@ func (s Signer) Open(purpose, sealed string, v any) error {
 		return ErrStateInvalid
 	}
 	return nil
+}
+
+// decodeCanonical decodes unpadded base64url written exactly as Seal
+// writes it. The decoder alone ignores line breaks and accepts non-zero
+// trailing bits, so several texts would open to one value (found by
+// FuzzSignedState): a sealed value must have one spelling only.
+func decodeCanonical(s string) ([]byte, error) {
+	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
+	if err != nil || base64.RawURLEncoding.EncodeToString(b) != s {
+		return nil, ErrStateInvalid
+	}
+	return b, nil
 }
 
 // Derive returns a secret derived from the key for one purpose and input

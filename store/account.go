@@ -11,7 +11,7 @@ import (
 
 // MailboxOfDeletedUser reports whether a deleted account used the
 // normalized mailbox; such a mailbox may not sign up again.
-func (s *Store) MailboxOfDeletedUser(ctx context.Context, normalizedEmail string) (bool, error) {
+func (s Identity) MailboxOfDeletedUser(ctx context.Context, normalizedEmail string) (bool, error) {
 	var n int64
 	err := s.db.WithContext(ctx).Unscoped().Model(&models.User{}).
 		Where("normalized_email = ? AND deleted_at IS NOT NULL", normalizedEmail).Count(&n).Error
@@ -24,7 +24,7 @@ func (s *Store) MailboxOfDeletedUser(ctx context.Context, normalizedEmail string
 // memberships go, every API key and web session is revoked, the user's
 // OAuth consents, codes, tokens and sessions are deleted, and the user is
 // soft-deleted (the row keeps the mailbox that may not sign up again).
-func (s *Store) DeleteAccount(ctx context.Context, userID string, at time.Time) error {
+func (s Identity) DeleteAccount(ctx context.Context, userID string, at time.Time) error {
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var user models.User
 		if err := tx.Where("id = ?", userID).Take(&user).Error; err != nil {
@@ -67,7 +67,7 @@ func (s *Store) DeleteAccount(ctx context.Context, userID string, at time.Time) 
 }
 
 // UpdateConglomerateSettings writes the editable settings.
-func (s *Store) UpdateConglomerateSettings(ctx context.Context, cong ConglomerateScope, name string, dailyCreditCap *int64) error {
+func (s Identity) UpdateConglomerateSettings(ctx context.Context, cong ConglomerateScope, name string, dailyCreditCap *int64) error {
 	if err := cong.check("update conglomerate"); err != nil {
 		return err
 	}

@@ -18,48 +18,48 @@ func TestDeleteAccount(t *testing.T) {
 	s := testenv.NewStore(t)
 	ada, adaCong := signUp(t, s, "ada")
 	bob, bobCong := signUp(t, s, "bob")
-	adaCo, err := s.CreateCompany(ctx, s.SystemConglomerateScope(adaCong.ID), models.Company{Name: "Ada Co", Handle: handle("ada")})
+	adaCo, err := s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(adaCong.ID), models.Company{Name: "Ada Co", Handle: handle("ada")})
 	require.NoError(t, err)
-	bobCo, err := s.CreateCompany(ctx, s.SystemConglomerateScope(bobCong.ID), models.Company{Name: "Bob Co", Handle: handle("bob")})
+	bobCo, err := s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(bobCong.ID), models.Company{Name: "Bob Co", Handle: handle("bob")})
 	require.NoError(t, err)
 	key := models.APIKey{UserID: ada.ID, ConglomerateID: adaCong.ID, Kind: models.APIKeyPersonal, Name: "ci", TokenHash: "h-" + ada.ID}
-	require.NoError(t, s.CreateAPIKey(ctx, &key))
+	require.NoError(t, s.Identity().CreateAPIKey(ctx, &key))
 	sess := models.WebSession{UserID: ada.ID, ExpiresAt: time.Now().Add(time.Hour)}
-	require.NoError(t, s.CreateWebSession(ctx, &sess))
+	require.NoError(t, s.Identity().CreateWebSession(ctx, &sess))
 
 	at := time.Now().UTC().Truncate(time.Second)
-	require.NoError(t, s.DeleteAccount(ctx, ada.ID, at))
+	require.NoError(t, s.Identity().DeleteAccount(ctx, ada.ID, at))
 
-	_, err = s.GetUser(ctx, ada.ID)
+	_, err = s.Identity().GetUser(ctx, ada.ID)
 	assert.ErrorIs(t, err, models.ErrNotFound, "the user is soft-deleted")
-	deleted, err := s.MailboxOfDeletedUser(ctx, "ada@example.com")
+	deleted, err := s.Identity().MailboxOfDeletedUser(ctx, "ada@example.com")
 	require.NoError(t, err)
 	assert.True(t, deleted)
-	_, err = s.GetConglomerate(ctx, adaCong.ID)
+	_, err = s.Identity().GetConglomerate(ctx, adaCong.ID)
 	assert.ErrorIs(t, err, models.ErrNotFound, "the conglomerate is hard-deleted")
 
-	co, err := s.GetCompany(ctx, systemScope(t, s, adaCo.ID))
+	co, err := s.Companies().GetCompany(ctx, systemScope(t, s, adaCo.ID))
 	require.NoError(t, err, "the archived company outlives its conglomerate")
 	assert.Equal(t, models.CompanyArchived, co.Status)
 	assert.Empty(t, co.ConglomerateID)
 	require.NotNil(t, co.ArchivedAt)
 
-	k, err := s.GetAPIKey(ctx, key.ID)
+	k, err := s.Identity().GetAPIKey(ctx, key.ID)
 	require.NoError(t, err)
 	assert.NotNil(t, k.RevokedAt)
-	ws, err := s.GetWebSession(ctx, sess.ID)
+	ws, err := s.Identity().GetWebSession(ctx, sess.ID)
 	require.NoError(t, err)
 	assert.NotNil(t, ws.RevokedAt)
 
 	// The other tenant is untouched.
-	_, err = s.GetUser(ctx, bob.ID)
+	_, err = s.Identity().GetUser(ctx, bob.ID)
 	require.NoError(t, err)
-	other, err := s.GetCompany(ctx, systemScope(t, s, bobCo.ID))
+	other, err := s.Companies().GetCompany(ctx, systemScope(t, s, bobCo.ID))
 	require.NoError(t, err)
 	assert.Equal(t, models.CompanyActive, other.Status)
 	assert.Equal(t, bobCong.ID, other.ConglomerateID)
 
-	assert.ErrorIs(t, s.DeleteAccount(ctx, ada.ID, at), models.ErrNotFound, "a deleted account cannot be deleted again")
+	assert.ErrorIs(t, s.Identity().DeleteAccount(ctx, ada.ID, at), models.ErrNotFound, "a deleted account cannot be deleted again")
 }
 
 func TestCredentialRows(t *testing.T) {
@@ -69,36 +69,36 @@ func TestCredentialRows(t *testing.T) {
 	now := time.Now().UTC()
 
 	code := models.CLIAuthCode{CodeHash: "code-" + ada.ID, UserID: ada.ID, CodeChallenge: "c", ExpiresAt: now.Add(time.Minute)}
-	require.NoError(t, s.CreateCLIAuthCode(ctx, &code))
-	got, err := s.ConsumeCLIAuthCode(ctx, code.CodeHash, now)
+	require.NoError(t, s.Identity().CreateCLIAuthCode(ctx, &code))
+	got, err := s.Identity().ConsumeCLIAuthCode(ctx, code.CodeHash, now)
 	require.NoError(t, err)
 	assert.Equal(t, ada.ID, got.UserID)
-	_, err = s.ConsumeCLIAuthCode(ctx, code.CodeHash, now)
+	_, err = s.Identity().ConsumeCLIAuthCode(ctx, code.CodeHash, now)
 	assert.ErrorIs(t, err, models.ErrNotFound, "a code is consumed once")
 
 	d := models.DeviceAuthorization{DeviceCodeHash: "dev-" + ada.ID, UserCode: "BCDF-" + ada.ID[:4], Status: models.DevicePending, IntervalSeconds: 5, ExpiresAt: now.Add(time.Minute)}
-	require.NoError(t, s.CreateDeviceAuthorization(ctx, &d))
-	won, err := s.TransitionDevice(ctx, d.ID, models.DevicePending, models.DeviceApproved, &ada.ID)
+	require.NoError(t, s.Identity().CreateDeviceAuthorization(ctx, &d))
+	won, err := s.Identity().TransitionDevice(ctx, d.ID, models.DevicePending, models.DeviceApproved, &ada.ID)
 	require.NoError(t, err)
 	assert.True(t, won)
-	won, err = s.TransitionDevice(ctx, d.ID, models.DevicePending, models.DeviceDenied, &ada.ID)
+	won, err = s.Identity().TransitionDevice(ctx, d.ID, models.DevicePending, models.DeviceDenied, &ada.ID)
 	require.NoError(t, err)
 	assert.False(t, won, "only one decision wins")
 
-	a, err := s.InstanceSecret(ctx, "k-"+ada.ID, func() []byte { return []byte("first") })
+	a, err := s.Identity().InstanceSecret(ctx, "k-"+ada.ID, func() []byte { return []byte("first") })
 	require.NoError(t, err)
-	b, err := s.InstanceSecret(ctx, "k-"+ada.ID, func() []byte { return []byte("second") })
+	b, err := s.Identity().InstanceSecret(ctx, "k-"+ada.ID, func() []byte { return []byte("second") })
 	require.NoError(t, err)
 	assert.Equal(t, a, b, "the first secret stays")
 
 	cap := int64(50)
-	require.NoError(t, s.UpdateConglomerateSettings(ctx, s.SystemConglomerateScope(cong.ID), "Renamed", &cap))
-	c, err := s.GetConglomerate(ctx, cong.ID)
+	require.NoError(t, s.Identity().UpdateConglomerateSettings(ctx, s.SystemConglomerateScope(cong.ID), "Renamed", &cap))
+	c, err := s.Identity().GetConglomerate(ctx, cong.ID)
 	require.NoError(t, err)
 	assert.Equal(t, "Renamed", c.Name)
 	assert.Equal(t, int64(50), *c.DailyCreditCap)
-	require.NoError(t, s.UpdateConglomerateSettings(ctx, s.SystemConglomerateScope(cong.ID), "Renamed", nil))
-	c, _ = s.GetConglomerate(ctx, cong.ID)
+	require.NoError(t, s.Identity().UpdateConglomerateSettings(ctx, s.SystemConglomerateScope(cong.ID), "Renamed", nil))
+	c, _ = s.Identity().GetConglomerate(ctx, cong.ID)
 	assert.Nil(t, c.DailyCreditCap)
 }
 
@@ -113,14 +113,14 @@ func TestDeleteAccountDeletesOAuthRows(t *testing.T) {
 	bob, _ := signUp(t, s, "bob")
 	now := time.Now().UTC()
 	for _, u := range []models.User{ada, bob} {
-		require.NoError(t, s.SaveOAuthConsent(ctx, models.OAuthConsent{UserID: u.ID, ClientID: "hco_dcr_x", ClientName: "X", RedirectURI: "https://x.example/cb",
+		require.NoError(t, s.OAuth().SaveOAuthConsent(ctx, models.OAuthConsent{UserID: u.ID, ClientID: "hco_dcr_x", ClientName: "X", RedirectURI: "https://x.example/cb",
 			RedirectSet: "set", Version: 1, CreatedAt: now, ApprovedAt: now}))
-		require.NoError(t, s.CreateOAuthCode(ctx, &models.OAuthCode{CodeHash: "code-" + u.ID, ClientID: "hco_dcr_x", UserID: u.ID, RedirectURI: "https://x.example/cb",
+		require.NoError(t, s.OAuth().CreateOAuthCode(ctx, &models.OAuthCode{CodeHash: "code-" + u.ID, ClientID: "hco_dcr_x", UserID: u.ID, RedirectURI: "https://x.example/cb",
 			CodeChallenge: "c", Resource: "r", Scope: "nanocorp", CreatedAt: now, ExpiresAt: now.Add(time.Minute)}))
 		require.NoError(t, db.Create(&models.OAuthToken{TokenHash: "tok-" + u.ID, UserID: u.ID, ClientID: "hco_dcr_x", Resource: "r", Scope: "nanocorp", CreatedAt: now}).Error)
-		require.NoError(t, s.CreateOAuthSession(ctx, &models.OAuthSession{TokenHash: "sess-" + u.ID, UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}))
+		require.NoError(t, s.OAuth().CreateOAuthSession(ctx, &models.OAuthSession{TokenHash: "sess-" + u.ID, UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}))
 	}
-	require.NoError(t, s.DeleteAccount(ctx, ada.ID, now))
+	require.NoError(t, s.Identity().DeleteAccount(ctx, ada.ID, now))
 
 	for _, table := range []string{"oauth_consents", "oauth_codes", "oauth_tokens", "oauth_sessions"} {
 		var n int64

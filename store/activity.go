@@ -15,7 +15,7 @@ import (
 // RecordActivity appends an event to the scope's company's feed. Called on
 // the Store an InTx callback gets, the event commits (or not) with the
 // change it describes.
-func (s *Store) RecordActivity(ctx context.Context, c CompanyScope, a models.ActivityInput) error {
+func (s Companies) RecordActivity(ctx context.Context, c CompanyScope, a models.ActivityInput) error {
 	if err := c.check("record activity"); err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func truncateRunes(s string, n int) string {
 // ListActivity returns up to limit events of the scope's company, newest
 // first; equal timestamps are ordered by id (descending), and the cursor
 // pages strictly after the last event of the previous page.
-func (s *Store) ListActivity(ctx context.Context, c CompanyScope, cur models.ActivityCursor, limit int) ([]models.ActivityEvent, error) {
+func (s Companies) ListActivity(ctx context.Context, c CompanyScope, cur models.ActivityCursor, limit int) ([]models.ActivityEvent, error) {
 	if err := c.check("list activity"); err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func (s *Store) ListActivity(ctx context.Context, c CompanyScope, cur models.Act
 // at. The (company, kind) primary key makes it happen once: a second call,
 // concurrent or later, inserts nothing and answers false. When reached,
 // the milestone_reached event is recorded in the same transaction.
-func (s *Store) ReachMilestone(ctx context.Context, c CompanyScope, kind models.MilestoneKind, at time.Time) (bool, error) {
+func (s Companies) ReachMilestone(ctx context.Context, c CompanyScope, kind models.MilestoneKind, at time.Time) (bool, error) {
 	if err := c.check("reach milestone"); err != nil {
 		return false, err
 	}
@@ -99,7 +99,7 @@ func (s *Store) ReachMilestone(ctx context.Context, c CompanyScope, kind models.
 
 // ListMilestones returns the milestones the scope's company reached, oldest
 // first.
-func (s *Store) ListMilestones(ctx context.Context, c CompanyScope) ([]models.Milestone, error) {
+func (s Companies) ListMilestones(ctx context.Context, c CompanyScope) ([]models.Milestone, error) {
 	if err := c.check("list milestones"); err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func (s *Store) ListMilestones(ctx context.Context, c CompanyScope) ([]models.Mi
 
 // MarkMilestonesSeen stamps every unseen milestone of the scope's company
 // seen at at and returns how many it marked.
-func (s *Store) MarkMilestonesSeen(ctx context.Context, c CompanyScope, at time.Time) (int64, error) {
+func (s Companies) MarkMilestonesSeen(ctx context.Context, c CompanyScope, at time.Time) (int64, error) {
 	if err := c.check("mark milestones seen"); err != nil {
 		return 0, err
 	}

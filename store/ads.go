@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"gorm.io/gorm"
@@ -15,7 +14,7 @@ import (
 
 // AdCampaign reads the scope's company's campaign; a company that never
 // set a cap has none (models.ErrNotFound).
-func (s *Store) AdCampaign(ctx context.Context, c CompanyScope) (models.AdCampaign, error) {
+func (s Growth) AdCampaign(ctx context.Context, c CompanyScope) (models.AdCampaign, error) {
 	var a models.AdCampaign
 	if err := c.check("ad campaign"); err != nil {
 		return a, err
@@ -28,7 +27,7 @@ func (s *Store) AdCampaign(ctx context.Context, c CompanyScope) (models.AdCampai
 // none, then lets change modify it (in one transaction, the row locked on
 // Postgres) and stores it with the activity events change returns. An
 // error of change rolls back and is returned unchanged.
-func (s *Store) UpdateAdCampaign(ctx context.Context, c CompanyScope, change func(a *models.AdCampaign) ([]models.ActivityInput, error)) (models.AdCampaign, error) {
+func (s Growth) UpdateAdCampaign(ctx context.Context, c CompanyScope, change func(a *models.AdCampaign) ([]models.ActivityInput, error)) (models.AdCampaign, error) {
 	var a models.AdCampaign
 	if err := c.check("update ad campaign"); err != nil {
 		return a, err
@@ -75,7 +74,7 @@ func (s *Store) UpdateAdCampaign(ctx context.Context, c CompanyScope, change fun
 
 // ClearAdReconcilePending clears the outbox mark of the campaign, unless it
 // changed since updatedAt (that change's own signal clears it).
-func (s *Store) ClearAdReconcilePending(ctx context.Context, c CompanyScope, updatedAt time.Time) error {
+func (s Growth) ClearAdReconcilePending(ctx context.Context, c CompanyScope, updatedAt time.Time) error {
 	if err := c.check("clear ad reconcile"); err != nil {
 		return err
 	}
@@ -92,7 +91,7 @@ type PendingAdCampaign struct {
 
 // PendingAdReconciles returns campaigns changed before the time whose
 // reconciler signal a crash lost.
-func (s *Store) PendingAdReconciles(ctx context.Context, before time.Time, limit int) ([]PendingAdCampaign, error) {
+func (s Growth) PendingAdReconciles(ctx context.Context, before time.Time, limit int) ([]PendingAdCampaign, error) {
 	var rows []models.AdCampaign
 	err := s.db.WithContext(ctx).Where("reconcile_pending AND updated_at < ?", before).Order("updated_at, company_id").Limit(limit).Find(&rows).Error
 	out := make([]PendingAdCampaign, 0, len(rows))
@@ -102,29 +101,35 @@ func (s *Store) PendingAdReconciles(ctx context.Context, before time.Time, limit
 	return out, wrap("pending ad reconciles", err)
 }
 
-// StalledAdCampaigns are the conglomerate's campaigns waiting for credits
-// (a grant resumes them).
-func (s *Store) StalledAdCampaigns(ctx context.Context, cong ConglomerateScope) ([]CompanyScope, error) {
-	if err := cong.check("stalled ad campaigns"); err != nil {
+// wakeStalledCampaigns marks the account's campaigns waiting for credits
+// (INSUFFICIENT_CREDITS with a positive cap) to be reconciled again, in
+// the transaction of the grant that gave it credits, and returns them.
+// The mark is the campaign's outbox: the growth sweeper signals the
+// reconcilers of marks the granting process did not signal (it built no
+// Temporal client, or crashed after the commit).
+func wakeStalledCampaigns(tx *gorm.DB, conglomerateID string) ([]PendingAdCampaign, error) {
+	at := now()
+	stalled := tx.Model(&models.AdCampaign{}).Where("conglomerate_id = ? AND state = ? AND daily_cap > 0", conglomerateID, models.AdInsufficientCredits)
+	res := stalled.Updates(map[string]any{"reconcile_pending": true, "updated_at": at})
+	if res.Error != nil || res.RowsAffected == 0 {
+		return nil, res.Error
+	}
+	var rows []models.AdCampaign
+	if err := tx.Where("conglomerate_id = ? AND state = ? AND reconcile_pending AND updated_at = ?", conglomerateID, models.AdInsufficientCredits, at).
+		Order("company_id").Find(&rows).Error; err != nil {
 		return nil, err
 	}
-	var ids []string
-	err := s.db.WithContext(ctx).Model(&models.AdCampaign{}).Where("conglomerate_id = ? AND state = ? AND daily_cap > 0", cong.id, models.AdInsufficientCredits).
-		Pluck("company_id", &ids).Error
-	out := make([]CompanyScope, 0, len(ids))
-	for _, id := range ids {
-		out = append(out, CompanyScope{id: id, conglomerateID: cong.id})
+	out := make([]PendingAdCampaign, 0, len(rows))
+	for _, a := range rows {
+		out = append(out, PendingAdCampaign{Campaign: a, Scope: CompanyScope{id: a.CompanyID, conglomerateID: a.ConglomerateID}})
 	}
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		err = nil
-	}
-	return out, wrap("stalled ad campaigns", err)
+	return out, nil
 }
 
 // CompanyGrowth reads, in one query, the scope's company's attached domain
 // and its ad campaign (each nil when none) with the fields the dashboard
 // shows.
-func (s *Store) CompanyGrowth(ctx context.Context, c CompanyScope) (*models.DomainPurchase, *models.AdCampaign, error) {
+func (s Growth) CompanyGrowth(ctx context.Context, c CompanyScope) (*models.DomainPurchase, *models.AdCampaign, error) {
 	if err := c.check("company growth"); err != nil {
 		return nil, nil, err
 	}

@@ -18,7 +18,7 @@ func (s *Store) createAnalyticsKey(ctx context.Context, companyID string) error 
 }
 
 // AnalyticsKey returns the scope's company's public analytics key.
-func (s *Store) AnalyticsKey(ctx context.Context, c CompanyScope) (string, error) {
+func (s Analytics) AnalyticsKey(ctx context.Context, c CompanyScope) (string, error) {
 	if err := c.check("analytics key"); err != nil {
 		return "", err
 	}
@@ -29,7 +29,7 @@ func (s *Store) AnalyticsKey(ctx context.Context, c CompanyScope) (string, error
 
 // AnalyticsCompanyByKey returns the id of the non-archived company whose
 // public analytics key is key, or models.ErrNotFound.
-func (s *Store) AnalyticsCompanyByKey(ctx context.Context, key string) (string, error) {
+func (s Analytics) AnalyticsCompanyByKey(ctx context.Context, key string) (string, error) {
 	var ids []string
 	err := s.db.WithContext(ctx).Table("analytics_keys AS k").Joins("JOIN companies c ON c.id = k.company_id").
 		Where("k.key = ? AND c.status <> ?", key, models.CompanyArchived).Limit(1).Pluck("k.company_id", &ids).Error
@@ -44,7 +44,7 @@ func (s *Store) AnalyticsCompanyByKey(ctx context.Context, key string) (string, 
 
 // AnalyticsKeyByHandle returns the public analytics key of the
 // non-archived company with this handle, or models.ErrNotFound.
-func (s *Store) AnalyticsKeyByHandle(ctx context.Context, handle string) (string, error) {
+func (s Analytics) AnalyticsKeyByHandle(ctx context.Context, handle string) (string, error) {
 	var keys []string
 	err := s.db.WithContext(ctx).Table("analytics_keys AS k").Joins("JOIN companies c ON c.id = k.company_id").
 		Where("c.handle = ? AND c.status <> ?", handle, models.CompanyArchived).Limit(1).Pluck("k.key", &keys).Error
@@ -60,7 +60,7 @@ func (s *Store) AnalyticsKeyByHandle(ctx context.Context, handle string) (string
 // Reads of the rollups. Days are 2006-01-02 strings, ranges inclusive.
 
 // AnalyticsDays returns the company's daily rollups from..to, by day.
-func (s *Store) AnalyticsDays(ctx context.Context, c CompanyScope, from, to string) ([]models.AnalyticsDaily, error) {
+func (s Analytics) AnalyticsDays(ctx context.Context, c CompanyScope, from, to string) ([]models.AnalyticsDaily, error) {
 	if err := c.check("analytics days"); err != nil {
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func (s *Store) AnalyticsDays(ctx context.Context, c CompanyScope, from, to stri
 
 // AnalyticsHours returns the company's hourly rollups from..to (hours as
 // 2006-01-02T15), by hour.
-func (s *Store) AnalyticsHours(ctx context.Context, c CompanyScope, from, to string) ([]models.AnalyticsHourly, error) {
+func (s Analytics) AnalyticsHours(ctx context.Context, c CompanyScope, from, to string) ([]models.AnalyticsHourly, error) {
 	if err := c.check("analytics hours"); err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func (s *Store) AnalyticsHours(ctx context.Context, c CompanyScope, from, to str
 // AnalyticsVisitorsSince counts the company's visitors from day from to
 // today: those whose last day with events is from or later (one index
 // range of analytics_visitors, not a distinct count over visitor-days).
-func (s *Store) AnalyticsVisitorsSince(ctx context.Context, c CompanyScope, from string) (int64, error) {
+func (s Analytics) AnalyticsVisitorsSince(ctx context.Context, c CompanyScope, from string) (int64, error) {
 	if err := c.check("analytics visitors"); err != nil {
 		return 0, err
 	}
@@ -95,7 +95,7 @@ func (s *Store) AnalyticsVisitorsSince(ctx context.Context, c CompanyScope, from
 // AnalyticsPeriodVisitors counts the company's distinct visitors from..to
 // over the visitor-day rollup. A closed period (no event can still arrive
 // for its days) is counted once and kept.
-func (s *Store) AnalyticsPeriodVisitors(ctx context.Context, c CompanyScope, from, to string, closed bool) (int64, error) {
+func (s Analytics) AnalyticsPeriodVisitors(ctx context.Context, c CompanyScope, from, to string, closed bool) (int64, error) {
 	if err := c.check("analytics period visitors"); err != nil {
 		return 0, err
 	}
@@ -136,7 +136,7 @@ type AnalyticsCount struct {
 // AnalyticsTop returns the names of dimension ("pages" or "referrers")
 // with the most page views from..to (up to limit), each with its page
 // views in the period before (prevFrom..from-1).
-func (s *Store) AnalyticsTop(ctx context.Context, c CompanyScope, dimension string, prevFrom, from, to string, limit int) ([]AnalyticsCount, error) {
+func (s Analytics) AnalyticsTop(ctx context.Context, c CompanyScope, dimension string, prevFrom, from, to string, limit int) ([]AnalyticsCount, error) {
 	if err := c.check("analytics top " + dimension); err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func (s *Store) AnalyticsTop(ctx context.Context, c CompanyScope, dimension stri
 // AnalyticsCountries returns visitors (distinct) and page views per
 // country from..to, a visitor-day counted in the country of its first
 // event; most visitors first.
-func (s *Store) AnalyticsCountries(ctx context.Context, c CompanyScope, from, to string) ([]AnalyticsCount, error) {
+func (s Analytics) AnalyticsCountries(ctx context.Context, c CompanyScope, from, to string) ([]AnalyticsCount, error) {
 	if err := c.check("analytics countries"); err != nil {
 		return nil, err
 	}
@@ -170,7 +170,7 @@ func (s *Store) AnalyticsCountries(ctx context.Context, c CompanyScope, from, to
 
 // AnalyticsHeadline is the dashboard's one-query view: the company's page
 // views and sessions from..to and in the period before.
-func (s *Store) AnalyticsHeadline(ctx context.Context, c CompanyScope, prevFrom, from, to string) (cur, prev models.AnalyticsDaily, err error) {
+func (s Analytics) AnalyticsHeadline(ctx context.Context, c CompanyScope, prevFrom, from, to string) (cur, prev models.AnalyticsDaily, err error) {
 	if err := c.check("analytics headline"); err != nil {
 		return cur, prev, err
 	}
@@ -196,7 +196,7 @@ func (s *Store) AnalyticsHeadline(ctx context.Context, c CompanyScope, prevFrom,
 
 // AnalyticsRawEvents returns the company's raw events from..to in time
 // order (tests recount the rollups from them).
-func (s *Store) AnalyticsRawEvents(ctx context.Context, c CompanyScope, from, to string) ([]models.AnalyticsEvent, error) {
+func (s Analytics) AnalyticsRawEvents(ctx context.Context, c CompanyScope, from, to string) ([]models.AnalyticsEvent, error) {
 	if err := c.check("analytics raw events"); err != nil {
 		return nil, err
 	}
@@ -207,7 +207,7 @@ func (s *Store) AnalyticsRawEvents(ctx context.Context, c CompanyScope, from, to
 
 // AnalyticsRollups returns every rollup row of the company (tests compare
 // them with a recount).
-func (s *Store) AnalyticsRollups(ctx context.Context, c CompanyScope) (AnalyticsRollupRows, error) {
+func (s Analytics) AnalyticsRollups(ctx context.Context, c CompanyScope) (AnalyticsRollupRows, error) {
 	var r AnalyticsRollupRows
 	if err := c.check("analytics rollups"); err != nil {
 		return r, err
@@ -263,7 +263,7 @@ func placeholders(n, width int) string {
 // (2006-01-02) for every company, in statements of at most chunk rows
 // (each a short write: request writes are not held up), and returns how
 // many went. Rollups are not touched: the reports keep every day.
-func (s *Store) DeleteAnalyticsEventsBefore(ctx context.Context, day string, chunk int) (int64, error) {
+func (s Analytics) DeleteAnalyticsEventsBefore(ctx context.Context, day string, chunk int) (int64, error) {
 	var companies []string
 	if err := s.db.WithContext(ctx).Model(&models.AnalyticsKey{}).Order("company_id").Pluck("company_id", &companies).Error; err != nil {
 		return 0, wrap("delete old analytics events", err)

@@ -23,7 +23,7 @@ func newAnalyticsCompany(t testing.TB, s *store.Store) (models.Company, store.Co
 	t.Helper()
 	ctx := context.Background()
 	_, cong := signUp(t.(*testing.T), s, "an"+handle("x")[2:])
-	c, err := s.CreateCompany(ctx, s.SystemConglomerateScope(cong.ID), models.Company{Name: "Sites", Handle: handle("an")})
+	c, err := s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(cong.ID), models.Company{Name: "Sites", Handle: handle("an")})
 	require.NoError(t, err)
 	return c, systemScope(t, s, c.ID)
 }
@@ -32,16 +32,16 @@ func TestAnalyticsKeyMadeWithTheCompany(t *testing.T) {
 	s := testenv.NewStore(t)
 	ctx := context.Background()
 	c, sc := newAnalyticsCompany(t, s)
-	key, err := s.AnalyticsKey(ctx, sc)
+	key, err := s.Analytics().AnalyticsKey(ctx, sc)
 	require.NoError(t, err)
 	assert.Len(t, key, 28)
-	id, err := s.AnalyticsCompanyByKey(ctx, key)
+	id, err := s.Analytics().AnalyticsCompanyByKey(ctx, key)
 	require.NoError(t, err)
 	assert.Equal(t, c.ID, id)
-	byHandle, err := s.AnalyticsKeyByHandle(ctx, c.Handle)
+	byHandle, err := s.Analytics().AnalyticsKeyByHandle(ctx, c.Handle)
 	require.NoError(t, err)
 	assert.Equal(t, key, byHandle)
-	_, err = s.AnalyticsCompanyByKey(ctx, "hca_nosuchkeyatall0000000000")
+	_, err = s.Analytics().AnalyticsCompanyByKey(ctx, "hca_nosuchkeyatall0000000000")
 	assert.ErrorIs(t, err, models.ErrNotFound)
 }
 
@@ -241,13 +241,13 @@ func TestAnalyticsRollupsEqualARecountFromRawEvents(t *testing.T) {
 		for len(events) > 0 {
 			k := rapid.IntRange(1, len(events)).Draw(rt, "batch")
 			batch := append([]models.AnalyticsEvent(nil), events[:k]...)
-			require.NoError(rt, s.RecordAnalyticsEvents(ctx, batch))
+			require.NoError(rt, s.Analytics().RecordAnalyticsEvents(ctx, batch))
 			events = events[k:]
 		}
-		raw, err := s.AnalyticsRawEvents(ctx, sc, "0000-00-00", "9999-99-99")
+		raw, err := s.Analytics().AnalyticsRawEvents(ctx, sc, "0000-00-00", "9999-99-99")
 		require.NoError(rt, err)
 		require.Len(rt, raw, n)
-		got, err := s.AnalyticsRollups(ctx, sc)
+		got, err := s.Analytics().AnalyticsRollups(ctx, sc)
 		require.NoError(rt, err)
 		require.Equal(rt, recount(raw), comparable(got))
 	})
@@ -269,12 +269,12 @@ func TestAnalyticsRollupsArePerCompany(t *testing.T) {
 		}
 		evs = append(evs, models.AnalyticsEvent{CompanyID: co, At: at.Add(time.Duration(i) * time.Minute), DistinctID: "same", Event: "$pageview", Path: "/"})
 	}
-	require.NoError(t, s.RecordAnalyticsEvents(ctx, evs))
+	require.NoError(t, s.Analytics().RecordAnalyticsEvents(ctx, evs))
 	for _, x := range []struct {
 		sc  store.CompanyScope
 		pvs int64
 	}{{sa, 6}, {sb, 4}} {
-		days, err := s.AnalyticsDays(ctx, x.sc, "2026-04-02", "2026-04-02")
+		days, err := s.Analytics().AnalyticsDays(ctx, x.sc, "2026-04-02", "2026-04-02")
 		require.NoError(t, err)
 		require.Len(t, days, 1)
 		assert.Equal(t, x.pvs, days[0].Pageviews)
@@ -300,7 +300,7 @@ func TestAnalyticsConcurrentWritersKeepRollupsExact(t *testing.T) {
 					batch[i] = models.AnalyticsEvent{CompanyID: c.ID, At: base.Add(time.Duration(r.IntN(180)) * time.Minute),
 						DistinctID: fmt.Sprintf("v%d", r.IntN(3)), Event: "$pageview", Path: "/", Country: "FR"}
 				}
-				if err := s.RecordAnalyticsEvents(ctx, batch); err != nil {
+				if err := s.Analytics().RecordAnalyticsEvents(ctx, batch); err != nil {
 					errs <- err
 					return
 				}
@@ -311,9 +311,9 @@ func TestAnalyticsConcurrentWritersKeepRollupsExact(t *testing.T) {
 	for range 4 {
 		require.NoError(t, <-errs)
 	}
-	raw, err := s.AnalyticsRawEvents(ctx, sc, "0000-00-00", "9999-99-99")
+	raw, err := s.Analytics().AnalyticsRawEvents(ctx, sc, "0000-00-00", "9999-99-99")
 	require.NoError(t, err)
-	got, err := s.AnalyticsRollups(ctx, sc)
+	got, err := s.Analytics().AnalyticsRollups(ctx, sc)
 	require.NoError(t, err)
 	require.Equal(t, recount(raw), comparable(got))
 }

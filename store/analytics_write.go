@@ -29,7 +29,7 @@ import (
 // batch's companies are locked (transaction advisory locks, in id order)
 // so concurrent writers on several replicas do not lose updates; SQLite
 // serializes writers anyway.
-func (s *Store) RecordAnalyticsEvents(ctx context.Context, events []models.AnalyticsEvent) error {
+func (s Analytics) RecordAnalyticsEvents(ctx context.Context, events []models.AnalyticsEvent) error {
 	if len(events) == 0 {
 		return nil
 	}
@@ -90,7 +90,7 @@ func (s *Store) inConnTx(ctx context.Context, fn func(tx *Store, raw func(func(*
 		})
 	}
 	return db.Transaction(func(gtx *gorm.DB) error {
-		return fn(&Store{db: gtx, dialect: s.dialect, logger: s.logger, inTx: true}, raw)
+		return fn(&Store{db: gtx, dialect: s.dialect, logger: s.logger, inTx: true, hooks: s.hooks}, raw)
 	})
 }
 

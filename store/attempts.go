@@ -42,7 +42,7 @@ func attemptKey(key string) string {
 // time until that window ends. Windows are fixed (aligned to Every from
 // the Unix epoch); counters of ended windows (of any key) are deleted as
 // attempts come.
-func (s *Store) CountAttempt(ctx context.Context, key string, at time.Time, windows ...AttemptWindow) (retryAfter time.Duration, err error) {
+func (s Identity) CountAttempt(ctx context.Context, key string, at time.Time, windows ...AttemptWindow) (retryAfter time.Duration, err error) {
 	at = at.UTC()
 	hash := attemptKey(key)
 	err = s.InTx(ctx, func(tx *Store) error {
@@ -79,7 +79,7 @@ func (s *Store) CountAttempt(ctx context.Context, key string, at time.Time, wind
 
 // AttemptsFull reports whether one of the windows of key is full at at,
 // without counting anything, and if so the time until it ends.
-func (s *Store) AttemptsFull(ctx context.Context, key string, at time.Time, windows ...AttemptWindow) (retryAfter time.Duration, full bool, err error) {
+func (s Identity) AttemptsFull(ctx context.Context, key string, at time.Time, windows ...AttemptWindow) (retryAfter time.Duration, full bool, err error) {
 	at = at.UTC()
 	hash := attemptKey(key)
 	for _, w := range windows {

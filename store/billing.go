@@ -12,18 +12,26 @@ import (
 )
 
 // updateConglomerate writes columns (and updated_at) of the conglomerate
-// matching where; no matching row is models.ErrNotFound.
+// matching where; no matching row is models.ErrNotFound. The account's
+// listeners (OnAccountChange) are told.
 func (s *Store) updateConglomerate(ctx context.Context, op string, where string, arg any, cols map[string]any) error {
 	cols["updated_at"] = now()
 	res := s.db.WithContext(ctx).Model(&models.Conglomerate{}).Where(where, arg).Updates(cols)
 	if res.Error == nil && res.RowsAffected == 0 {
 		return wrap(op, gorm.ErrRecordNotFound)
 	}
+	if res.Error == nil && s.listensToAccounts() {
+		if id, ok := arg.(string); ok && where == "id = ?" {
+			s.accountChanged(id)
+		} else {
+			s.accountChanged(s.conglomerateIDsWhere(ctx, where, arg)...)
+		}
+	}
 	return wrap(op, res.Error)
 }
 
 // SetCustomerID records the conglomerate's payment-provider customer.
-func (s *Store) SetCustomerID(ctx context.Context, cong ConglomerateScope, customerID string) error {
+func (s Billing) SetCustomerID(ctx context.Context, cong ConglomerateScope, customerID string) error {
 	if err := cong.check("set customer id"); err != nil {
 		return err
 	}
@@ -32,7 +40,7 @@ func (s *Store) SetCustomerID(ctx context.Context, cong ConglomerateScope, custo
 
 // SetSubscription records the plan and subscription state. A conglomerate
 // may be named by id or, when conglomerateID is empty, by customer id.
-func (s *Store) SetSubscription(ctx context.Context, conglomerateID, customerID, subscriptionID string, plan models.Plan, status string, renewsAt *time.Time) error {
+func (s Billing) SetSubscription(ctx context.Context, conglomerateID, customerID, subscriptionID string, plan models.Plan, status string, renewsAt *time.Time) error {
 	cols := map[string]any{"plan": plan, "plan_status": status, "plan_renews_at": renewsAt}
 	if subscriptionID != "" {
 		cols["subscription_id"] = subscriptionID
@@ -47,14 +55,14 @@ func (s *Store) SetSubscription(ctx context.Context, conglomerateID, customerID,
 }
 
 // ConglomerateIDByCustomer finds the conglomerate of a customer id.
-func (s *Store) ConglomerateIDByCustomer(ctx context.Context, customerID string) (string, error) {
+func (s Billing) ConglomerateIDByCustomer(ctx context.Context, customerID string) (string, error) {
 	var c models.Conglomerate
 	err := s.db.WithContext(ctx).Select("id").Where("customer_id = ?", customerID).Take(&c).Error
 	return c.ID, wrap("conglomerate by customer", err)
 }
 
 // SetBlocked blocks (at non-nil) or unblocks the conglomerate's paid work.
-func (s *Store) SetBlocked(ctx context.Context, conglomerateID, customerID string, at *time.Time, reason string) error {
+func (s Billing) SetBlocked(ctx context.Context, conglomerateID, customerID string, at *time.Time, reason string) error {
 	cols := map[string]any{"blocked_at": at, "blocked_reason": reason}
 	if conglomerateID != "" {
 		return s.updateConglomerate(ctx, "set blocked", "id = ?", conglomerateID, cols)
@@ -63,7 +71,7 @@ func (s *Store) SetBlocked(ctx context.Context, conglomerateID, customerID strin
 }
 
 // SetAutoTopUp stores the auto top-up settings.
-func (s *Store) SetAutoTopUp(ctx context.Context, cong ConglomerateScope, enabled bool, threshold, credits int64) error {
+func (s Billing) SetAutoTopUp(ctx context.Context, cong ConglomerateScope, enabled bool, threshold, credits int64) error {
 	if err := cong.check("set auto top-up"); err != nil {
 		return err
 	}
@@ -72,7 +80,7 @@ func (s *Store) SetAutoTopUp(ctx context.Context, cong ConglomerateScope, enable
 }
 
 // SetConnectAccount links the conglomerate to its connected account.
-func (s *Store) SetConnectAccount(ctx context.Context, cong ConglomerateScope, accountID string) error {
+func (s Billing) SetConnectAccount(ctx context.Context, cong ConglomerateScope, accountID string) error {
 	if err := cong.check("set connect account"); err != nil {
 		return err
 	}
@@ -81,7 +89,7 @@ func (s *Store) SetConnectAccount(ctx context.Context, cong ConglomerateScope, a
 
 // UpdateConnectState stores what the provider reports of a connected
 // account; an account no conglomerate holds is models.ErrNotFound.
-func (s *Store) UpdateConnectState(ctx context.Context, st models.ConnectState) error {
+func (s Billing) UpdateConnectState(ctx context.Context, st models.ConnectState) error {
 	return s.updateConglomerate(ctx, "update connect state", "connect_account_id = ?", st.AccountID, map[string]any{
 		"connect_charges_enabled": st.ChargesEnabled, "connect_payouts_enabled": st.PayoutsEnabled,
 		"connect_details_submitted": st.DetailsSubmitted, "connect_requirements": truncate(strings.Join(st.Requirements, ","), 1000),
@@ -89,14 +97,14 @@ func (s *Store) UpdateConnectState(ctx context.Context, st models.ConnectState) 
 }
 
 // PaymentEventProcessed reports whether an event id was handled before.
-func (s *Store) PaymentEventProcessed(ctx context.Context, id string) (bool, error) {
+func (s Billing) PaymentEventProcessed(ctx context.Context, id string) (bool, error) {
 	var n int64
 	err := s.db.WithContext(ctx).Model(&models.ProcessedPaymentEvent{}).Where("id = ?", id).Count(&n).Error
 	return n > 0, wrap("payment event processed", err)
 }
 
 // RecordPaymentEvent marks an event handled; recording it twice is fine.
-func (s *Store) RecordPaymentEvent(ctx context.Context, ev models.ProcessedPaymentEvent) error {
+func (s Billing) RecordPaymentEvent(ctx context.Context, ev models.ProcessedPaymentEvent) error {
 	err := s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&ev).Error
 	return wrap("record payment event", err)
 }

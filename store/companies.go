@@ -12,7 +12,7 @@ import (
 // filled when empty. A taken handle gives models.ErrDuplicate, an unknown
 // conglomerate models.ErrNotFound, and a malformed handle or status an
 // invalid_argument *models.Error.
-func (s *Store) CreateCompany(ctx context.Context, cong ConglomerateScope, company models.Company) (models.Company, error) {
+func (s Companies) CreateCompany(ctx context.Context, cong ConglomerateScope, company models.Company) (models.Company, error) {
 	if err := cong.check("create company"); err != nil {
 		return models.Company{}, err
 	}
@@ -39,7 +39,7 @@ func (s *Store) CreateCompany(ctx context.Context, cong ConglomerateScope, compa
 
 // GetCompany reads the scope's company (archived or not), or
 // models.ErrNotFound.
-func (s *Store) GetCompany(ctx context.Context, c CompanyScope) (models.Company, error) {
+func (s Companies) GetCompany(ctx context.Context, c CompanyScope) (models.Company, error) {
 	if err := c.check("get company"); err != nil {
 		return models.Company{}, err
 	}
@@ -58,7 +58,7 @@ func (s *Store) getCompany(ctx context.Context, id string) (models.Company, erro
 
 // ListCompanies returns the conglomerate's companies, oldest first;
 // archived ones only when includeArchived is set.
-func (s *Store) ListCompanies(ctx context.Context, cong ConglomerateScope, includeArchived bool) ([]models.Company, error) {
+func (s Companies) ListCompanies(ctx context.Context, cong ConglomerateScope, includeArchived bool) ([]models.Company, error) {
 	if err := cong.check("list companies"); err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func (s *Store) ListCompanies(ctx context.Context, cong ConglomerateScope, inclu
 // SiteOnline reports whether a company's site may be served: the company
 // exists and is not archived (archiving, also by deleting the account,
 // takes its pages offline; its resources are kept).
-func (s *Store) SiteOnline(ctx context.Context, companyID string) (bool, error) {
+func (s Companies) SiteOnline(ctx context.Context, companyID string) (bool, error) {
 	var n int64
 	err := s.db.WithContext(ctx).Model(&models.Company{}).
 		Where("id = ? AND status <> ?", companyID, models.CompanyArchived).Count(&n).Error

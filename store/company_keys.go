@@ -10,7 +10,7 @@ import (
 )
 
 // LiveCompanyKey returns the company's live API key, or models.ErrNotFound.
-func (s *Store) LiveCompanyKey(ctx context.Context, c CompanyScope) (models.CompanyAPIKey, error) {
+func (s Identity) LiveCompanyKey(ctx context.Context, c CompanyScope) (models.CompanyAPIKey, error) {
 	var k models.CompanyAPIKey
 	if err := c.check("get company key"); err != nil {
 		return k, err
@@ -22,7 +22,7 @@ func (s *Store) LiveCompanyKey(ctx context.Context, c CompanyScope) (models.Comp
 // CreateCompanyKeyIfNone stores k as the scope's company key unless a live
 // one exists, and returns the live key either way (two first reads racing
 // end with one key). The scope's company wins over k.CompanyID.
-func (s *Store) CreateCompanyKeyIfNone(ctx context.Context, c CompanyScope, k models.CompanyAPIKey) (models.CompanyAPIKey, error) {
+func (s Identity) CreateCompanyKeyIfNone(ctx context.Context, c CompanyScope, k models.CompanyAPIKey) (models.CompanyAPIKey, error) {
 	if err := c.check("create company key"); err != nil {
 		return k, err
 	}
@@ -36,7 +36,7 @@ func (s *Store) CreateCompanyKeyIfNone(ctx context.Context, c CompanyScope, k mo
 
 // RotateCompanyKey revokes the scope's company's live key (if any) and
 // stores k for it, in one transaction.
-func (s *Store) RotateCompanyKey(ctx context.Context, c CompanyScope, k models.CompanyAPIKey, at time.Time) (models.CompanyAPIKey, error) {
+func (s Identity) RotateCompanyKey(ctx context.Context, c CompanyScope, k models.CompanyAPIKey, at time.Time) (models.CompanyAPIKey, error) {
 	if err := c.check("rotate company key"); err != nil {
 		return k, err
 	}
@@ -54,7 +54,7 @@ func (s *Store) RotateCompanyKey(ctx context.Context, c CompanyScope, k models.C
 // CompanyKeyByHash finds a company key by the hash of its raw value,
 // revoked or not, with its company (archived or not): how a company key's
 // principal is found.
-func (s *Store) CompanyKeyByHash(ctx context.Context, hash string) (models.CompanyAPIKey, models.Company, error) {
+func (s Identity) CompanyKeyByHash(ctx context.Context, hash string) (models.CompanyAPIKey, models.Company, error) {
 	var k models.CompanyAPIKey
 	if err := s.db.WithContext(ctx).Where("token_hash = ?", hash).Take(&k).Error; err != nil {
 		return k, models.Company{}, wrap("get company key by hash", err)

@@ -9,7 +9,7 @@ import (
 
 // HandleTaken reports whether any company (archived ones included, whose
 // handles stay reserved) uses handle.
-func (s *Store) HandleTaken(ctx context.Context, handle string) (bool, error) {
+func (s Companies) HandleTaken(ctx context.Context, handle string) (bool, error) {
 	var n int64
 	err := s.db.WithContext(ctx).Model(&models.Company{}).Where("handle = ?", handle).Count(&n).Error
 	return n > 0, wrap("check handle", err)
@@ -18,7 +18,7 @@ func (s *Store) HandleTaken(ctx context.Context, handle string) (bool, error) {
 // UpdateCompanyFields writes name, idea, mission and status (from c) of
 // the scope's company while it is not archived; it reports
 // models.ErrNotFound otherwise.
-func (s *Store) UpdateCompanyFields(ctx context.Context, sc CompanyScope, c models.Company) error {
+func (s Companies) UpdateCompanyFields(ctx context.Context, sc CompanyScope, c models.Company) error {
 	if err := sc.check("update company"); err != nil {
 		return err
 	}
@@ -33,7 +33,7 @@ func (s *Store) UpdateCompanyFields(ctx context.Context, sc CompanyScope, c mode
 
 // ArchiveCompany archives the scope's company. It reports whether this
 // call did it (false when it was already archived).
-func (s *Store) ArchiveCompany(ctx context.Context, c CompanyScope, at time.Time) (bool, error) {
+func (s Companies) ArchiveCompany(ctx context.Context, c CompanyScope, at time.Time) (bool, error) {
 	if err := c.check("archive company"); err != nil {
 		return false, err
 	}

@@ -37,11 +37,11 @@ func TestSQLiteConcurrentReadThenWriteTransactions(t *testing.T) {
 	for range workers {
 		wg.Go(func() {
 			err := s.InTx(ctx, func(tx *store.Store) error {
-				list, err := tx.ListCompanies(ctx, s.SystemConglomerateScope(c.ID), true)
+				list, err := tx.Companies().ListCompanies(ctx, s.SystemConglomerateScope(c.ID), true)
 				if err != nil {
 					return err
 				}
-				_, err = tx.CreateCompany(ctx, s.SystemConglomerateScope(c.ID), models.Company{
+				_, err = tx.Companies().CreateCompany(ctx, s.SystemConglomerateScope(c.ID), models.Company{
 					Name:   "Concurrent",
 					Handle: fmt.Sprintf("%s-%03d", prefix, len(list)),
 				})
@@ -57,7 +57,7 @@ func TestSQLiteConcurrentReadThenWriteTransactions(t *testing.T) {
 	wg.Wait()
 	require.Empty(t, failures)
 
-	list, err := s.ListCompanies(ctx, s.SystemConglomerateScope(c.ID), true)
+	list, err := s.Companies().ListCompanies(ctx, s.SystemConglomerateScope(c.ID), true)
 	require.NoError(t, err)
 	require.Len(t, list, workers)
 	handles := map[string]bool{}

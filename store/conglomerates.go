@@ -8,7 +8,7 @@ import (
 
 // ListConglomeratesForUser returns the conglomerates the user is a member
 // of, oldest first.
-func (s *Store) ListConglomeratesForUser(ctx context.Context, userID string) ([]models.Conglomerate, error) {
+func (s Identity) ListConglomeratesForUser(ctx context.Context, userID string) ([]models.Conglomerate, error) {
 	congls := []models.Conglomerate{}
 	err := s.db.WithContext(ctx).
 		Joins("JOIN memberships ON memberships.conglomerate_id = conglomerates.id").
@@ -24,7 +24,7 @@ func (s *Store) ListConglomeratesForUser(ctx context.Context, userID string) ([]
 // GetConglomerate returns one conglomerate by id (the tenant itself), or
 // models.ErrNotFound. It does not check who asks: service/ calls IsMember
 // first.
-func (s *Store) GetConglomerate(ctx context.Context, id string) (models.Conglomerate, error) {
+func (s Identity) GetConglomerate(ctx context.Context, id string) (models.Conglomerate, error) {
 	var c models.Conglomerate
 	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&c).Error; err != nil {
 		return models.Conglomerate{}, wrap("get conglomerate", err)
@@ -34,7 +34,7 @@ func (s *Store) GetConglomerate(ctx context.Context, id string) (models.Conglome
 
 // IsMember reports whether the user belongs to the conglomerate, in any
 // role. It is the tenant check behind every conglomerate-scoped request.
-func (s *Store) IsMember(ctx context.Context, conglomerateID, userID string) (bool, error) {
+func (s Identity) IsMember(ctx context.Context, conglomerateID, userID string) (bool, error) {
 	var n int64
 	err := s.db.WithContext(ctx).Model(&models.Membership{}).
 		Where("conglomerate_id = ? AND user_id = ?", conglomerateID, userID).

@@ -11,7 +11,7 @@ import (
 // CompanyIDByHandle returns the id of the company with a handle, by the
 // handle alone: what the authorization step needs before it can make a
 // scope (the connector names businesses by handle or id).
-func (s *Store) CompanyIDByHandle(ctx context.Context, handle string) (string, error) {
+func (s Companies) CompanyIDByHandle(ctx context.Context, handle string) (string, error) {
 	var ids []string
 	err := s.db.WithContext(ctx).Model(&models.Company{}).Where("handle = ?", handle).Limit(1).Pluck("id", &ids).Error
 	if err != nil {
@@ -26,7 +26,7 @@ func (s *Store) CompanyIDByHandle(ctx context.Context, handle string) (string, e
 // WaitingQuestions returns, for each of the conglomerate's companies whose
 // newest turn waits for the user's answer, that turn's question, in one
 // query.
-func (s *Store) WaitingQuestions(ctx context.Context, cong ConglomerateScope, companyIDs []string) (map[string]string, error) {
+func (s Companies) WaitingQuestions(ctx context.Context, cong ConglomerateScope, companyIDs []string) (map[string]string, error) {
 	if err := cong.check("waiting questions"); err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ var ErrRateLimited = errors.New("store: rate limited")
 // conglomerate are serialized (a transaction advisory lock on Postgres;
 // SQLite transactions are IMMEDIATE); rows older than their window are
 // deleted as calls come.
-func (s *Store) CountCall(ctx context.Context, cong ConglomerateScope, at time.Time, windows []RateWindow) (retryAfter time.Duration, err error) {
+func (s Companies) CountCall(ctx context.Context, cong ConglomerateScope, at time.Time, windows []RateWindow) (retryAfter time.Duration, err error) {
 	if err := cong.check("count call"); err != nil {
 		return 0, err
 	}

@@ -31,7 +31,7 @@ func TestCountCallAdmitsExactlyTheLimitUnderConcurrency(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 12 {
 		wg.Go(func() {
-			wait, err := s.CountCall(ctx, scope, at, windows)
+			wait, err := s.Companies().CountCall(ctx, scope, at, windows)
 			switch {
 			case errors.Is(err, store.ErrRateLimited):
 				limited.Add(1)
@@ -47,7 +47,7 @@ func TestCountCallAdmitsExactlyTheLimitUnderConcurrency(t *testing.T) {
 	assert.EqualValues(t, 5, admitted.Load())
 	assert.EqualValues(t, 7, limited.Load())
 
-	_, err := s.CountCall(ctx, otherScope, at, windows)
+	_, err := s.Companies().CountCall(ctx, otherScope, at, windows)
 	require.NoError(t, err, "another account counts apart")
 
 	// An hour later the first five aged out of the hour: two more fit
@@ -55,14 +55,14 @@ func TestCountCallAdmitsExactlyTheLimitUnderConcurrency(t *testing.T) {
 	// day old.
 	next := at.Add(time.Hour)
 	for range 2 {
-		_, err := s.CountCall(ctx, scope, next, windows)
+		_, err := s.Companies().CountCall(ctx, scope, next, windows)
 		require.NoError(t, err)
 	}
-	wait, err := s.CountCall(ctx, scope, next, windows)
+	wait, err := s.Companies().CountCall(ctx, scope, next, windows)
 	require.ErrorIs(t, err, store.ErrRateLimited)
 	assert.Equal(t, 23*time.Hour, wait, "until the day's oldest call is 24 hours old")
 
-	_, err = s.CountCall(ctx, store.ConglomerateScope{}, at, windows)
+	_, err = s.Companies().CountCall(ctx, store.ConglomerateScope{}, at, windows)
 	require.ErrorIs(t, err, store.ErrNoScope)
 }
 
@@ -81,7 +81,7 @@ func TestCountCallWindowsSlide(t *testing.T) {
 	var firstRefusal time.Duration
 	for i := range 60 {
 		at := start.Add(time.Duration(i) * 6 * time.Second) // 10:57:00 … 11:02:54
-		wait, err := s.CountCall(ctx, scope, at, windows)
+		wait, err := s.Companies().CountCall(ctx, scope, at, windows)
 		switch {
 		case err == nil:
 			admitted++
@@ -99,9 +99,9 @@ func TestCountCallWindowsSlide(t *testing.T) {
 
 	// Once the first call is an hour old, one more fits; the next waits
 	// for the second.
-	_, err := s.CountCall(ctx, scope, start.Add(time.Hour), windows)
+	_, err := s.Companies().CountCall(ctx, scope, start.Add(time.Hour), windows)
 	require.NoError(t, err)
-	wait, err := s.CountCall(ctx, scope, start.Add(time.Hour), windows)
+	wait, err := s.Companies().CountCall(ctx, scope, start.Add(time.Hour), windows)
 	require.ErrorIs(t, err, store.ErrRateLimited)
 	assert.Equal(t, 6*time.Second, wait)
 }

@@ -25,6 +25,11 @@ type CreditOutcome struct {
 	// Held is what live reservations (other than the entry's own) hold of
 	// the balance: a spend can use Balance-Held.
 	Held int64
+	// Woken are the account's ad campaigns a grant (a positive entry)
+	// marked to resume: they waited for credits. Their marks commit with
+	// the grant; whoever can signals their reconcilers after the commit
+	// (billing with a Temporal client), the growth sweeper otherwise.
+	Woken []PendingAdCampaign
 }
 
 // GroupKey is the page group of an entry: usage entries of one run sum
@@ -45,8 +50,11 @@ func GroupKey(e models.CreditLedgerEntry) string {
 // ErrInsufficientCredits, and a spend over dailyCap (credits per UTC day
 // since dayStart) with ErrDailyCapReached; nothing is written then. A
 // second welcome grant fails with models.ErrDuplicate. The scope's
-// conglomerate wins over e.ConglomerateID.
-func (s *Store) ApplyCreditEntry(ctx context.Context, cong ConglomerateScope, e models.CreditLedgerEntry, dailyCap *int64, dayStart time.Time) (CreditOutcome, error) {
+// conglomerate wins over e.ConglomerateID. A grant (a positive amount)
+// marks, in the same transaction, the account's ad campaigns waiting for
+// credits to resume (CreditOutcome.Woken): a grant wakes them whichever
+// process made it.
+func (s Billing) ApplyCreditEntry(ctx context.Context, cong ConglomerateScope, e models.CreditLedgerEntry, dailyCap *int64, dayStart time.Time) (CreditOutcome, error) {
 	var out CreditOutcome
 	if err := cong.check("apply credit entry"); err != nil {
 		return out, err
@@ -98,7 +106,13 @@ func (s *Store) ApplyCreditEntry(ctx context.Context, cong ConglomerateScope, e 
 		if newGroup {
 			updates["groups"] = acct.Groups + 1
 		}
-		return tx.Model(&models.CreditAccount{}).Where("conglomerate_id = ?", e.ConglomerateID).Updates(updates).Error
+		if err := tx.Model(&models.CreditAccount{}).Where("conglomerate_id = ?", e.ConglomerateID).Updates(updates).Error; err != nil {
+			return err
+		}
+		if e.Amount > 0 {
+			out.Woken, err = wakeStalledCampaigns(tx, e.ConglomerateID)
+		}
+		return err
 	})
 	if errors.Is(err, ErrInsufficientCredits) || errors.Is(err, ErrDailyCapReached) {
 		return out, err
@@ -132,7 +146,7 @@ func (s *Store) addToGroup(tx *gorm.DB, e models.CreditLedgerEntry) (bool, error
 
 // CreditBalance returns the balance and the credits spent on the UTC day
 // starting at dayStart.
-func (s *Store) CreditBalance(ctx context.Context, cong ConglomerateScope, dayStart time.Time) (CreditOutcome, error) {
+func (s Billing) CreditBalance(ctx context.Context, cong ConglomerateScope, dayStart time.Time) (CreditOutcome, error) {
 	var acct models.CreditAccount
 	if err := cong.check("credit balance"); err != nil {
 		return CreditOutcome{}, err
@@ -157,7 +171,7 @@ func spentOn(acct models.CreditAccount, dayStart time.Time) int64 {
 // many groups there are: an index range of the groups table and the count
 // kept on the account, so the cost does not grow with the ledger (deep
 // offsets still skip rows).
-func (s *Store) CreditLedgerPage(ctx context.Context, cong ConglomerateScope, offset, limit int) ([]models.CreditLedgerGroup, int64, error) {
+func (s Billing) CreditLedgerPage(ctx context.Context, cong ConglomerateScope, offset, limit int) ([]models.CreditLedgerGroup, int64, error) {
 	if err := cong.check("credit ledger page"); err != nil {
 		return nil, 0, err
 	}
@@ -179,7 +193,7 @@ func (s *Store) CreditLedgerPage(ctx context.Context, cong ConglomerateScope, of
 
 // SumCreditEntries adds up the conglomerate's entries (tests compare it
 // with the kept balance).
-func (s *Store) SumCreditEntries(ctx context.Context, conglomerateID string) (sum, count int64, err error) {
+func (s Billing) SumCreditEntries(ctx context.Context, conglomerateID string) (sum, count int64, err error) {
 	row := struct{ Sum, Count int64 }{}
 	err = s.db.WithContext(ctx).Model(&models.CreditLedgerEntry{}).Select("COALESCE(SUM(amount), 0) AS sum, COUNT(*) AS count").
 		Where("conglomerate_id = ?", conglomerateID).Scan(&row).Error
@@ -188,7 +202,7 @@ func (s *Store) SumCreditEntries(ctx context.Context, conglomerateID string) (su
 
 // CreditEntryAmount is the amount of one ledger entry of the conglomerate
 // (a keyed charge's or grant's id); models.ErrNotFound when there is none.
-func (s *Store) CreditEntryAmount(ctx context.Context, cong ConglomerateScope, id string) (int64, error) {
+func (s Billing) CreditEntryAmount(ctx context.Context, cong ConglomerateScope, id string) (int64, error) {
 	if err := cong.check("credit entry amount"); err != nil {
 		return 0, err
 	}

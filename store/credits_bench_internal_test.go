@@ -26,7 +26,7 @@ func BenchmarkCreditLedgerPage(b *testing.B) {
 			for _, offset := range []int{0, 1000} {
 				b.Run(fmt.Sprintf("offset=%d", offset), func(b *testing.B) {
 					for b.Loop() {
-						page, total, err := s.CreditLedgerPage(ctx, s.SystemConglomerateScope(cong), offset, 20)
+						page, total, err := s.Billing().CreditLedgerPage(ctx, s.SystemConglomerateScope(cong), offset, 20)
 						if err != nil || len(page) != 20 || total != int64(n) {
 							b.Fatal(err, len(page), total)
 						}
@@ -71,12 +71,12 @@ func BenchmarkSpend(b *testing.B) {
 	ctx := context.Background()
 	s := benchStore(b)
 	cong := uuid.NewString()
-	if _, err := s.ApplyCreditEntry(ctx, s.SystemConglomerateScope(cong), models.CreditLedgerEntry{ConglomerateID: cong, Type: models.EntryTopUp, Amount: 1 << 40}, nil, time.Time{}); err != nil {
+	if _, err := s.Billing().ApplyCreditEntry(ctx, s.SystemConglomerateScope(cong), models.CreditLedgerEntry{ConglomerateID: cong, Type: models.EntryTopUp, Amount: 1 << 40}, nil, time.Time{}); err != nil {
 		b.Fatal(err)
 	}
 	run := "run-1"
 	for b.Loop() {
-		if _, err := s.ApplyCreditEntry(ctx, s.SystemConglomerateScope(cong), models.CreditLedgerEntry{ConglomerateID: cong, Type: models.EntryToolUsage, Amount: -1, RunID: &run}, nil, time.Now().UTC().Truncate(24*time.Hour)); err != nil {
+		if _, err := s.Billing().ApplyCreditEntry(ctx, s.SystemConglomerateScope(cong), models.CreditLedgerEntry{ConglomerateID: cong, Type: models.EntryToolUsage, Amount: -1, RunID: &run}, nil, time.Now().UTC().Truncate(24*time.Hour)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -40,7 +40,7 @@ func TestLedgerNeverGoesNegative(t *testing.T) {
 				typ = models.EntryToolUsage
 			}
 			wg.Go(func() {
-				_, err := s.ApplyCreditEntry(ctx, s.SystemConglomerateScope(cong.ID), entry(cong.ID, typ, amount, nil), noCap, time.Time{})
+				_, err := s.Billing().ApplyCreditEntry(ctx, s.SystemConglomerateScope(cong.ID), entry(cong.ID, typ, amount, nil), noCap, time.Time{})
 				if err != nil && !errors.Is(err, store.ErrInsufficientCredits) {
 					rt.Errorf("apply %d: %v", amount, err)
 				}
@@ -55,11 +55,11 @@ func TestLedgerNeverGoesNegative(t *testing.T) {
 				n++
 			}
 		}
-		bal, err := s.CreditBalance(ctx, s.SystemConglomerateScope(cong.ID), time.Time{})
+		bal, err := s.Billing().CreditBalance(ctx, s.SystemConglomerateScope(cong.ID), time.Time{})
 		if err != nil {
 			rt.Fatal(err)
 		}
-		sum, count, err := s.SumCreditEntries(ctx, cong.ID)
+		sum, count, err := s.Billing().SumCreditEntries(ctx, cong.ID)
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -75,14 +75,14 @@ func TestConcurrentSpends(t *testing.T) {
 	s := testenv.NewStore(t)
 	ctx := context.Background()
 	_, cong := signUp(t, s, "busy")
-	_, err := s.ApplyCreditEntry(ctx, s.SystemConglomerateScope(cong.ID), entry(cong.ID, models.EntryTopUp, 30, nil), noCap, time.Time{})
+	_, err := s.Billing().ApplyCreditEntry(ctx, s.SystemConglomerateScope(cong.ID), entry(cong.ID, models.EntryTopUp, 30, nil), noCap, time.Time{})
 	require.NoError(t, err)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	ok, refused := 0, 0
 	for range 50 {
 		wg.Go(func() {
-			_, err := s.ApplyCreditEntry(ctx, s.SystemConglomerateScope(cong.ID), entry(cong.ID, models.EntryTokenUsagePartial, -1, ptr("run-1")), noCap, time.Time{})
+			_, err := s.Billing().ApplyCreditEntry(ctx, s.SystemConglomerateScope(cong.ID), entry(cong.ID, models.EntryTokenUsagePartial, -1, ptr("run-1")), noCap, time.Time{})
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -98,7 +98,7 @@ func TestConcurrentSpends(t *testing.T) {
 	wg.Wait()
 	assert.Equal(t, 30, ok)
 	assert.Equal(t, 20, refused)
-	bal, err := s.CreditBalance(ctx, s.SystemConglomerateScope(cong.ID), time.Time{})
+	bal, err := s.Billing().CreditBalance(ctx, s.SystemConglomerateScope(cong.ID), time.Time{})
 	require.NoError(t, err)
 	assert.Equal(t, int64(0), bal.Balance)
 }
@@ -112,7 +112,7 @@ func TestLedgerGroupingAndPaging(t *testing.T) {
 	add := func(i int, typ models.LedgerEntryType, amount int64, run *string) {
 		e := entry(cong.ID, typ, amount, run)
 		e.CreatedAt = base.Add(time.Duration(i) * time.Second)
-		_, err := s.ApplyCreditEntry(ctx, s.SystemConglomerateScope(e.ConglomerateID), e, noCap, time.Time{})
+		_, err := s.Billing().ApplyCreditEntry(ctx, s.SystemConglomerateScope(e.ConglomerateID), e, noCap, time.Time{})
 		require.NoError(t, err)
 	}
 	add(0, models.EntryGrantWelcome, 15, nil)
@@ -123,10 +123,10 @@ func TestLedgerGroupingAndPaging(t *testing.T) {
 	add(5, models.EntryToolUsage, -1, nil) // legacy: no run, stands alone
 	add(6, models.EntryToolUsage, -1, nil)
 	add(7, models.EntryTokenUsagePartial, -4, ptr("r2"))
-	_, err := s.ApplyCreditEntry(ctx, s.SystemConglomerateScope(other.ID), entry(other.ID, models.EntryTopUp, 99, nil), noCap, time.Time{})
+	_, err := s.Billing().ApplyCreditEntry(ctx, s.SystemConglomerateScope(other.ID), entry(other.ID, models.EntryTopUp, 99, nil), noCap, time.Time{})
 	require.NoError(t, err)
 
-	page, total, err := s.CreditLedgerPage(ctx, s.SystemConglomerateScope(cong.ID), 0, 10)
+	page, total, err := s.Billing().CreditLedgerPage(ctx, s.SystemConglomerateScope(cong.ID), 0, 10)
 	require.NoError(t, err)
 	assert.Equal(t, int64(6), total, "welcome, r1 tokens, r1 tools, two legacy tools, r2 tokens")
 	require.Len(t, page, 6)
@@ -140,13 +140,13 @@ func TestLedgerGroupingAndPaging(t *testing.T) {
 	assert.Equal(t, int64(2), byKey["TOKEN_USAGE_PARTIAL:r1"].Entries)
 	assert.Equal(t, int64(-2), byKey["TOOL_USAGE:r1"].Amount)
 
-	second, _, err := s.CreditLedgerPage(ctx, s.SystemConglomerateScope(cong.ID), 4, 4)
+	second, _, err := s.Billing().CreditLedgerPage(ctx, s.SystemConglomerateScope(cong.ID), 4, 4)
 	require.NoError(t, err)
 	require.Len(t, second, 2)
 	assert.Equal(t, page[4].GroupKey, second[0].GroupKey)
 
 	// Welcome credits once: the unique index refuses the second grant.
-	_, err = s.ApplyCreditEntry(ctx, s.SystemConglomerateScope(cong.ID), entry(cong.ID, models.EntryGrantWelcome, 15, nil), noCap, time.Time{})
+	_, err = s.Billing().ApplyCreditEntry(ctx, s.SystemConglomerateScope(cong.ID), entry(cong.ID, models.EntryGrantWelcome, 15, nil), noCap, time.Time{})
 	assert.ErrorIs(t, err, models.ErrDuplicate)
 }
 
@@ -159,7 +159,7 @@ func TestWelcomeOnceUnderConcurrency(t *testing.T) {
 	granted := 0
 	for range 10 {
 		wg.Go(func() {
-			_, err := s.ApplyCreditEntry(ctx, s.SystemConglomerateScope(cong.ID), entry(cong.ID, models.EntryGrantWelcome, 15, nil), noCap, time.Time{})
+			_, err := s.Billing().ApplyCreditEntry(ctx, s.SystemConglomerateScope(cong.ID), entry(cong.ID, models.EntryGrantWelcome, 15, nil), noCap, time.Time{})
 			if err == nil {
 				mu.Lock()
 				granted++
@@ -171,7 +171,7 @@ func TestWelcomeOnceUnderConcurrency(t *testing.T) {
 	}
 	wg.Wait()
 	assert.Equal(t, 1, granted)
-	bal, _ := s.CreditBalance(ctx, s.SystemConglomerateScope(cong.ID), time.Time{})
+	bal, _ := s.Billing().CreditBalance(ctx, s.SystemConglomerateScope(cong.ID), time.Time{})
 	assert.Equal(t, int64(15), bal.Balance)
 }
 
@@ -181,15 +181,15 @@ func TestDailyCap(t *testing.T) {
 	_, cong := signUp(t, s, "capped")
 	day := time.Now().UTC().Truncate(24 * time.Hour)
 	capValue := int64(10)
-	_, err := s.ApplyCreditEntry(ctx, s.SystemConglomerateScope(cong.ID), entry(cong.ID, models.EntryTopUp, 100, nil), &capValue, day)
+	_, err := s.Billing().ApplyCreditEntry(ctx, s.SystemConglomerateScope(cong.ID), entry(cong.ID, models.EntryTopUp, 100, nil), &capValue, day)
 	require.NoError(t, err)
-	out, err := s.ApplyCreditEntry(ctx, s.SystemConglomerateScope(cong.ID), entry(cong.ID, models.EntryToolUsage, -8, nil), &capValue, day)
+	out, err := s.Billing().ApplyCreditEntry(ctx, s.SystemConglomerateScope(cong.ID), entry(cong.ID, models.EntryToolUsage, -8, nil), &capValue, day)
 	require.NoError(t, err)
 	assert.Equal(t, int64(8), out.SpentToday)
-	out, err = s.ApplyCreditEntry(ctx, s.SystemConglomerateScope(cong.ID), entry(cong.ID, models.EntryToolUsage, -3, nil), &capValue, day)
+	out, err = s.Billing().ApplyCreditEntry(ctx, s.SystemConglomerateScope(cong.ID), entry(cong.ID, models.EntryToolUsage, -3, nil), &capValue, day)
 	assert.ErrorIs(t, err, store.ErrDailyCapReached)
 	assert.Equal(t, int64(8), out.SpentToday)
 	assert.Equal(t, int64(92), out.Balance, "nothing written")
-	_, err = s.ApplyCreditEntry(ctx, s.SystemConglomerateScope(cong.ID), entry(cong.ID, models.EntryToolUsage, -2, nil), &capValue, day)
+	_, err = s.Billing().ApplyCreditEntry(ctx, s.SystemConglomerateScope(cong.ID), entry(cong.ID, models.EntryToolUsage, -2, nil), &capValue, day)
 	require.NoError(t, err, "exactly up to the cap")
 }

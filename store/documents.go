@@ -15,7 +15,7 @@ const documentSummaryColumns = "document_type, title, visibility, size_bytes, re
 
 // ListDocuments returns the scope's company's documents without content,
 // ordered by type; internal ones only when includeInternal.
-func (s *Store) ListDocuments(ctx context.Context, c CompanyScope, includeInternal bool) ([]models.DocumentSummary, error) {
+func (s Companies) ListDocuments(ctx context.Context, c CompanyScope, includeInternal bool) ([]models.DocumentSummary, error) {
 	if err := c.check("list documents"); err != nil {
 		return nil, err
 	}
@@ -30,7 +30,7 @@ func (s *Store) ListDocuments(ctx context.Context, c CompanyScope, includeIntern
 
 // GetDocument returns the scope's company's document of that type, or
 // models.ErrNotFound.
-func (s *Store) GetDocument(ctx context.Context, c CompanyScope, docType string) (models.Document, error) {
+func (s Companies) GetDocument(ctx context.Context, c CompanyScope, docType string) (models.Document, error) {
 	var d models.Document
 	if err := c.check("get document"); err != nil {
 		return d, err
@@ -43,7 +43,7 @@ func (s *Store) GetDocument(ctx context.Context, c CompanyScope, docType string)
 // type and records the activity event with it. It answers the stored row
 // and whether it was created. The revision counts replacements, so
 // readers can tell versions apart.
-func (s *Store) PutDocument(ctx context.Context, c CompanyScope, d models.Document, event models.ActivityInput) (models.Document, bool, error) {
+func (s Companies) PutDocument(ctx context.Context, c CompanyScope, d models.Document, event models.ActivityInput) (models.Document, bool, error) {
 	if err := c.check("put document"); err != nil {
 		return d, false, err
 	}
@@ -83,14 +83,14 @@ func (s *Store) PutDocument(ctx context.Context, c CompanyScope, d models.Docume
 			event.Data = map[string]any{}
 		}
 		event.Data["created"], event.Data["revision"], event.Data["size_bytes"] = created, d.Revision, d.SizeBytes
-		return tx.RecordActivity(ctx, c, event)
+		return tx.Companies().RecordActivity(ctx, c, event)
 	})
 	return d, created, err
 }
 
 // DeleteDocument deletes the scope's company's document of that type and
 // records the event with it; models.ErrNotFound when there is none.
-func (s *Store) DeleteDocument(ctx context.Context, c CompanyScope, docType string, event models.ActivityInput) error {
+func (s Companies) DeleteDocument(ctx context.Context, c CompanyScope, docType string, event models.ActivityInput) error {
 	if err := c.check("delete document"); err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func (s *Store) DeleteDocument(ctx context.Context, c CompanyScope, docType stri
 		if res.RowsAffected == 0 {
 			return wrap("delete document", models.ErrNotFound)
 		}
-		return tx.RecordActivity(ctx, c, event)
+		return tx.Companies().RecordActivity(ctx, c, event)
 	})
 }
 
@@ -110,7 +110,7 @@ func (s *Store) DeleteDocument(ctx context.Context, c CompanyScope, docType stri
 // recently updated first, at most limit of them, and whether there are
 // more: one index range of limit+1 rows, for the dashboard (a count would
 // read every document).
-func (s *Store) RecentDocuments(ctx context.Context, c CompanyScope, limit int) ([]models.DocumentSummary, bool, error) {
+func (s Companies) RecentDocuments(ctx context.Context, c CompanyScope, limit int) ([]models.DocumentSummary, bool, error) {
 	if err := c.check("recent documents"); err != nil {
 		return nil, false, err
 	}

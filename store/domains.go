@@ -16,7 +16,7 @@ import (
 
 // CreateDomainPurchase stores a new purchase of the scope's company (its
 // conglomerate's pool), awaiting payment.
-func (s *Store) CreateDomainPurchase(ctx context.Context, c CompanyScope, p models.DomainPurchase) (models.DomainPurchase, error) {
+func (s Growth) CreateDomainPurchase(ctx context.Context, c CompanyScope, p models.DomainPurchase) (models.DomainPurchase, error) {
 	if err := c.check("create domain purchase"); err != nil {
 		return p, err
 	}
@@ -33,7 +33,7 @@ func (s *Store) CreateDomainPurchase(ctx context.Context, c CompanyScope, p mode
 
 // SetDomainCheckout records the payment provider's checkout session id
 // and when the unpaid checkout expires.
-func (s *Store) SetDomainCheckout(ctx context.Context, c CompanyScope, id, checkoutID string, expiresAt time.Time) error {
+func (s Growth) SetDomainCheckout(ctx context.Context, c CompanyScope, id, checkoutID string, expiresAt time.Time) error {
 	if err := c.check("set domain checkout"); err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ func (s *Store) SetDomainCheckout(ctx context.Context, c CompanyScope, id, check
 // another conglomerate is ErrForbidden (it exists, but is another
 // account's), a missing one models.ErrNotFound. Whether the company may
 // see it (the visibility rule) is the caller's decision.
-func (s *Store) DomainPurchaseOf(ctx context.Context, c CompanyScope, id string) (models.DomainPurchase, error) {
+func (s Growth) DomainPurchaseOf(ctx context.Context, c CompanyScope, id string) (models.DomainPurchase, error) {
 	var p models.DomainPurchase
 	if err := c.check("domain purchase"); err != nil {
 		return p, err
@@ -62,7 +62,7 @@ func (s *Store) DomainPurchaseOf(ctx context.Context, c CompanyScope, id string)
 
 // DomainPurchaseInPool reads a purchase of the scope's conglomerate (the
 // worker and the payment confirmation, which hold the conglomerate).
-func (s *Store) DomainPurchaseInPool(ctx context.Context, cong ConglomerateScope, id string) (models.DomainPurchase, error) {
+func (s Growth) DomainPurchaseInPool(ctx context.Context, cong ConglomerateScope, id string) (models.DomainPurchase, error) {
 	var p models.DomainPurchase
 	if err := cong.check("domain purchase in pool"); err != nil {
 		return p, err
@@ -74,7 +74,7 @@ func (s *Store) DomainPurchaseInPool(ctx context.Context, cong ConglomerateScope
 // DomainPool lists the purchases the scope's company sees: the one
 // attached to it, the parked ones of its conglomerate and the ones bought
 // from it (any state), newest first.
-func (s *Store) DomainPool(ctx context.Context, c CompanyScope) ([]models.DomainPurchase, error) {
+func (s Growth) DomainPool(ctx context.Context, c CompanyScope) ([]models.DomainPurchase, error) {
 	if err := c.check("domain pool"); err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func (s *Store) DomainPool(ctx context.Context, c CompanyScope) ([]models.Domain
 
 // HeldDomains reports which of the domains a paid purchase (of any
 // conglomerate) holds.
-func (s *Store) HeldDomains(ctx context.Context, domains []string) (map[string]bool, error) {
+func (s Growth) HeldDomains(ctx context.Context, domains []string) (map[string]bool, error) {
 	var held []string
 	err := s.db.WithContext(ctx).Model(&models.DomainPurchase{}).
 		Where("domain IN ? AND state IN ?", domains, []models.DomainState{models.DomainOrderPending, models.DomainRegistered}).Pluck("domain", &held).Error
@@ -113,7 +113,7 @@ type DomainPaid struct {
 // one) to order_pending with the money received (a second confirmation of
 // the same payment changes nothing and reports false). Another paid
 // purchase of the same domain is models.ErrDuplicate.
-func (s *Store) MarkDomainPaid(ctx context.Context, cong ConglomerateScope, id string, pay DomainPaid) (bool, error) {
+func (s Growth) MarkDomainPaid(ctx context.Context, cong ConglomerateScope, id string, pay DomainPaid) (bool, error) {
 	if err := cong.check("mark domain paid"); err != nil {
 		return false, err
 	}
@@ -136,7 +136,7 @@ func unpaidStates(revive bool) []models.DomainState {
 // FailUnpaidDomain ends a payment that could not take its domain (another
 // purchase holds it) as failed, recording the money received and the
 // credits granted back for it.
-func (s *Store) FailUnpaidDomain(ctx context.Context, cong ConglomerateScope, id, reason string, pay DomainPaid, refundedCredits int64) error {
+func (s Growth) FailUnpaidDomain(ctx context.Context, cong ConglomerateScope, id, reason string, pay DomainPaid, refundedCredits int64) error {
 	if err := cong.check("fail domain"); err != nil {
 		return err
 	}
@@ -149,7 +149,7 @@ func (s *Store) FailUnpaidDomain(ctx context.Context, cong ConglomerateScope, id
 // ExpireDomainCheckouts ends, across tenants, up to limit unpaid checkouts
 // whose expiry passed (state expired; nothing was paid, nothing is
 // refunded) and returns how many. For the worker's growth sweeper.
-func (s *Store) ExpireDomainCheckouts(ctx context.Context, at time.Time, limit int) (int64, error) {
+func (s Growth) ExpireDomainCheckouts(ctx context.Context, at time.Time, limit int) (int64, error) {
 	ids := s.db.Model(&models.DomainPurchase{}).Select("id").
 		Where("state = ? AND expires_at IS NOT NULL AND expires_at <= ?", models.DomainAwaitingPayment, at).Order("expires_at, id").Limit(limit)
 	res := s.db.WithContext(ctx).Model(&models.DomainPurchase{}).
@@ -159,7 +159,7 @@ func (s *Store) ExpireDomainCheckouts(ctx context.Context, at time.Time, limit i
 }
 
 // SetDomainWorkflowStarted marks that domain:<id> was started.
-func (s *Store) SetDomainWorkflowStarted(ctx context.Context, cong ConglomerateScope, id string) error {
+func (s Growth) SetDomainWorkflowStarted(ctx context.Context, cong ConglomerateScope, id string) error {
 	if err := cong.check("domain workflow started"); err != nil {
 		return err
 	}
@@ -170,7 +170,7 @@ func (s *Store) SetDomainWorkflowStarted(ctx context.Context, cong ConglomerateS
 // UnstartedDomainPurchases returns paid purchases, last changed before the
 // time, whose workflow no one started (a crash between the payment's
 // commit and the start), with their conglomerate's scope.
-func (s *Store) UnstartedDomainPurchases(ctx context.Context, before time.Time, limit int) ([]UnstartedDomain, error) {
+func (s Growth) UnstartedDomainPurchases(ctx context.Context, before time.Time, limit int) ([]UnstartedDomain, error) {
 	var rows []models.DomainPurchase
 	err := s.db.WithContext(ctx).Where("state = ? AND NOT workflow_started AND updated_at < ?", models.DomainOrderPending, before).
 		Order("updated_at, id").Limit(limit).Find(&rows).Error
@@ -188,7 +188,7 @@ type UnstartedDomain struct {
 }
 
 // SetDomainOrder records the registrar's order id.
-func (s *Store) SetDomainOrder(ctx context.Context, cong ConglomerateScope, id, orderID string) error {
+func (s Growth) SetDomainOrder(ctx context.Context, cong ConglomerateScope, id, orderID string) error {
 	if err := cong.check("set domain order"); err != nil {
 		return err
 	}
@@ -210,7 +210,7 @@ type DomainOutcome struct {
 // FinishDomainPurchase records the registrar's answer once (an order that
 // ended before is returned unchanged, changed false) with the activity
 // event of the buying company.
-func (s *Store) FinishDomainPurchase(ctx context.Context, cong ConglomerateScope, id string, o DomainOutcome, ev models.ActivityInput) (models.DomainPurchase, bool, error) {
+func (s Growth) FinishDomainPurchase(ctx context.Context, cong ConglomerateScope, id string, o DomainOutcome, ev models.ActivityInput) (models.DomainPurchase, bool, error) {
 	var p models.DomainPurchase
 	if err := cong.check("finish domain purchase"); err != nil {
 		return p, false, err
@@ -255,7 +255,7 @@ func (s *Store) FinishDomainPurchase(ctx context.Context, cong ConglomerateScope
 // company, detaching the domain it had (both in one transaction, with
 // the activity event). The purchase must be registered (otherwise
 // ErrDomainState with the row) and not attached to another company.
-func (s *Store) AttachDomain(ctx context.Context, c CompanyScope, id string, ev models.ActivityInput) (models.DomainPurchase, error) {
+func (s Growth) AttachDomain(ctx context.Context, c CompanyScope, id string, ev models.ActivityInput) (models.DomainPurchase, error) {
 	var p models.DomainPurchase
 	if err := c.check("attach domain"); err != nil {
 		return p, err
@@ -300,7 +300,7 @@ var ErrDomainState = errors.New("store: domain purchase state")
 
 // DetachDomain parks the purchase attached to the scope's company; one
 // not attached to it is ErrDomainState (with the row).
-func (s *Store) DetachDomain(ctx context.Context, c CompanyScope, id string, ev models.ActivityInput) (models.DomainPurchase, error) {
+func (s Growth) DetachDomain(ctx context.Context, c CompanyScope, id string, ev models.ActivityInput) (models.DomainPurchase, error) {
 	var p models.DomainPurchase
 	if err := c.check("detach domain"); err != nil {
 		return p, err
@@ -330,7 +330,7 @@ func (s *Store) DetachDomain(ctx context.Context, c CompanyScope, id string, ev 
 // CompanyOfDomain is the company a registered domain is attached to, for
 // the sites listener's routing by Host (public: the domain names the
 // site); "" when none.
-func (s *Store) CompanyOfDomain(ctx context.Context, domain string) (string, error) {
+func (s Growth) CompanyOfDomain(ctx context.Context, domain string) (string, error) {
 	var p models.DomainPurchase
 	err := s.db.WithContext(ctx).Select("attached_company_id").
 		Where("domain = ? AND state = ? AND attached_company_id IS NOT NULL", domain, models.DomainRegistered).Take(&p).Error

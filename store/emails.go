@@ -33,7 +33,7 @@ var emailListColumns = []string{"id", "company_id", "direction", "delivery", "pr
 // tool call derives it from the call's key) is written once: an existing
 // one is answered with ErrEmailExists, or, when the provider refused it
 // (failed), set back to `sending` for another attempt.
-func (s *Store) ReserveOutgoingEmail(ctx context.Context, c CompanyScope, e models.Email, since time.Time, limit int64) (models.Email, error) {
+func (s Sales) ReserveOutgoingEmail(ctx context.Context, c CompanyScope, e models.Email, since time.Time, limit int64) (models.Email, error) {
 	if err := c.check("reserve outgoing email"); err != nil {
 		return models.Email{}, err
 	}
@@ -90,7 +90,7 @@ func (s *Store) ReserveOutgoingEmail(ctx context.Context, c CompanyScope, e mode
 // SetEmailDelivery records how sending a message of the scope's company
 // ended (sent or failed), with the activity event, when given, in the same
 // transaction (its Subject defaults to the message id).
-func (s *Store) SetEmailDelivery(ctx context.Context, c CompanyScope, id string, d models.EmailDelivery, activity *models.ActivityInput) error {
+func (s Sales) SetEmailDelivery(ctx context.Context, c CompanyScope, id string, d models.EmailDelivery, activity *models.ActivityInput) error {
 	if err := c.check("set email delivery"); err != nil {
 		return err
 	}
@@ -123,7 +123,7 @@ func (s *Store) SetEmailDelivery(ctx context.Context, c CompanyScope, id string,
 // is returned with delivered false. No live company with that handle is
 // models.ErrNotFound. A delivered message records activity in the same
 // transaction (its Subject defaults to the message id).
-func (s *Store) DeliverInboundEmail(ctx context.Context, handle string, e models.Email, activity models.ActivityInput) (stored models.Email, delivered bool, err error) {
+func (s Sales) DeliverInboundEmail(ctx context.Context, handle string, e models.Email, activity models.ActivityInput) (stored models.Email, delivered bool, err error) {
 	err = s.InTx(ctx, func(tx *Store) error {
 		db := tx.db.WithContext(ctx)
 		var company models.Company
@@ -177,7 +177,7 @@ type EmailQuery struct {
 
 // ListEmails returns a page of the scope's company's messages, newest first
 // (equal timestamps by id, descending), without their bodies.
-func (s *Store) ListEmails(ctx context.Context, c CompanyScope, q EmailQuery) ([]models.Email, error) {
+func (s Sales) ListEmails(ctx context.Context, c CompanyScope, q EmailQuery) ([]models.Email, error) {
 	if err := c.check("list emails"); err != nil {
 		return nil, err
 	}
@@ -197,7 +197,7 @@ func (s *Store) ListEmails(ctx context.Context, c CompanyScope, q EmailQuery) ([
 // GetEmail returns one message of the scope's company with its body; a
 // message of another company is models.ErrNotFound. With readAt set, an
 // unread message is marked read at that time first.
-func (s *Store) GetEmail(ctx context.Context, c CompanyScope, id string, readAt *time.Time) (models.Email, error) {
+func (s Sales) GetEmail(ctx context.Context, c CompanyScope, id string, readAt *time.Time) (models.Email, error) {
 	if err := c.check("get email"); err != nil {
 		return models.Email{}, err
 	}
@@ -214,7 +214,7 @@ func (s *Store) GetEmail(ctx context.Context, c CompanyScope, id string, readAt 
 }
 
 // InboxCounts counts the scope's company's messages in one query.
-func (s *Store) InboxCounts(ctx context.Context, c CompanyScope) (models.InboxCounts, error) {
+func (s Sales) InboxCounts(ctx context.Context, c CompanyScope) (models.InboxCounts, error) {
 	if err := c.check("inbox counts"); err != nil {
 		return models.InboxCounts{}, err
 	}
@@ -230,7 +230,7 @@ func (s *Store) InboxCounts(ctx context.Context, c CompanyScope) (models.InboxCo
 
 // MissingEmailBodies returns up to limit inbound messages, of any company,
 // whose body is still missing, oldest first (operators' backfill only).
-func (s *Store) MissingEmailBodies(ctx context.Context, admin AdminScope, limit int) ([]models.Email, error) {
+func (s Sales) MissingEmailBodies(ctx context.Context, admin AdminScope, limit int) ([]models.Email, error) {
 	if err := admin.check("missing email bodies"); err != nil {
 		return nil, err
 	}
@@ -243,7 +243,7 @@ func (s *Store) MissingEmailBodies(ctx context.Context, admin AdminScope, limit 
 // FillEmailBody stores a fetched body on a message whose body is still
 // missing and reports whether it did: false means another run filled it
 // first (the conditional update is what makes concurrent backfills safe).
-func (s *Store) FillEmailBody(ctx context.Context, admin AdminScope, id string, b models.EmailBody) (bool, error) {
+func (s Sales) FillEmailBody(ctx context.Context, admin AdminScope, id string, b models.EmailBody) (bool, error) {
 	if err := admin.check("fill email body"); err != nil {
 		return false, err
 	}
@@ -256,7 +256,7 @@ func (s *Store) FillEmailBody(ctx context.Context, admin AdminScope, id string, 
 // before cutoff into `unknown`, across every company: the worker's sweep
 // for sends that a stopped process left half done. A send that finishes
 // later still records its outcome.
-func (s *Store) MarkStaleOutgoingEmails(ctx context.Context, cutoff time.Time) (int64, error) {
+func (s Sales) MarkStaleOutgoingEmails(ctx context.Context, cutoff time.Time) (int64, error) {
 	res := s.db.WithContext(ctx).Model(&models.Email{}).
 		Where("delivery = ? AND updated_at < ?", models.EmailSending, cutoff.UTC()).
 		Updates(map[string]any{"delivery": models.EmailUnknown, "updated_at": now()})

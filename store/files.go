@@ -57,12 +57,26 @@ func (s *Store) addFileUsage(companyID string, files, bytes int64) error {
 // RecordUploadIntent records an upload's blob before it is written: until
 // CommitFile removes the record, the sweeper deletes the blob from
 // deleteAfter on (a crash or a failed upload leaves nothing behind).
-func (s *Store) RecordUploadIntent(ctx context.Context, scope CompanyScope, blobKey string, deleteAfter time.Time) error {
+func (s Files) RecordUploadIntent(ctx context.Context, scope CompanyScope, blobKey string, deleteAfter time.Time) error {
 	if err := scope.check("record upload intent"); err != nil {
 		return err
 	}
-	err := s.db.WithContext(ctx).Create(&models.BlobDeletion{BlobKey: blobKey, CompanyID: scope.id, DeleteAfter: deleteAfter.UTC(), CreatedAt: now()}).Error
+	// A keyed upload tried again after a crash finds its own intent.
+	err := s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).
+		Create(&models.BlobDeletion{BlobKey: blobKey, CompanyID: scope.id, DeleteAfter: deleteAfter.UTC(), CreatedAt: now()}).Error
 	return wrap("record upload intent", err)
+}
+
+// FileByBlobKey is the company's file whose content is the blob key
+// (models.ErrNotFound when none is): a keyed upload's blob key names its
+// call, so the same call made again finds the file it stored.
+func (s Files) FileByBlobKey(ctx context.Context, scope CompanyScope, blobKey string) (models.CompanyFile, error) {
+	var f models.CompanyFile
+	if err := scope.check("file by blob key"); err != nil {
+		return f, err
+	}
+	err := s.db.WithContext(ctx).Where("company_id = ? AND blob_key = ?", scope.id, blobKey).Take(&f).Error
+	return f, wrap("file by blob key", err)
 }
 
 // CommitFile stores f (its blob already written under f.BlobKey, recorded
@@ -73,7 +87,7 @@ func (s *Store) RecordUploadIntent(ctx context.Context, scope CompanyScope, blob
 // change must stay within quotaBytes (a smaller replacement always
 // passes), else *FileQuotaError. ErrUploadExpired when the sweeper has
 // claimed the blob already.
-func (s *Store) CommitFile(ctx context.Context, scope CompanyScope, f models.CompanyFile, quotaBytes int64) (saved models.CompanyFile, replaced *models.CompanyFile, err error) {
+func (s Files) CommitFile(ctx context.Context, scope CompanyScope, f models.CompanyFile, quotaBytes int64) (saved models.CompanyFile, replaced *models.CompanyFile, err error) {
 	if err := scope.check("commit file"); err != nil {
 		return models.CompanyFile{}, nil, err
 	}
@@ -137,7 +151,7 @@ func (s *Store) CommitFile(ctx context.Context, scope CompanyScope, f models.Com
 
 // FileUsage is how many files the company keeps and their bytes, in one
 // query.
-func (s *Store) FileUsage(ctx context.Context, scope CompanyScope) (count, bytes int64, err error) {
+func (s Files) FileUsage(ctx context.Context, scope CompanyScope) (count, bytes int64, err error) {
 	if err := scope.check("file usage"); err != nil {
 		return 0, 0, err
 	}
@@ -161,7 +175,7 @@ func (s *Store) pathOrder() string {
 }
 
 // ListFiles returns the company's files ordered by path (byte order).
-func (s *Store) ListFiles(ctx context.Context, scope CompanyScope) ([]models.CompanyFile, error) {
+func (s Files) ListFiles(ctx context.Context, scope CompanyScope) ([]models.CompanyFile, error) {
 	if err := scope.check("list files"); err != nil {
 		return nil, err
 	}
@@ -172,7 +186,7 @@ func (s *Store) ListFiles(ctx context.Context, scope CompanyScope) ([]models.Com
 
 // GetFile reads one of the company's files; another company's or a
 // missing one is models.ErrNotFound.
-func (s *Store) GetFile(ctx context.Context, scope CompanyScope, id string) (models.CompanyFile, error) {
+func (s Files) GetFile(ctx context.Context, scope CompanyScope, id string) (models.CompanyFile, error) {
 	var f models.CompanyFile
 	if err := scope.check("get file"); err != nil {
 		return f, err
@@ -184,7 +198,7 @@ func (s *Store) GetFile(ctx context.Context, scope CompanyScope, id string) (mod
 // FileCompany is the company a file belongs to, for telling a missing file
 // (404) from another tenant's (403) after the authorization step. It
 // reveals no more than that the id exists.
-func (s *Store) FileCompany(ctx context.Context, id string) (string, error) {
+func (s Files) FileCompany(ctx context.Context, id string) (string, error) {
 	var ids []string
 	if err := s.db.WithContext(ctx).Model(&models.CompanyFile{}).Where("id = ?", id).Limit(1).Pluck("company_id", &ids).Error; err != nil {
 		return "", wrap("file company", err)
@@ -198,7 +212,7 @@ func (s *Store) FileCompany(ctx context.Context, id string) (string, error) {
 // DeleteFile deletes one of the company's files and queues its blob for
 // deletion, in one transaction; the caller then deletes the blob
 // (DeleteBlobNow). A missing file is models.ErrNotFound.
-func (s *Store) DeleteFile(ctx context.Context, scope CompanyScope, id string) (models.CompanyFile, error) {
+func (s Files) DeleteFile(ctx context.Context, scope CompanyScope, id string) (models.CompanyFile, error) {
 	if err := scope.check("delete file"); err != nil {
 		return models.CompanyFile{}, err
 	}
@@ -218,7 +232,7 @@ func (s *Store) DeleteFile(ctx context.Context, scope CompanyScope, id string) (
 // DeleteFilesUnderPrefix deletes every file of the company whose path
 // starts with prefix (the caller makes it end in "/", so only whole
 // segments match) and queues their blobs, in one transaction.
-func (s *Store) DeleteFilesUnderPrefix(ctx context.Context, scope CompanyScope, prefix string) ([]models.CompanyFile, error) {
+func (s Files) DeleteFilesUnderPrefix(ctx context.Context, scope CompanyScope, prefix string) ([]models.CompanyFile, error) {
 	if err := scope.check("delete files under prefix"); err != nil {
 		return nil, err
 	}
@@ -278,7 +292,7 @@ func chunks[T any](xs []T, n int) func(func([]T) bool) {
 
 // BlobDeleted forgets a queued deletion once its blob is gone from object
 // storage (the caller deleted it right after its commit).
-func (s *Store) BlobDeleted(ctx context.Context, scope CompanyScope, blobKey string) error {
+func (s Files) BlobDeleted(ctx context.Context, scope CompanyScope, blobKey string) error {
 	if err := scope.check("blob deleted"); err != nil {
 		return err
 	}
@@ -289,7 +303,7 @@ func (s *Store) BlobDeleted(ctx context.Context, scope CompanyScope, blobKey str
 // DueBlobDeletions returns up to limit queued blob deletions due at at,
 // oldest first, across tenants: for the worker's sweeper only (the rows
 // hold random keys, nothing of a tenant's content).
-func (s *Store) DueBlobDeletions(ctx context.Context, at time.Time, limit int) ([]models.BlobDeletion, error) {
+func (s Files) DueBlobDeletions(ctx context.Context, at time.Time, limit int) ([]models.BlobDeletion, error) {
 	var out []models.BlobDeletion
 	err := s.db.WithContext(ctx).Where("delete_after <= ?", at.UTC()).Order("delete_after, blob_key").Limit(limit).Find(&out).Error
 	return out, wrap("due blob deletions", err)
@@ -299,14 +313,14 @@ func (s *Store) DueBlobDeletions(ctx context.Context, at time.Time, limit int) (
 // sweeper: its next attempt is at retryAt, and an upload whose blob it is
 // can no longer commit. false when the row is gone or not due (an upload
 // committed, or another sweeper claimed it).
-func (s *Store) ClaimBlobDeletion(ctx context.Context, blobKey string, at, retryAt time.Time) (bool, error) {
+func (s Files) ClaimBlobDeletion(ctx context.Context, blobKey string, at, retryAt time.Time) (bool, error) {
 	res := s.db.WithContext(ctx).Model(&models.BlobDeletion{}).Where("blob_key = ? AND delete_after <= ?", blobKey, at.UTC()).
 		Updates(map[string]any{"attempts": clause.Expr{SQL: "attempts + 1"}, "delete_after": retryAt.UTC()})
 	return res.RowsAffected == 1, wrap("claim blob deletion", res.Error)
 }
 
 // CompleteBlobDeletion forgets a claimed deletion whose blob is gone.
-func (s *Store) CompleteBlobDeletion(ctx context.Context, blobKey string) error {
+func (s Files) CompleteBlobDeletion(ctx context.Context, blobKey string) error {
 	err := s.db.WithContext(ctx).Where("blob_key = ?", blobKey).Delete(&models.BlobDeletion{}).Error
 	return wrap("complete blob deletion", err)
 }

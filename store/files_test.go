@@ -18,7 +18,7 @@ import (
 func newFileCompany(t *testing.T, s *store.Store, name string) store.CompanyScope {
 	t.Helper()
 	_, c := signUp(t, s, name)
-	co, err := s.CreateCompany(context.Background(), s.SystemConglomerateScope(c.ID), models.Company{Name: name, Handle: handle(name)})
+	co, err := s.Companies().CreateCompany(context.Background(), s.SystemConglomerateScope(c.ID), models.Company{Name: name, Handle: handle(name)})
 	require.NoError(t, err)
 	return systemScope(t, s, co.ID)
 }
@@ -27,8 +27,8 @@ func newFileCompany(t *testing.T, s *store.Store, name string) store.CompanyScop
 func putFile(t *testing.T, s *store.Store, scope store.CompanyScope, path string, size, quota int64) (models.CompanyFile, error) {
 	t.Helper()
 	key := scope.ID() + "/" + uuid.NewString()
-	require.NoError(t, s.RecordUploadIntent(context.Background(), scope, key, time.Now().Add(time.Hour)))
-	f, _, err := s.CommitFile(context.Background(), scope, models.CompanyFile{Path: path, BlobKey: key, SizeBytes: size, ContentType: "text/plain", Source: "upload"}, quota)
+	require.NoError(t, s.Files().RecordUploadIntent(context.Background(), scope, key, time.Now().Add(time.Hour)))
+	f, _, err := s.Files().CommitFile(context.Background(), scope, models.CompanyFile{Path: path, BlobKey: key, SizeBytes: size, ContentType: "text/plain", Source: "upload"}, quota)
 	return f, err
 }
 
@@ -42,30 +42,30 @@ func TestFilesAreScopedToTheirCompany(t *testing.T) {
 	_, err = putFile(t, s, bob, "a/x", 7, 1000)
 	require.NoError(t, err, "paths are unique per company only")
 
-	_, err = s.GetFile(ctx, bob, f.ID)
+	_, err = s.Files().GetFile(ctx, bob, f.ID)
 	assert.ErrorIs(t, err, models.ErrNotFound)
-	_, err = s.DeleteFile(ctx, bob, f.ID)
+	_, err = s.Files().DeleteFile(ctx, bob, f.ID)
 	assert.ErrorIs(t, err, models.ErrNotFound)
-	owner, err := s.FileCompany(ctx, f.ID)
+	owner, err := s.Files().FileCompany(ctx, f.ID)
 	require.NoError(t, err)
 	assert.Equal(t, ada.ID(), owner)
 
 	for _, scope := range []store.CompanyScope{ada, bob} {
-		files, err := s.ListFiles(ctx, scope)
+		files, err := s.Files().ListFiles(ctx, scope)
 		require.NoError(t, err)
 		require.Len(t, files, 1)
 		assert.Equal(t, scope.ID(), files[0].CompanyID)
 	}
-	n, b, err := s.FileUsage(ctx, bob)
+	n, b, err := s.Files().FileUsage(ctx, bob)
 	require.NoError(t, err)
 	assert.Equal(t, [2]int64{1, 7}, [2]int64{n, b})
 
 	var zero store.CompanyScope
-	_, err = s.ListFiles(ctx, zero)
+	_, err = s.Files().ListFiles(ctx, zero)
 	assert.ErrorIs(t, err, store.ErrNoScope)
-	_, _, err = s.FileUsage(ctx, zero)
+	_, _, err = s.Files().FileUsage(ctx, zero)
 	assert.ErrorIs(t, err, store.ErrNoScope)
-	_, err = s.DeleteFilesUnderPrefix(ctx, zero, "a/")
+	_, err = s.Files().DeleteFilesUnderPrefix(ctx, zero, "a/")
 	assert.ErrorIs(t, err, store.ErrNoScope)
 }
 
@@ -81,19 +81,19 @@ func TestPrefixMatchesLiterally(t *testing.T) {
 		require.NoError(t, err)
 	}
 	for prefix, want := range map[string]string{"100%/": "100%/a", "a_b/": "a_b/c", "café/": "café/menu", "Z/": "Z/x"} {
-		got, err := s.DeleteFilesUnderPrefix(ctx, c, prefix)
+		got, err := s.Files().DeleteFilesUnderPrefix(ctx, c, prefix)
 		require.NoError(t, err)
 		require.Len(t, got, 1, prefix)
 		assert.Equal(t, want, got[0].Path)
 	}
-	files, err := s.ListFiles(ctx, c)
+	files, err := s.Files().ListFiles(ctx, c)
 	require.NoError(t, err)
 	var paths []string
 	for _, f := range files {
 		paths = append(paths, f.Path)
 	}
 	assert.Equal(t, []string{"100x/a", "axb/c", "cafe/menu", "z/x"}, paths, "byte order on both databases")
-	n, b, err := s.FileUsage(ctx, c)
+	n, b, err := s.Files().FileUsage(ctx, c)
 	require.NoError(t, err)
 	assert.Equal(t, [2]int64{4, 4}, [2]int64{n, b})
 }
@@ -111,17 +111,17 @@ func TestCommitFileQuotaAndReplacement(t *testing.T) {
 	assert.Equal(t, store.FileQuotaError{UsedBytes: 60, QuotaBytes: 100, SizeBytes: 50}, *qe)
 
 	key := c.ID() + "/" + uuid.NewString()
-	require.NoError(t, s.RecordUploadIntent(ctx, c, key, time.Now().Add(time.Hour)))
-	saved, replaced, err := s.CommitFile(ctx, c, models.CompanyFile{Path: "f", BlobKey: key, SizeBytes: 90, ContentType: "a/b", Source: "agent"}, 100)
+	require.NoError(t, s.Files().RecordUploadIntent(ctx, c, key, time.Now().Add(time.Hour)))
+	saved, replaced, err := s.Files().CommitFile(ctx, c, models.CompanyFile{Path: "f", BlobKey: key, SizeBytes: 90, ContentType: "a/b", Source: "agent"}, 100)
 	require.NoError(t, err)
 	require.NotNil(t, replaced)
 	assert.Equal(t, first.BlobKey, replaced.BlobKey)
 	assert.Equal(t, first.ID, saved.ID)
-	n, b, err := s.FileUsage(ctx, c)
+	n, b, err := s.Files().FileUsage(ctx, c)
 	require.NoError(t, err)
 	assert.Equal(t, [2]int64{1, 90}, [2]int64{n, b})
 
-	due, err := s.DueBlobDeletions(ctx, time.Now().Add(2*time.Hour), 100)
+	due, err := s.Files().DueBlobDeletions(ctx, time.Now().Add(2*time.Hour), 100)
 	require.NoError(t, err)
 	var keys []string
 	for _, d := range due {
@@ -138,17 +138,17 @@ func TestClaimedUploadCannotCommit(t *testing.T) {
 	c := newFileCompany(t, s, "claim")
 	key := c.ID() + "/" + uuid.NewString()
 	at := time.Now().UTC()
-	require.NoError(t, s.RecordUploadIntent(ctx, c, key, at))
-	ok, err := s.ClaimBlobDeletion(ctx, key, at.Add(time.Second), at.Add(time.Hour))
+	require.NoError(t, s.Files().RecordUploadIntent(ctx, c, key, at))
+	ok, err := s.Files().ClaimBlobDeletion(ctx, key, at.Add(time.Second), at.Add(time.Hour))
 	require.NoError(t, err)
 	require.True(t, ok)
-	ok, err = s.ClaimBlobDeletion(ctx, key, at.Add(time.Second), at.Add(time.Hour))
+	ok, err = s.Files().ClaimBlobDeletion(ctx, key, at.Add(time.Second), at.Add(time.Hour))
 	require.NoError(t, err)
 	assert.False(t, ok, "claimed once")
-	_, _, err = s.CommitFile(ctx, c, models.CompanyFile{Path: "late", BlobKey: key, SizeBytes: 1, ContentType: "a/b", Source: "upload"}, 100)
+	_, _, err = s.Files().CommitFile(ctx, c, models.CompanyFile{Path: "late", BlobKey: key, SizeBytes: 1, ContentType: "a/b", Source: "upload"}, 100)
 	assert.ErrorIs(t, err, store.ErrUploadExpired)
-	files, err := s.ListFiles(ctx, c)
+	files, err := s.Files().ListFiles(ctx, c)
 	require.NoError(t, err)
 	assert.Empty(t, files)
-	require.NoError(t, s.CompleteBlobDeletion(ctx, key))
+	require.NoError(t, s.Files().CompleteBlobDeletion(ctx, key))
 }

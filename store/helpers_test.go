@@ -15,7 +15,7 @@ import (
 func signUp(t *testing.T, s *store.Store, name string) (models.User, models.Conglomerate) {
 	t.Helper()
 	iss, sub := "https://idp.example", uuid.NewString()
-	u, c, err := s.CreateUserWithConglomerate(context.Background(), models.User{
+	u, c, err := s.Identity().CreateUserWithConglomerate(context.Background(), models.User{
 		Email:           name + "@Example.com",
 		NormalizedEmail: name + "@example.com",
 		Name:            name,

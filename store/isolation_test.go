@@ -23,20 +23,20 @@ func TestTenantsAreIsolated(t *testing.T) {
 	alice, aliceCo := signUp(t, s, "alice")
 	bob, bobCo := signUp(t, s, "bob")
 
-	aliceCompany, err := s.CreateCompany(ctx, s.SystemConglomerateScope(aliceCo.ID), models.Company{Name: "A", Handle: handle("alice")})
+	aliceCompany, err := s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(aliceCo.ID), models.Company{Name: "A", Handle: handle("alice")})
 	require.NoError(t, err)
-	bobCompany, err := s.CreateCompany(ctx, s.SystemConglomerateScope(bobCo.ID), models.Company{Name: "B", Handle: handle("bob")})
+	bobCompany, err := s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(bobCo.ID), models.Company{Name: "B", Handle: handle("bob")})
 	require.NoError(t, err)
 
 	// The tenant argument decides where a company goes, not the row's field.
-	smuggled, err := s.CreateCompany(ctx, s.SystemConglomerateScope(aliceCo.ID), models.Company{Name: "S", Handle: handle("smuggled"), ConglomerateID: bobCo.ID})
+	smuggled, err := s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(aliceCo.ID), models.Company{Name: "S", Handle: handle("smuggled"), ConglomerateID: bobCo.ID})
 	require.NoError(t, err)
 	assert.Equal(t, aliceCo.ID, smuggled.ConglomerateID)
 
-	list, err := s.ListCompanies(ctx, s.SystemConglomerateScope(aliceCo.ID), true)
+	list, err := s.Companies().ListCompanies(ctx, s.SystemConglomerateScope(aliceCo.ID), true)
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{aliceCompany.ID, smuggled.ID}, companyIDs(list))
-	list, err = s.ListCompanies(ctx, s.SystemConglomerateScope(bobCo.ID), true)
+	list, err = s.Companies().ListCompanies(ctx, s.SystemConglomerateScope(bobCo.ID), true)
 	require.NoError(t, err)
 	assert.Equal(t, []string{bobCompany.ID}, companyIDs(list))
 
@@ -49,12 +49,12 @@ func TestTenantsAreIsolated(t *testing.T) {
 		{aliceCo.ID, bob.ID, false},
 		{bobCo.ID, alice.ID, false},
 	} {
-		member, err := s.IsMember(ctx, tc.conglomerate, tc.user)
+		member, err := s.Identity().IsMember(ctx, tc.conglomerate, tc.user)
 		require.NoError(t, err)
 		assert.Equal(t, tc.want, member, "IsMember(%s, %s)", tc.conglomerate, tc.user)
 	}
 
-	congls, err := s.ListConglomeratesForUser(ctx, bob.ID)
+	congls, err := s.Identity().ListConglomeratesForUser(ctx, bob.ID)
 	require.NoError(t, err)
 	require.Len(t, congls, 1)
 	assert.Equal(t, bobCo.ID, congls[0].ID)
@@ -76,11 +76,11 @@ func TestAuthorizationStepMakesScopes(t *testing.T) {
 	s := testenv.NewStore(t)
 	alice, aliceCong := signUp(t, s, "alice")
 	bob, bobCong := signUp(t, s, "bob")
-	a, err := s.CreateCompany(ctx, s.SystemConglomerateScope(aliceCong.ID), models.Company{Name: "A", Handle: handle("a")})
+	a, err := s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(aliceCong.ID), models.Company{Name: "A", Handle: handle("a")})
 	require.NoError(t, err)
-	b, err := s.CreateCompany(ctx, s.SystemConglomerateScope(bobCong.ID), models.Company{Name: "B", Handle: handle("b")})
+	b, err := s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(bobCong.ID), models.Company{Name: "B", Handle: handle("b")})
 	require.NoError(t, err)
-	gone, err := s.CreateCompany(ctx, s.SystemConglomerateScope(aliceCong.ID), models.Company{Name: "G", Handle: handle("g"), Status: models.CompanyArchived})
+	gone, err := s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(aliceCong.ID), models.Company{Name: "G", Handle: handle("g"), Status: models.CompanyArchived})
 	require.NoError(t, err)
 
 	for _, tc := range []struct {
@@ -158,63 +158,71 @@ func TestZeroScopeIsRefused(t *testing.T) {
 	var admin store.AdminScope
 	at := time.Now()
 	for name, call := range map[string]func() error{
-		"GetCompany":          func() error { _, err := s.GetCompany(ctx, co); return err },
-		"UpdateCompanyFields": func() error { return s.UpdateCompanyFields(ctx, co, models.Company{}) },
-		"ArchiveCompany":      func() error { _, err := s.ArchiveCompany(ctx, co, at); return err },
-		"ListResources":       func() error { _, err := s.ListResources(ctx, co); return err },
-		"SaveResource":        func() error { return s.SaveResource(ctx, co, models.CompanyResource{}) },
-		"LiveCompanyKey":      func() error { _, err := s.LiveCompanyKey(ctx, co); return err },
+		"GetCompany":          func() error { _, err := s.Companies().GetCompany(ctx, co); return err },
+		"UpdateCompanyFields": func() error { return s.Companies().UpdateCompanyFields(ctx, co, models.Company{}) },
+		"ArchiveCompany":      func() error { _, err := s.Companies().ArchiveCompany(ctx, co, at); return err },
+		"ListResources":       func() error { _, err := s.Companies().ListResources(ctx, co); return err },
+		"SaveResource":        func() error { return s.Companies().SaveResource(ctx, co, models.CompanyResource{}) },
+		"LiveCompanyKey":      func() error { _, err := s.Identity().LiveCompanyKey(ctx, co); return err },
 		"CreateCompanyKeyIfNone": func() error {
-			_, err := s.CreateCompanyKeyIfNone(ctx, co, models.CompanyAPIKey{})
+			_, err := s.Identity().CreateCompanyKeyIfNone(ctx, co, models.CompanyAPIKey{})
 			return err
 		},
-		"RotateCompanyKey": func() error { _, err := s.RotateCompanyKey(ctx, co, models.CompanyAPIKey{}, at); return err },
+		"RotateCompanyKey": func() error { _, err := s.Identity().RotateCompanyKey(ctx, co, models.CompanyAPIKey{}, at); return err },
 		"EnsureCompanyOIDCClient": func() error {
-			_, err := s.EnsureCompanyOIDCClient(ctx, co, models.CompanyOIDCClient{})
+			_, err := s.OAuth().EnsureCompanyOIDCClient(ctx, co, models.CompanyOIDCClient{})
 			return err
 		},
-		"GetCompanyOIDCClient": func() error { _, err := s.GetCompanyOIDCClient(ctx, co); return err },
+		"GetCompanyOIDCClient": func() error { _, err := s.OAuth().GetCompanyOIDCClient(ctx, co); return err },
 		"RevokeCompanyOIDCClient": func() error {
-			_, err := s.RevokeCompanyOIDCClient(ctx, admin, co, models.CompanyOIDCClient{}, "why", at)
+			_, err := s.OAuth().RevokeCompanyOIDCClient(ctx, admin, co, models.CompanyOIDCClient{}, "why", at)
 			return err
 		},
-		"EnableCompanyOIDCClient": func() error { return s.EnableCompanyOIDCClient(ctx, admin, uuid.NewString()) },
+		"EnableCompanyOIDCClient": func() error { return s.OAuth().EnableCompanyOIDCClient(ctx, admin, uuid.NewString()) },
 		"AdminCompany":            func() error { _, _, err := s.AdminCompany(ctx, admin, uuid.NewString()); return err },
-		"CreateCompany":           func() error { _, err := s.CreateCompany(ctx, cong, models.Company{Handle: handle("z")}); return err },
-		"CreateCompanyToProvision": func() error {
-			_, _, err := s.CreateCompanyToProvision(ctx, cong, models.Company{Handle: handle("z")}, true, nil)
+		"CreateCompany": func() error {
+			_, err := s.Companies().CreateCompany(ctx, cong, models.Company{Handle: handle("z")})
 			return err
 		},
-		"ListCompanies":         func() error { _, err := s.ListCompanies(ctx, cong, true); return err },
+		"CreateCompanyToProvision": func() error {
+			_, _, err := s.Companies().CreateCompanyToProvision(ctx, cong, models.Company{Handle: handle("z")}, true, nil)
+			return err
+		},
+		"ListCompanies":         func() error { _, err := s.Companies().ListCompanies(ctx, cong, true); return err },
 		"CompanyInConglomerate": func() error { _, _, err := s.CompanyInConglomerate(ctx, cong, uuid.NewString()); return err },
 		"ApplyCreditEntry": func() error {
-			_, err := s.ApplyCreditEntry(ctx, cong, models.CreditLedgerEntry{Type: models.EntryTopUp, Amount: 1}, nil, at)
+			_, err := s.Billing().ApplyCreditEntry(ctx, cong, models.CreditLedgerEntry{Type: models.EntryTopUp, Amount: 1}, nil, at)
 			return err
 		},
-		"CreditBalance":              func() error { _, err := s.CreditBalance(ctx, cong, at); return err },
-		"CreditLedgerPage":           func() error { _, _, err := s.CreditLedgerPage(ctx, cong, 0, 10); return err },
-		"SetCustomerID":              func() error { return s.SetCustomerID(ctx, cong, "cus_x") },
-		"SetAutoTopUp":               func() error { return s.SetAutoTopUp(ctx, cong, true, 1, 1) },
-		"SetConnectAccount":          func() error { return s.SetConnectAccount(ctx, cong, "acct_x") },
-		"UpdateConglomerateSettings": func() error { return s.UpdateConglomerateSettings(ctx, cong, "x", nil) },
-		"ListLiveCompanies":          func() error { _, err := s.ListLiveCompanies(ctx, admin); return err },
-		"RecordActivity":             func() error { return s.RecordActivity(ctx, co, models.ActivityInput{Kind: models.ActivityEmailSent}) },
-		"ListActivity":               func() error { _, err := s.ListActivity(ctx, co, models.ActivityCursor{}, 10); return err },
-		"ReachMilestone":             func() error { _, err := s.ReachMilestone(ctx, co, models.MilestoneFirstDollar, at); return err },
-		"ListMilestones":             func() error { _, err := s.ListMilestones(ctx, co); return err },
-		"MarkMilestonesSeen":         func() error { _, err := s.MarkMilestonesSeen(ctx, co, at); return err },
-		"ListDocuments":              func() error { _, err := s.ListDocuments(ctx, co, true); return err },
-		"GetDocument":                func() error { _, err := s.GetDocument(ctx, co, "mission"); return err },
+		"CreditBalance":              func() error { _, err := s.Billing().CreditBalance(ctx, cong, at); return err },
+		"CreditLedgerPage":           func() error { _, _, err := s.Billing().CreditLedgerPage(ctx, cong, 0, 10); return err },
+		"SetCustomerID":              func() error { return s.Billing().SetCustomerID(ctx, cong, "cus_x") },
+		"SetAutoTopUp":               func() error { return s.Billing().SetAutoTopUp(ctx, cong, true, 1, 1) },
+		"SetConnectAccount":          func() error { return s.Billing().SetConnectAccount(ctx, cong, "acct_x") },
+		"UpdateConglomerateSettings": func() error { return s.Identity().UpdateConglomerateSettings(ctx, cong, "x", nil) },
+		"ListLiveCompanies":          func() error { _, err := s.Companies().ListLiveCompanies(ctx, admin); return err },
+		"RecordActivity": func() error {
+			return s.Companies().RecordActivity(ctx, co, models.ActivityInput{Kind: models.ActivityEmailSent})
+		},
+		"ListActivity": func() error { _, err := s.Companies().ListActivity(ctx, co, models.ActivityCursor{}, 10); return err },
+		"ReachMilestone": func() error {
+			_, err := s.Companies().ReachMilestone(ctx, co, models.MilestoneFirstDollar, at)
+			return err
+		},
+		"ListMilestones":     func() error { _, err := s.Companies().ListMilestones(ctx, co); return err },
+		"MarkMilestonesSeen": func() error { _, err := s.Companies().MarkMilestonesSeen(ctx, co, at); return err },
+		"ListDocuments":      func() error { _, err := s.Companies().ListDocuments(ctx, co, true); return err },
+		"GetDocument":        func() error { _, err := s.Companies().GetDocument(ctx, co, "mission"); return err },
 		"PutDocument": func() error {
-			_, _, err := s.PutDocument(ctx, co, models.Document{DocumentType: "mission"}, models.ActivityInput{Kind: models.ActivityDocumentUpdated})
+			_, _, err := s.Companies().PutDocument(ctx, co, models.Document{DocumentType: "mission"}, models.ActivityInput{Kind: models.ActivityDocumentUpdated})
 			return err
 		},
 		"DeleteDocument": func() error {
-			return s.DeleteDocument(ctx, co, "mission", models.ActivityInput{Kind: models.ActivityDocumentDeleted})
+			return s.Companies().DeleteDocument(ctx, co, "mission", models.ActivityInput{Kind: models.ActivityDocumentDeleted})
 		},
-		"MarkProvisioningStarted": func() error { return s.MarkProvisioningStarted(ctx, co, at) },
-		"ProvisioningSeedRepo":    func() error { _, err := s.ProvisioningSeedRepo(ctx, co); return err },
-		"RecordImportResume":      func() error { return s.RecordImportResume(ctx, co, at) },
+		"MarkProvisioningStarted": func() error { return s.Companies().MarkProvisioningStarted(ctx, co, at) },
+		"ProvisioningSeedRepo":    func() error { _, err := s.Companies().ProvisioningSeedRepo(ctx, co); return err },
+		"RecordImportResume":      func() error { return s.Companies().RecordImportResume(ctx, co, at) },
 	} {
 		assert.ErrorIs(t, call(), store.ErrNoScope, name)
 	}

@@ -43,6 +43,10 @@ func migrations() []*gormigrate.Migration {
 		migration0026PageSessionsAndAttempts(),
 		migration0027CreditReservations(),
 		migration0028AnalyticsCountry(),
+		migration0030KeyedEffects(),
+		migration0032SiteDeploys(),
+		migration0034ClusterShared(),
+		migration0035DevIdPState(),
 	}
 }
 

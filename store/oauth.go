@@ -16,13 +16,13 @@ import (
 // authenticated.
 
 // CreateOAuthClient stores a dynamically registered client.
-func (s *Store) CreateOAuthClient(ctx context.Context, c *models.OAuthClient) error {
+func (s OAuth) CreateOAuthClient(ctx context.Context, c *models.OAuthClient) error {
 	return wrap("create oauth client", s.db.WithContext(ctx).Create(c).Error)
 }
 
 // SaveOAuthMetadataClient stores (or refreshes) the cached metadata
 // document of a client named by its URL; UsedAt is kept.
-func (s *Store) SaveOAuthMetadataClient(ctx context.Context, c models.OAuthClient) error {
+func (s OAuth) SaveOAuthMetadataClient(ctx context.Context, c models.OAuthClient) error {
 	err := s.db.WithContext(ctx).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "id"}},
 		DoUpdates: clause.AssignmentColumns([]string{"name", "client_uri", "application_type", "redirect_uris", "cache_until"}),
@@ -31,7 +31,7 @@ func (s *Store) SaveOAuthMetadataClient(ctx context.Context, c models.OAuthClien
 }
 
 // GetOAuthClient returns a self-registered client, or models.ErrNotFound.
-func (s *Store) GetOAuthClient(ctx context.Context, id string) (models.OAuthClient, error) {
+func (s OAuth) GetOAuthClient(ctx context.Context, id string) (models.OAuthClient, error) {
 	var c models.OAuthClient
 	err := s.db.WithContext(ctx).Where("id = ?", id).Take(&c).Error
 	return c, wrap("get oauth client", err)
@@ -39,7 +39,7 @@ func (s *Store) GetOAuthClient(ctx context.Context, id string) (models.OAuthClie
 
 // CountUnusedOAuthClientsSince counts the dynamic clients registered since t
 // that nobody used yet (the bound on pending registrations).
-func (s *Store) CountUnusedOAuthClientsSince(ctx context.Context, t time.Time) (int64, error) {
+func (s OAuth) CountUnusedOAuthClientsSince(ctx context.Context, t time.Time) (int64, error) {
 	var n int64
 	err := s.db.WithContext(ctx).Model(&models.OAuthClient{}).
 		Where("kind = ? AND used_at IS NULL AND created_at > ?", models.OAuthClientDynamic, t).Count(&n).Error
@@ -48,21 +48,21 @@ func (s *Store) CountUnusedOAuthClientsSince(ctx context.Context, t time.Time) (
 
 // DeleteUnusedOAuthClients deletes the dynamic clients registered before t
 // that never got a code: a registration nobody completes expires.
-func (s *Store) DeleteUnusedOAuthClients(ctx context.Context, before time.Time) (int64, error) {
+func (s OAuth) DeleteUnusedOAuthClients(ctx context.Context, before time.Time) (int64, error) {
 	res := s.db.WithContext(ctx).Where("kind = ? AND used_at IS NULL AND created_at < ?", models.OAuthClientDynamic, before).
 		Delete(&models.OAuthClient{})
 	return res.RowsAffected, wrap("delete unused oauth clients", res.Error)
 }
 
 // DeleteExpiredOAuthCodes deletes codes that expired before t.
-func (s *Store) DeleteExpiredOAuthCodes(ctx context.Context, before time.Time) (int64, error) {
+func (s OAuth) DeleteExpiredOAuthCodes(ctx context.Context, before time.Time) (int64, error) {
 	res := s.db.WithContext(ctx).Where("expires_at < ?", before).Delete(&models.OAuthCode{})
 	return res.RowsAffected, wrap("delete expired oauth codes", res.Error)
 }
 
 // GetOAuthConsent returns the user's consent for the client, or
 // models.ErrNotFound.
-func (s *Store) GetOAuthConsent(ctx context.Context, userID, clientID string) (models.OAuthConsent, error) {
+func (s OAuth) GetOAuthConsent(ctx context.Context, userID, clientID string) (models.OAuthConsent, error) {
 	var c models.OAuthConsent
 	err := s.db.WithContext(ctx).Where("user_id = ? AND client_id = ?", userID, clientID).Take(&c).Error
 	return c, wrap("get oauth consent", err)
@@ -70,7 +70,7 @@ func (s *Store) GetOAuthConsent(ctx context.Context, userID, clientID string) (m
 
 // GetOAuthConsentByID returns a consent by id, whoever's, or
 // models.ErrNotFound.
-func (s *Store) GetOAuthConsentByID(ctx context.Context, id string) (models.OAuthConsent, error) {
+func (s OAuth) GetOAuthConsentByID(ctx context.Context, id string) (models.OAuthConsent, error) {
 	var c models.OAuthConsent
 	err := s.db.WithContext(ctx).Where("id = ?", id).Take(&c).Error
 	return c, wrap("get oauth consent", err)
@@ -78,7 +78,7 @@ func (s *Store) GetOAuthConsentByID(ctx context.Context, id string) (models.OAut
 
 // SaveOAuthConsent records the user's approval, replacing an earlier one
 // for the same client (the last approved redirect URI is remembered).
-func (s *Store) SaveOAuthConsent(ctx context.Context, c models.OAuthConsent) error {
+func (s OAuth) SaveOAuthConsent(ctx context.Context, c models.OAuthConsent) error {
 	c.CreatedAt = c.ApprovedAt
 	err := s.db.WithContext(ctx).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "user_id"}, {Name: "client_id"}},
@@ -89,7 +89,7 @@ func (s *Store) SaveOAuthConsent(ctx context.Context, c models.OAuthConsent) err
 
 // OAuthRedirectApproved reports whether any user approved the client for
 // the redirect URI.
-func (s *Store) OAuthRedirectApproved(ctx context.Context, clientID, redirectURI string) (bool, error) {
+func (s OAuth) OAuthRedirectApproved(ctx context.Context, clientID, redirectURI string) (bool, error) {
 	var n int64
 	err := s.db.WithContext(ctx).Model(&models.OAuthConsent{}).
 		Where("client_id = ? AND redirect_uri = ?", clientID, redirectURI).Limit(1).Count(&n).Error
@@ -98,7 +98,7 @@ func (s *Store) OAuthRedirectApproved(ctx context.Context, clientID, redirectURI
 
 // ListOAuthConsents lists the user's connected assistants, most recently
 // approved first.
-func (s *Store) ListOAuthConsents(ctx context.Context, userID string) ([]models.OAuthConsent, error) {
+func (s OAuth) ListOAuthConsents(ctx context.Context, userID string) ([]models.OAuthConsent, error) {
 	var cs []models.OAuthConsent
 	err := s.db.WithContext(ctx).Where("user_id = ?", userID).Order("approved_at DESC, id").Find(&cs).Error
 	return cs, wrap("list oauth consents", err)
@@ -107,7 +107,7 @@ func (s *Store) ListOAuthConsents(ctx context.Context, userID string) ([]models.
 // DisconnectOAuthClient deletes the user's consent for the client and
 // revokes the user's live tokens of that client, in one transaction. It
 // returns the revoked tokens' hashes (for the caches).
-func (s *Store) DisconnectOAuthClient(ctx context.Context, userID, clientID string, at time.Time) ([]string, error) {
+func (s OAuth) DisconnectOAuthClient(ctx context.Context, userID, clientID string, at time.Time) ([]string, error) {
 	var hashes []string
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Where("user_id = ? AND client_id = ?", userID, clientID).Delete(&models.OAuthConsent{}).Error; err != nil {
@@ -123,7 +123,7 @@ func (s *Store) DisconnectOAuthClient(ctx context.Context, userID, clientID stri
 }
 
 // CreateOAuthCode stores an authorization code (its hash).
-func (s *Store) CreateOAuthCode(ctx context.Context, c *models.OAuthCode) error {
+func (s OAuth) CreateOAuthCode(ctx context.Context, c *models.OAuthCode) error {
 	return wrap("create oauth code", s.db.WithContext(ctx).Create(c).Error)
 }
 
@@ -150,7 +150,7 @@ type Redemption struct {
 // tokens of the client: the oldest beyond are revoked in the same
 // transaction, serialized per user and client (an advisory lock on
 // Postgres; SQLite transactions begin IMMEDIATE).
-func (s *Store) RedeemOAuthCode(ctx context.Context, codeHash string, at time.Time, check func(models.OAuthCode) error, tok models.OAuthToken, maxLive int) (Redemption, error) {
+func (s OAuth) RedeemOAuthCode(ctx context.Context, codeHash string, at time.Time, check func(models.OAuthCode) error, tok models.OAuthToken, maxLive int) (Redemption, error) {
 	var out Redemption
 	var checkErr, replayed error
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -220,7 +220,7 @@ func (s *Store) RedeemOAuthCode(ctx context.Context, codeHash string, at time.Ti
 }
 
 // GetOAuthTokenByHash finds an access token by its hash, revoked or not.
-func (s *Store) GetOAuthTokenByHash(ctx context.Context, hash string) (models.OAuthToken, error) {
+func (s OAuth) GetOAuthTokenByHash(ctx context.Context, hash string) (models.OAuthToken, error) {
 	var t models.OAuthToken
 	err := s.db.WithContext(ctx).Where("token_hash = ?", hash).Take(&t).Error
 	return t, wrap("get oauth token", err)
@@ -228,14 +228,14 @@ func (s *Store) GetOAuthTokenByHash(ctx context.Context, hash string) (models.OA
 
 // RevokeOAuthToken revokes the token with this hash if the client holds
 // it; it reports whether a live token was revoked.
-func (s *Store) RevokeOAuthToken(ctx context.Context, hash, clientID string, at time.Time) (bool, error) {
+func (s OAuth) RevokeOAuthToken(ctx context.Context, hash, clientID string, at time.Time) (bool, error) {
 	res := s.db.WithContext(ctx).Model(&models.OAuthToken{}).
 		Where("token_hash = ? AND client_id = ? AND revoked_at IS NULL", hash, clientID).Update("revoked_at", at)
 	return res.RowsAffected > 0, wrap("revoke oauth token", res.Error)
 }
 
 // CountLiveOAuthTokens counts the user's live tokens of the client.
-func (s *Store) CountLiveOAuthTokens(ctx context.Context, userID, clientID string) (int64, error) {
+func (s OAuth) CountLiveOAuthTokens(ctx context.Context, userID, clientID string) (int64, error) {
 	var n int64
 	err := s.db.WithContext(ctx).Model(&models.OAuthToken{}).
 		Where("user_id = ? AND client_id = ? AND revoked_at IS NULL", userID, clientID).Count(&n).Error
@@ -244,7 +244,7 @@ func (s *Store) CountLiveOAuthTokens(ctx context.Context, userID, clientID strin
 
 // OAuthTokenCounts counts the user's live tokens by client id (the
 // connections list).
-func (s *Store) OAuthTokenCounts(ctx context.Context, userID string) (map[string]int64, error) {
+func (s OAuth) OAuthTokenCounts(ctx context.Context, userID string) (map[string]int64, error) {
 	var rows []struct {
 		ClientID string
 		N        int64
@@ -259,19 +259,19 @@ func (s *Store) OAuthTokenCounts(ctx context.Context, userID string) (map[string
 }
 
 // CreateOAuthSession records an authorization-server sign-in session.
-func (s *Store) CreateOAuthSession(ctx context.Context, sess *models.OAuthSession) error {
+func (s OAuth) CreateOAuthSession(ctx context.Context, sess *models.OAuthSession) error {
 	return wrap("create oauth session", s.db.WithContext(ctx).Create(sess).Error)
 }
 
 // GetOAuthSessionByHash finds a session by its cookie's hash.
-func (s *Store) GetOAuthSessionByHash(ctx context.Context, hash string) (models.OAuthSession, error) {
+func (s OAuth) GetOAuthSessionByHash(ctx context.Context, hash string) (models.OAuthSession, error) {
 	var sess models.OAuthSession
 	err := s.db.WithContext(ctx).Where("token_hash = ?", hash).Take(&sess).Error
 	return sess, wrap("get oauth session", err)
 }
 
 // RevokeOAuthSession ends a session.
-func (s *Store) RevokeOAuthSession(ctx context.Context, id string, at time.Time) error {
+func (s OAuth) RevokeOAuthSession(ctx context.Context, id string, at time.Time) error {
 	err := s.db.WithContext(ctx).Model(&models.OAuthSession{}).Where("id = ? AND revoked_at IS NULL", id).Update("revoked_at", at).Error
 	return wrap("revoke oauth session", err)
 }

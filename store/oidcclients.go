@@ -14,7 +14,7 @@ import (
 // (revoked or not) and returns the stored row: provisioning can run any
 // number of times without minting a second client or clearing a
 // revocation.
-func (s *Store) EnsureCompanyOIDCClient(ctx context.Context, sc CompanyScope, c models.CompanyOIDCClient) (models.CompanyOIDCClient, error) {
+func (s OAuth) EnsureCompanyOIDCClient(ctx context.Context, sc CompanyScope, c models.CompanyOIDCClient) (models.CompanyOIDCClient, error) {
 	if err := sc.check("ensure company oidc client"); err != nil {
 		return c, err
 	}
@@ -28,7 +28,7 @@ func (s *Store) EnsureCompanyOIDCClient(ctx context.Context, sc CompanyScope, c 
 
 // GetCompanyOIDCClient returns the scope's company's client, or
 // models.ErrNotFound.
-func (s *Store) GetCompanyOIDCClient(ctx context.Context, sc CompanyScope) (models.CompanyOIDCClient, error) {
+func (s OAuth) GetCompanyOIDCClient(ctx context.Context, sc CompanyScope) (models.CompanyOIDCClient, error) {
 	var c models.CompanyOIDCClient
 	if err := sc.check("get company oidc client"); err != nil {
 		return c, err
@@ -42,7 +42,7 @@ func (s *Store) GetCompanyOIDCClient(ctx context.Context, sc CompanyScope) (mode
 // provisioning finds it revoked. A second revocation keeps the first time.
 // It is an operator's action: admin authorizes it; sc names the company
 // (the operator reaches any), whose conglomerate is recorded.
-func (s *Store) RevokeCompanyOIDCClient(ctx context.Context, admin AdminScope, sc CompanyScope, placeholder models.CompanyOIDCClient, reason string, at time.Time) (models.CompanyOIDCClient, error) {
+func (s OAuth) RevokeCompanyOIDCClient(ctx context.Context, admin AdminScope, sc CompanyScope, placeholder models.CompanyOIDCClient, reason string, at time.Time) (models.CompanyOIDCClient, error) {
 	if err := errors.Join(admin.check("revoke company oidc client"), sc.check("revoke company oidc client")); err != nil {
 		return placeholder, err
 	}
@@ -65,7 +65,7 @@ func (s *Store) RevokeCompanyOIDCClient(ctx context.Context, admin AdminScope, s
 }
 
 // EnableCompanyOIDCClient clears a revocation (the operator's un-revoke).
-func (s *Store) EnableCompanyOIDCClient(ctx context.Context, admin AdminScope, companyID string) error {
+func (s OAuth) EnableCompanyOIDCClient(ctx context.Context, admin AdminScope, companyID string) error {
 	if err := admin.check("enable company oidc client"); err != nil {
 		return err
 	}

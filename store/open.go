@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"gorm.io/gorm"
 )
 
@@ -23,6 +24,43 @@ type Option func(*options)
 
 type options struct {
 	slowThreshold time.Duration
+	pool          Pool
+	tracer        trace.TracerProvider // nil: no spans (WithTracerProvider)
+}
+
+// Pool sizes a Postgres connection pool (SQLite keeps its own: one
+// writer). Zero fields keep the defaults: DefaultMaxConns open,
+// half of them idle, connections replaced after DefaultConnMaxLifetime.
+type Pool struct {
+	MaxConns, MaxIdleConns int
+	ConnMaxLifetime        time.Duration
+}
+
+// Pool defaults.
+const (
+	DefaultMaxConns        = 20
+	DefaultConnMaxLifetime = 30 * time.Minute
+)
+
+// WithPool sizes the Postgres connection pool: every process of a cluster
+// opens up to MaxConns, and their sum must stay below the server's
+// max_connections (docs/scaling.md).
+func WithPool(p Pool) Option {
+	return func(o *options) { o.pool = p }
+}
+
+func (p Pool) withDefaults() Pool {
+	if p.MaxConns <= 0 {
+		p.MaxConns = DefaultMaxConns
+	}
+	if p.MaxIdleConns <= 0 {
+		p.MaxIdleConns = max(1, p.MaxConns/2)
+	}
+	p.MaxIdleConns = min(p.MaxIdleConns, p.MaxConns)
+	if p.ConnMaxLifetime <= 0 {
+		p.ConnMaxLifetime = DefaultConnMaxLifetime
+	}
+	return p
 }
 
 // WithSlowQueryThreshold logs statements that take longer than d at warn
@@ -59,7 +97,7 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger, opts ...Option) 
 	)
 	if isPostgresURL(dsn) {
 		dialect = DialectPostgres
-		db, err = openPostgres(ctx, dsn, gormConfig(logger, o))
+		db, err = openPostgres(ctx, dsn, gormConfig(logger, o), o.pool.withDefaults())
 	} else {
 		dialect = DialectSQLite
 		db, err = openSQLite(ctx, dsn, gormConfig(logger, o), logger)
@@ -67,10 +105,16 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger, opts ...Option) 
 	if err != nil {
 		return nil, err
 	}
-	st := &Store{db: db, dialect: dialect, logger: logger}
+	st := &Store{db: db, dialect: dialect, logger: logger, hooks: &hooks{}}
 	if dialect == DialectSQLite {
 		st.writeGate = make(chan struct{}, 1)
 		if err := st.gateSingleWrites(); err != nil {
+			_ = st.Close()
+			return nil, err
+		}
+	}
+	if o.tracer != nil {
+		if err := traceStatements(db, o.tracer, dialect); err != nil {
 			_ = st.Close()
 			return nil, err
 		}

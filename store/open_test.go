@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -61,4 +62,28 @@ func TestOpenPostgresRefusedLoginIsReported(t *testing.T) {
 	_, err := store.Open(context.Background(), "postgres://127.0.0.1:5432/holdco_no_such_database_x?sslmode=disable", discard)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "postgres at 127.0.0.1:5432 refused the connection")
+}
+
+// The SQLite store keeps its statements prepared (GORM's PrepareStmt); a
+// store opened and closed leaves no goroutine behind, which GORM's
+// statement cache would with a TTL of its own.
+func TestOpenCloseLeavesNoGoroutines(t *testing.T) {
+	ctx := context.Background()
+	for range 3 {
+		s, err := store.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "holdco.db"), discard)
+		require.NoError(t, err)
+		require.NoError(t, s.Migrate(ctx))
+		require.NoError(t, s.Ping(ctx))
+		require.NoError(t, s.Close())
+	}
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	assert.NotContains(t, string(buf), "gorm.io/gorm/internal/lru", "a statement cache's expiry goroutine outlives its store")
 }

@@ -24,7 +24,7 @@ func isPostgresURL(dsn string) bool {
 	return strings.HasPrefix(lower, "postgres://") || strings.HasPrefix(lower, "postgresql://")
 }
 
-func openPostgres(ctx context.Context, dsn string, cfg *gorm.Config) (*gorm.DB, error) {
+func openPostgres(ctx context.Context, dsn string, cfg *gorm.Config, pool Pool) (*gorm.DB, error) {
 	connCfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("invalid postgres URL: %s", redactPassword(parseErrorReason(err), dsn))
@@ -32,10 +32,11 @@ func openPostgres(ctx context.Context, dsn string, cfg *gorm.Config) (*gorm.DB, 
 	addr := postgresAddr(connCfg)
 
 	sqlDB := stdlib.OpenDB(*connCfg, stdlib.OptionAfterConnect(scanTimesInUTC))
-	// Defaults sized for a few replicas sharing one server's default of
-	// 100 connections.
-	sqlDB.SetMaxOpenConns(20)
-	sqlDB.SetMaxIdleConns(10)
+	// Sized by the process's settings (WithPool): the processes of a
+	// cluster share the server's max_connections.
+	sqlDB.SetMaxOpenConns(pool.MaxConns)
+	sqlDB.SetMaxIdleConns(pool.MaxIdleConns)
+	sqlDB.SetConnMaxLifetime(pool.ConnMaxLifetime)
 	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 
 	pingCtx, cancel := context.WithTimeout(ctx, pingTimeout)

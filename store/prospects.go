@@ -10,7 +10,7 @@ import (
 
 // CreateProspect stores a lead of the scope's company with its event; an
 // email the company has already is models.ErrDuplicate.
-func (s *Store) CreateProspect(ctx context.Context, c CompanyScope, p models.Prospect, event models.ActivityInput) (models.Prospect, error) {
+func (s Sales) CreateProspect(ctx context.Context, c CompanyScope, p models.Prospect, event models.ActivityInput) (models.Prospect, error) {
 	if err := c.check("create prospect"); err != nil {
 		return p, err
 	}
@@ -31,7 +31,7 @@ func (s *Store) CreateProspect(ctx context.Context, c CompanyScope, p models.Pro
 		}
 		event.Subject = p.ID
 		event.Data = withData(event.Data, "prospect_id", p.ID, "status", string(p.Status))
-		return tx.RecordActivity(ctx, c, event)
+		return tx.Companies().RecordActivity(ctx, c, event)
 	})
 	if preset != "" && errors.Is(err, models.ErrDuplicate) {
 		if prior, gerr := s.GetProspect(ctx, c, preset); gerr == nil {
@@ -50,7 +50,7 @@ func emailKey(email string) *string {
 }
 
 // GetProspect returns a lead of the scope's company, or models.ErrNotFound.
-func (s *Store) GetProspect(ctx context.Context, c CompanyScope, id string) (models.Prospect, error) {
+func (s Sales) GetProspect(ctx context.Context, c CompanyScope, id string) (models.Prospect, error) {
 	var p models.Prospect
 	if err := c.check("get prospect"); err != nil {
 		return p, err
@@ -62,7 +62,7 @@ func (s *Store) GetProspect(ctx context.Context, c CompanyScope, id string) (mod
 // ListProspects returns the company's leads in any of statuses (all when
 // none), newest first (ids are time-ordered), up to limit, older than the
 // prospect beforeID when given.
-func (s *Store) ListProspects(ctx context.Context, c CompanyScope, statuses []models.ProspectStatus, beforeID string, limit int) ([]models.Prospect, error) {
+func (s Sales) ListProspects(ctx context.Context, c CompanyScope, statuses []models.ProspectStatus, beforeID string, limit int) ([]models.Prospect, error) {
 	if err := c.check("list prospects"); err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func (s *Store) ListProspects(ctx context.Context, c CompanyScope, statuses []mo
 
 // UpdateProspect applies ch to a lead of the scope's company with its
 // event; a changed email the company has already is models.ErrDuplicate.
-func (s *Store) UpdateProspect(ctx context.Context, c CompanyScope, id string, ch models.ProspectChanges, event models.ActivityInput) (models.Prospect, error) {
+func (s Sales) UpdateProspect(ctx context.Context, c CompanyScope, id string, ch models.ProspectChanges, event models.ActivityInput) (models.Prospect, error) {
 	if err := c.check("update prospect"); err != nil {
 		return models.Prospect{}, err
 	}
@@ -106,7 +106,7 @@ func (s *Store) UpdateProspect(ctx context.Context, c CompanyScope, id string, c
 		}
 		event.Subject = id
 		event.Data = withData(event.Data, "prospect_id", id)
-		return tx.RecordActivity(ctx, c, event)
+		return tx.Companies().RecordActivity(ctx, c, event)
 	})
 	if err != nil {
 		return models.Prospect{}, err

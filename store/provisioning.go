@@ -22,11 +22,11 @@ var ErrCreateKeyUsed = errors.New("store: idempotency key already used")
 // those of CreateCompany, plus ErrCreateKeyUsed when key was taken by a
 // concurrent request (nothing is created then). The new company's scope
 // comes with it.
-func (s *Store) CreateCompanyToProvision(ctx context.Context, cong ConglomerateScope, company models.Company, seedRepo bool, key *models.CompanyCreateKey) (models.Company, CompanyScope, error) {
+func (s Companies) CreateCompanyToProvision(ctx context.Context, cong ConglomerateScope, company models.Company, seedRepo bool, key *models.CompanyCreateKey) (models.Company, CompanyScope, error) {
 	var created models.Company
 	err := s.InTx(ctx, func(tx *Store) error {
 		var err error
-		if created, err = tx.CreateCompany(ctx, cong, company); err != nil {
+		if created, err = tx.Companies().CreateCompany(ctx, cong, company); err != nil {
 			return err
 		}
 		at := now()
@@ -63,21 +63,21 @@ func (s *Store) CreateCompanyToProvision(ctx context.Context, cong ConglomerateS
 
 // CompanyCreateKey returns the live (unexpired at at) Idempotency-Key
 // record with this hash, or models.ErrNotFound.
-func (s *Store) CompanyCreateKey(ctx context.Context, keyHash string, at time.Time) (models.CompanyCreateKey, error) {
+func (s Companies) CompanyCreateKey(ctx context.Context, keyHash string, at time.Time) (models.CompanyCreateKey, error) {
 	var k models.CompanyCreateKey
 	err := s.db.WithContext(ctx).Where("key_hash = ? AND expires_at > ?", keyHash, at).Take(&k).Error
 	return k, wrap("get idempotency key", err)
 }
 
 // DeleteExpiredCompanyCreateKeys forgets Idempotency-Keys expired at at.
-func (s *Store) DeleteExpiredCompanyCreateKeys(ctx context.Context, at time.Time) (int64, error) {
+func (s Companies) DeleteExpiredCompanyCreateKeys(ctx context.Context, at time.Time) (int64, error) {
 	res := s.db.WithContext(ctx).Where("expires_at <= ?", at).Delete(&models.CompanyCreateKey{})
 	return res.RowsAffected, wrap("delete expired idempotency keys", res.Error)
 }
 
 // MarkProvisioningStarted records that the company's provisioning
 // workflow exists; the sweeper leaves it alone from then on.
-func (s *Store) MarkProvisioningStarted(ctx context.Context, c CompanyScope, at time.Time) error {
+func (s Companies) MarkProvisioningStarted(ctx context.Context, c CompanyScope, at time.Time) error {
 	if err := c.check("mark provisioning started"); err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ type PendingCompany struct {
 // PendingProvisioning returns up to limit companies that are not archived
 // and whose provisioning was asked for before requestedBefore but not
 // started, oldest first, across tenants: for the worker's sweeper only.
-func (s *Store) PendingProvisioning(ctx context.Context, requestedBefore time.Time, limit int) ([]PendingCompany, error) {
+func (s Companies) PendingProvisioning(ctx context.Context, requestedBefore time.Time, limit int) ([]PendingCompany, error) {
 	var rows []models.CompanyProvisioning
 	err := s.db.WithContext(ctx).Table("company_provisioning p").Select("p.*").
 		Joins("JOIN companies c ON c.id = p.company_id").
@@ -122,7 +122,7 @@ func (s *Store) PendingProvisioning(ctx context.Context, requestedBefore time.Ti
 // ProvisioningSeedRepo reports whether the company's repository may be
 // seeded: what its creation recorded, false once it was resumed as an
 // import. A company without an intent row (made by other paths) is seeded.
-func (s *Store) ProvisioningSeedRepo(ctx context.Context, c CompanyScope) (bool, error) {
+func (s Companies) ProvisioningSeedRepo(ctx context.Context, c CompanyScope) (bool, error) {
 	var p models.CompanyProvisioning
 	if err := c.check("provisioning seed"); err != nil {
 		return false, err
@@ -139,7 +139,7 @@ func (s *Store) ProvisioningSeedRepo(ctx context.Context, c CompanyScope) (bool,
 
 // RecordImportResume records that the company's repository holds imported
 // code: it is never seeded from now on.
-func (s *Store) RecordImportResume(ctx context.Context, c CompanyScope, at time.Time) error {
+func (s Companies) RecordImportResume(ctx context.Context, c CompanyScope, at time.Time) error {
 	if err := c.check("record import resume"); err != nil {
 		return err
 	}

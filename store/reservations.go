@@ -33,7 +33,7 @@ func heldCredits(tx *gorm.DB, conglomerateID string, now time.Time, except strin
 // retry holds nothing more); an expired one is replaced. ErrAlreadyCharged:
 // the ledger has the entry already. Refusals are ErrInsufficientCredits
 // and ErrDailyCapReached with the numbers in the outcome.
-func (s *Store) ReserveCredits(ctx context.Context, cong ConglomerateScope, r models.CreditReservation, atLeast int64, dailyCap *int64, dayStart time.Time) (models.CreditReservation, CreditOutcome, error) {
+func (s Billing) ReserveCredits(ctx context.Context, cong ConglomerateScope, r models.CreditReservation, atLeast int64, dailyCap *int64, dayStart time.Time) (models.CreditReservation, CreditOutcome, error) {
 	var out CreditOutcome
 	if err := cong.check("reserve credits"); err != nil {
 		return r, out, err
@@ -102,7 +102,7 @@ func (s *Store) ReserveCredits(ctx context.Context, cong ConglomerateScope, r mo
 
 // ReleaseCredits removes the scope's conglomerate's reservation id (none
 // is not an error): its credits are free again.
-func (s *Store) ReleaseCredits(ctx context.Context, cong ConglomerateScope, id string) error {
+func (s Billing) ReleaseCredits(ctx context.Context, cong ConglomerateScope, id string) error {
 	if err := cong.check("release credits"); err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func (s *Store) ReleaseCredits(ctx context.Context, cong ConglomerateScope, id s
 }
 
 // HeldCredits is what the scope's conglomerate's live reservations hold.
-func (s *Store) HeldCredits(ctx context.Context, cong ConglomerateScope, at time.Time) (int64, error) {
+func (s Billing) HeldCredits(ctx context.Context, cong ConglomerateScope, at time.Time) (int64, error) {
 	if err := cong.check("held credits"); err != nil {
 		return 0, err
 	}
@@ -122,7 +122,7 @@ func (s *Store) HeldCredits(ctx context.Context, cong ConglomerateScope, at time
 // ReleaseRunCredits removes every reservation of the run (a turn that
 // ended: a call it left holding, e.g. after its worker died, holds
 // nothing more).
-func (s *Store) ReleaseRunCredits(ctx context.Context, cong ConglomerateScope, runID string) error {
+func (s Billing) ReleaseRunCredits(ctx context.Context, cong ConglomerateScope, runID string) error {
 	if err := cong.check("release run credits"); err != nil {
 		return err
 	}

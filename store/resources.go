@@ -12,7 +12,7 @@ import (
 // SaveResource records the state of a resource of the scope's company
 // (insert or update; the scope wins over r.CompanyID). Attempts counts how
 // often provisioning of the resource started.
-func (s *Store) SaveResource(ctx context.Context, c CompanyScope, r models.CompanyResource) error {
+func (s Companies) SaveResource(ctx context.Context, c CompanyScope, r models.CompanyResource) error {
 	if err := c.check("save resource"); err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func allReady(rs []models.CompanyResource) bool {
 }
 
 // ListResources returns the rows of the scope's company's resources.
-func (s *Store) ListResources(ctx context.Context, c CompanyScope) ([]models.CompanyResource, error) {
+func (s Companies) ListResources(ctx context.Context, c CompanyScope) ([]models.CompanyResource, error) {
 	var rs []models.CompanyResource
 	if err := c.check("list resources"); err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ func (s *Store) ListResources(ctx context.Context, c CompanyScope) ([]models.Com
 
 // ListLiveCompanies returns every company that is not archived, across
 // tenants (operators' health check only).
-func (s *Store) ListLiveCompanies(ctx context.Context, admin AdminScope) ([]models.Company, error) {
+func (s Companies) ListLiveCompanies(ctx context.Context, admin AdminScope) ([]models.Company, error) {
 	var cs []models.Company
 	if err := admin.check("list live companies"); err != nil {
 		return nil, err

@@ -15,16 +15,16 @@ func TestSaveResourceCountsAttempts(t *testing.T) {
 	ctx := context.Background()
 	s := testenv.NewStore(t)
 	_, cong := signUp(t, s, "ada")
-	c, err := s.CreateCompany(ctx, s.SystemConglomerateScope(cong.ID), models.Company{Name: "Shop", Handle: handle("shop")})
+	c, err := s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(cong.ID), models.Company{Name: "Shop", Handle: handle("shop")})
 	require.NoError(t, err)
 	save := func(st models.ResourceStatus, ref, msg string) {
-		require.NoError(t, s.SaveResource(ctx, systemScope(t, s, c.ID), models.CompanyResource{Kind: models.ResourceDatabase, Status: st, Ref: ref, LastError: msg}))
+		require.NoError(t, s.Companies().SaveResource(ctx, systemScope(t, s, c.ID), models.CompanyResource{Kind: models.ResourceDatabase, Status: st, Ref: ref, LastError: msg}))
 	}
 	save(models.ResourceProvisioning, "", "")
 	save(models.ResourceFailed, "", "connection refused")
 	save(models.ResourceProvisioning, "", "")
 	save(models.ResourceReady, "db-1", "")
-	rs, err := s.ListResources(ctx, systemScope(t, s, c.ID))
+	rs, err := s.Companies().ListResources(ctx, systemScope(t, s, c.ID))
 	require.NoError(t, err)
 	require.Len(t, rs, 1)
 	assert.Equal(t, models.ResourceReady, rs[0].Status)
@@ -32,7 +32,7 @@ func TestSaveResourceCountsAttempts(t *testing.T) {
 	assert.Empty(t, rs[0].LastError)
 	assert.Equal(t, 2, rs[0].Attempts)
 
-	live, err := s.ListLiveCompanies(ctx, s.SystemAdminScope())
+	live, err := s.Companies().ListLiveCompanies(ctx, s.SystemAdminScope())
 	require.NoError(t, err)
 	assert.NotEmpty(t, live)
 }

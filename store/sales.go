@@ -15,7 +15,7 @@ import (
 // CreateProduct stores a product of the scope's company: a pending one
 // (written before the provider creates it, so the provider's objects are
 // keyed by its id) or one the provider created.
-func (s *Store) CreateProduct(ctx context.Context, sc CompanyScope, p models.Product) (models.Product, error) {
+func (s Sales) CreateProduct(ctx context.Context, sc CompanyScope, p models.Product) (models.Product, error) {
 	if err := sc.check("create product"); err != nil {
 		return models.Product{}, err
 	}
@@ -30,7 +30,7 @@ func (s *Store) CreateProduct(ctx context.Context, sc CompanyScope, p models.Pro
 }
 
 // ListProducts returns the company's products, newest first.
-func (s *Store) ListProducts(ctx context.Context, sc CompanyScope) ([]models.Product, error) {
+func (s Sales) ListProducts(ctx context.Context, sc CompanyScope) ([]models.Product, error) {
 	if err := sc.check("list products"); err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func (s *Store) ListProducts(ctx context.Context, sc CompanyScope) ([]models.Pro
 // PendingProduct finds a pending product of the company with the same
 // account, name, description, price and interval (a create that did not
 // finish), or models.ErrNotFound.
-func (s *Store) PendingProduct(ctx context.Context, sc CompanyScope, like models.Product) (models.Product, error) {
+func (s Sales) PendingProduct(ctx context.Context, sc CompanyScope, like models.Product) (models.Product, error) {
 	if err := sc.check("pending product"); err != nil {
 		return models.Product{}, err
 	}
@@ -55,7 +55,7 @@ func (s *Store) PendingProduct(ctx context.Context, sc CompanyScope, like models
 
 // ActivateProduct records the provider's product and price of a pending
 // product: it is sold from then on.
-func (s *Store) ActivateProduct(ctx context.Context, sc CompanyScope, id, providerProductID, providerPriceID string) (models.Product, error) {
+func (s Sales) ActivateProduct(ctx context.Context, sc CompanyScope, id, providerProductID, providerPriceID string) (models.Product, error) {
 	if err := sc.check("activate product"); err != nil {
 		return models.Product{}, err
 	}
@@ -69,7 +69,7 @@ func (s *Store) ActivateProduct(ctx context.Context, sc CompanyScope, id, provid
 
 // GetProduct reads one of the company's products; a product of another
 // company is models.ErrNotFound.
-func (s *Store) GetProduct(ctx context.Context, sc CompanyScope, id string) (models.Product, error) {
+func (s Sales) GetProduct(ctx context.Context, sc CompanyScope, id string) (models.Product, error) {
 	if err := sc.check("get product"); err != nil {
 		return models.Product{}, err
 	}
@@ -78,8 +78,19 @@ func (s *Store) GetProduct(ctx context.Context, sc CompanyScope, id string) (mod
 	return p, wrap("get product", err)
 }
 
+// ProductByID is one of the company's products, a pending one too (a
+// keyed create finds the row its call made, complete or not).
+func (s Sales) ProductByID(ctx context.Context, sc CompanyScope, id string) (models.Product, error) {
+	if err := sc.check("product by id"); err != nil {
+		return models.Product{}, err
+	}
+	var p models.Product
+	err := s.db.WithContext(ctx).Where("id = ? AND company_id = ?", id, sc.id).Take(&p).Error
+	return p, wrap("product by id", err)
+}
+
 // DeactivateProduct marks one of the company's products no longer sold.
-func (s *Store) DeactivateProduct(ctx context.Context, sc CompanyScope, id string) error {
+func (s Sales) DeactivateProduct(ctx context.Context, sc CompanyScope, id string) error {
 	if err := sc.check("deactivate product"); err != nil {
 		return err
 	}
@@ -91,7 +102,7 @@ func (s *Store) DeactivateProduct(ctx context.Context, sc CompanyScope, id strin
 // the provider's payment id is unique, and the insert does nothing when it
 // is there already (a replayed event, or a second event reporting the same
 // payment). inserted says whether this call recorded it.
-func (s *Store) RecordCompanyPayment(ctx context.Context, sc CompanyScope, p models.CompanyPayment) (inserted bool, err error) {
+func (s Sales) RecordCompanyPayment(ctx context.Context, sc CompanyScope, p models.CompanyPayment) (inserted bool, err error) {
 	if err := sc.check("record company payment"); err != nil {
 		return false, err
 	}
@@ -113,7 +124,7 @@ func (s *Store) RecordCompanyPayment(ctx context.Context, sc CompanyScope, p mod
 // two refund events racing each other add up to the higher total, never
 // to their sum. A payment the company did not record is
 // models.ErrNotFound.
-func (s *Store) SetPaymentRefunded(ctx context.Context, sc CompanyScope, providerPaymentID string, refundedTotal int64) (int64, models.CompanyPayment, error) {
+func (s Sales) SetPaymentRefunded(ctx context.Context, sc CompanyScope, providerPaymentID string, refundedTotal int64) (int64, models.CompanyPayment, error) {
 	if err := sc.check("set payment refunded"); err != nil {
 		return 0, models.CompanyPayment{}, err
 	}
@@ -139,7 +150,7 @@ func (s *Store) SetPaymentRefunded(ctx context.Context, sc CompanyScope, provide
 
 // ListCompanyPayments returns the company's latest payments, newest
 // first.
-func (s *Store) ListCompanyPayments(ctx context.Context, sc CompanyScope, limit int) ([]models.CompanyPayment, error) {
+func (s Sales) ListCompanyPayments(ctx context.Context, sc CompanyScope, limit int) ([]models.CompanyPayment, error) {
 	if err := sc.check("list company payments"); err != nil {
 		return nil, err
 	}
@@ -161,7 +172,7 @@ const revenueSums = "COALESCE(SUM(amount_cents), 0) AS gross, COALESCE(SUM(refun
 // CompanyRevenue is the company's revenue in one query: payments in the
 // sales currency, net of refunds. There are no withdrawals yet, so the
 // balance is the lifetime earnings.
-func (s *Store) CompanyRevenue(ctx context.Context, sc CompanyScope) (models.Revenue, error) {
+func (s Sales) CompanyRevenue(ctx context.Context, sc CompanyScope) (models.Revenue, error) {
 	if err := sc.check("company revenue"); err != nil {
 		return models.Revenue{}, err
 	}
@@ -177,7 +188,7 @@ func (s *Store) CompanyRevenue(ctx context.Context, sc CompanyScope) (models.Rev
 // CompaniesRevenue is the revenue of several companies of the
 // conglomerate in one query, by company id; a company without payments
 // (or of another conglomerate) has a zero revenue.
-func (s *Store) CompaniesRevenue(ctx context.Context, cong ConglomerateScope, companyIDs []string) (map[string]models.Revenue, error) {
+func (s Sales) CompaniesRevenue(ctx context.Context, cong ConglomerateScope, companyIDs []string) (map[string]models.Revenue, error) {
 	if err := cong.check("companies revenue"); err != nil {
 		return nil, err
 	}
@@ -218,7 +229,7 @@ func subscriptionLive(status string) bool {
 // canceled. StartedAt and CanceledAt are set once, and the change says
 // whether this call set them. A subscription recorded for another company
 // is models.ErrNotFound.
-func (s *Store) UpsertCustomerSubscription(ctx context.Context, sc CompanyScope, sub models.CustomerSubscription) (SubscriptionChange, models.CustomerSubscription, error) {
+func (s Sales) UpsertCustomerSubscription(ctx context.Context, sc CompanyScope, sub models.CustomerSubscription) (SubscriptionChange, models.CustomerSubscription, error) {
 	var ch SubscriptionChange
 	if err := sc.check("upsert customer subscription"); err != nil {
 		return ch, sub, err
@@ -281,7 +292,7 @@ func (s *Store) UpsertCustomerSubscription(ctx context.Context, sc CompanyScope,
 
 // ListCustomerSubscriptions returns the company's customers'
 // subscriptions, newest first.
-func (s *Store) ListCustomerSubscriptions(ctx context.Context, sc CompanyScope) ([]models.CustomerSubscription, error) {
+func (s Sales) ListCustomerSubscriptions(ctx context.Context, sc CompanyScope) ([]models.CustomerSubscription, error) {
 	if err := sc.check("list customer subscriptions"); err != nil {
 		return nil, err
 	}
@@ -293,7 +304,7 @@ func (s *Store) ListCustomerSubscriptions(ctx context.Context, sc CompanyScope) 
 // GetCustomerSubscription reads one of the company's customers'
 // subscriptions by holdco's id or the provider's; any other is
 // models.ErrNotFound.
-func (s *Store) GetCustomerSubscription(ctx context.Context, sc CompanyScope, id string) (models.CustomerSubscription, error) {
+func (s Sales) GetCustomerSubscription(ctx context.Context, sc CompanyScope, id string) (models.CustomerSubscription, error) {
 	if err := sc.check("get customer subscription"); err != nil {
 		return models.CustomerSubscription{}, err
 	}

@@ -26,11 +26,11 @@ func TestMigrationsCoverEveryModelColumn(t *testing.T) {
 	m := s.db.Migrator()
 	for _, model := range []any{&models.User{}, &models.Conglomerate{}, &models.Membership{}, &models.Company{},
 		&models.WebSession{}, &models.APIKey{}, &models.CLIAuthCode{}, &models.WebLoginCode{}, &models.DeviceAuthorization{}, &models.AdminToken{},
-		&models.InstanceSecret{}, &models.DevIdPUser{}, &models.CompanyAPIKey{}, &models.CompanyResource{}, &models.CompanyOIDCClient{},
+		&models.InstanceSecret{}, &models.DevIdPUser{}, &models.DevIdPAuthRequest{}, &models.DevIdPToken{}, &models.CompanyAPIKey{}, &models.CompanyResource{}, &models.CompanyOIDCClient{},
 		&models.CreditLedgerEntry{}, &models.CreditLedgerGroup{}, &models.CreditAccount{}, &models.CreditReservation{},
 		&models.CompanyProvisioning{}, &models.CompanyCreateKey{},
 		&models.ActivityEvent{}, &models.Document{}, &models.Milestone{}, &models.CompanyFile{}, &models.Email{},
-		&models.Product{}, &models.CompanyPayment{}, &models.CustomerSubscription{}, &models.Task{}} {
+		&models.Product{}, &models.CompanyPayment{}, &models.CustomerSubscription{}, &models.Task{}, &models.AdCampaign{}} {
 		sch, err := schema.Parse(model, &sync.Map{}, s.db.NamingStrategy)
 		require.NoError(t, err)
 		require.True(t, m.HasTable(sch.Table), "table %s", sch.Table)

@@ -29,6 +29,21 @@ type Actor struct {
 	UserID    string
 	CompanyID string
 	Admin     bool
+	// MemberOf is a conglomerate the user is known to be a member of: the
+	// one their credential resolved into, checked when it was resolved
+	// (service.Principal.Account; at most the credential cache's lifetime
+	// ago). The membership read is skipped for it; only account deletion
+	// ends a membership, and it drops the cached credentials.
+	MemberOf string
+}
+
+// member reports whether the actor's user belongs to the conglomerate,
+// reading the membership unless MemberOf says so.
+func (s *Store) member(ctx context.Context, actor Actor, conglomerateID string) (bool, error) {
+	if actor.MemberOf != "" && actor.MemberOf == conglomerateID {
+		return true, nil
+	}
+	return s.Identity().IsMember(ctx, conglomerateID, actor.UserID)
 }
 
 // CompanyScope is an authorized company: its id and its conglomerate's.
@@ -97,7 +112,7 @@ func (s *Store) AuthorizeCompany(ctx context.Context, actor Actor, companyID str
 			return CompanyScope{}, models.Company{}, ErrForbidden
 		}
 	case actor.UserID != "" && c.ConglomerateID != "":
-		member, err := s.IsMember(ctx, c.ConglomerateID, actor.UserID)
+		member, err := s.member(ctx, actor, c.ConglomerateID)
 		if err != nil {
 			return CompanyScope{}, models.Company{}, err
 		}
@@ -114,14 +129,14 @@ func (s *Store) AuthorizeCompany(ctx context.Context, actor Actor, companyID str
 // missing one is models.ErrNotFound; one the actor is not a member of (and
 // any actor but a user) is ErrForbidden.
 func (s *Store) AuthorizeConglomerate(ctx context.Context, actor Actor, conglomerateID string) (ConglomerateScope, models.Conglomerate, error) {
-	c, err := s.GetConglomerate(ctx, conglomerateID)
+	c, err := s.Identity().GetConglomerate(ctx, conglomerateID)
 	if err != nil {
 		return ConglomerateScope{}, models.Conglomerate{}, err
 	}
 	if actor.UserID == "" {
 		return ConglomerateScope{}, models.Conglomerate{}, ErrForbidden
 	}
-	member, err := s.IsMember(ctx, conglomerateID, actor.UserID)
+	member, err := s.member(ctx, actor, conglomerateID)
 	if err != nil {
 		return ConglomerateScope{}, models.Conglomerate{}, err
 	}

@@ -29,9 +29,9 @@ func TestFailedSignUpLeavesNoUser(t *testing.T) {
 	}))
 
 	user := models.User{ID: "00000000-0000-4000-8000-000000000001", Email: "a@example.com", NormalizedEmail: "a@example.com"}
-	_, _, err = s.CreateUserWithConglomerate(ctx, user, "doomed")
+	_, _, err = s.Identity().CreateUserWithConglomerate(ctx, user, "doomed")
 	require.ErrorIs(t, err, boom)
 
-	_, err = s.GetUser(ctx, user.ID)
+	_, err = s.Identity().GetUser(ctx, user.ID)
 	require.ErrorIs(t, err, models.ErrNotFound)
 }

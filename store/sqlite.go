@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
@@ -41,6 +42,16 @@ var sqliteDefaults = []struct{ key, value string }{
 // busy handler.
 const sqliteMaxOpenConns = 16
 
+// sqlitePreparedStatements bounds the statements kept prepared: the store's
+// queries are a few hundred distinct texts (IN lists of different lengths
+// add some).
+const sqlitePreparedStatements = 1000
+
+// sqlitePreparedForever keeps a prepared statement until the size bound
+// drops it. It is GORM's "no eviction" TTL: any other TTL starts a
+// goroutine per store that nothing stops (TestOpenCloseLeavesNoGoroutines).
+const sqlitePreparedForever = 10 * 365 * 24 * time.Hour
+
 func openSQLite(ctx context.Context, dsn string, cfg *gorm.Config, logger *slog.Logger) (*gorm.DB, error) {
 	path, driverDSN, err := sqliteDSN(dsn)
 	if err != nil {
@@ -52,6 +63,14 @@ func openSQLite(ctx context.Context, dsn string, cfg *gorm.Config, logger *slog.
 		}
 	}
 
+	// The pure-Go SQLite parses a statement again on every call: about a
+	// third of a small read (docs/benchmarks.md, dashboard). Statements are
+	// kept prepared instead, per connection, the least recently used
+	// dropped past sqlitePreparedStatements. (pgx keeps its own cache of
+	// prepared statements on Postgres.)
+	cfg.PrepareStmt = true
+	cfg.PrepareStmtMaxSize = sqlitePreparedStatements
+	cfg.PrepareStmtTTL = sqlitePreparedForever
 	db, err := gorm.Open(sqlite.New(sqlite.Config{DriverName: sqliteDriverName, DSN: driverDSN}), cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open sqlite database %s: %w", path, err)

@@ -27,7 +27,7 @@ func TestSQLLogsCarryNoBoundValues(t *testing.T) {
 
 	// An instance secret insert, logged as slow.
 	logs.Reset()
-	got, err := s.InstanceSecret(ctx, "log-test", func() []byte { return []byte(secret) })
+	got, err := s.Identity().InstanceSecret(ctx, "log-test", func() []byte { return []byte(secret) })
 	require.NoError(t, err)
 	require.Equal(t, secret, string(got))
 	assert.Contains(t, logs.String(), "slow SQL statement")

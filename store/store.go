@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"holdco/models"
 )
 
 // Dialect names returned by (*Store).Dialect.
@@ -38,6 +40,8 @@ type Store struct {
 	// writer under a capture flood) keeps the lock while request writes
 	// sleep for seconds. Shared by the Store and its transactions.
 	writeGate chan struct{}
+	// hooks are the listeners (OnAccountChange), shared likewise.
+	hooks *hooks
 }
 
 // gateWait bounds the wait for the write gate: the DSN's busy timeout.
@@ -144,8 +148,12 @@ func (s *Store) gateSingleWrites() error {
 }
 
 // InTx runs fn in one transaction and commits when fn returns nil; any
-// error (or panic) rolls it back and is returned unchanged. The *Store given
-// to fn works on the transaction; use only it inside fn.
+// error (or panic) rolls it back and is returned unchanged, except that a
+// database that cannot be reached (a failed begin or commit, a raw driver
+// error of fn) is models.ErrUnavailable like every store error: a Postgres
+// crash between a write and its commit answered 500 "conn closed" before,
+// not 503. The *Store given to fn works on the transaction; use only it
+// inside fn.
 //
 // On SQLite every transaction begins IMMEDIATE (the DSN sets _txlock), so
 // transactions that read then write are serialized and cannot lose updates
@@ -155,9 +163,13 @@ func (s *Store) gateSingleWrites() error {
 // constraint. Calling InTx on a transaction's Store opens a savepoint.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 	defer s.enterGate(ctx)()
-	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return fn(&Store{db: tx, dialect: s.dialect, logger: s.logger, inTx: true, writeGate: s.writeGate})
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return fn(&Store{db: tx, dialect: s.dialect, logger: s.logger, inTx: true, writeGate: s.writeGate, hooks: s.hooks})
 	})
+	if err != nil && !errors.Is(err, models.ErrUnavailable) && IsUnavailable(err) {
+		return wrap("transaction", err)
+	}
+	return err
 }
 
 // existing names a column of the row already stored, inside an upsert's

@@ -18,7 +18,7 @@ var ErrTaskStatusChanged = errors.New("store: the task's status changed")
 // models.ErrNotFound. It is the first half of addressing a task by its id:
 // the caller authorizes that company, then reads the task with the scope
 // the authorization step gave (GetTask). It reveals nothing but the id.
-func (s *Store) TaskCompanyID(ctx context.Context, taskID string) (string, error) {
+func (s Companies) TaskCompanyID(ctx context.Context, taskID string) (string, error) {
 	var ids []string
 	err := s.db.WithContext(ctx).Model(&models.Task{}).Where("id = ?", taskID).Limit(1).Pluck("company_id", &ids).Error
 	if err != nil {
@@ -34,7 +34,7 @@ func (s *Store) TaskCompanyID(ctx context.Context, taskID string) (string, error
 // event with it. A task given an id (an agent's tool call derives it from
 // the call's key) is created once: when the company has a task with that
 // id already, that task is answered and nothing is written.
-func (s *Store) CreateTask(ctx context.Context, c CompanyScope, t models.Task, event models.ActivityInput) (models.Task, error) {
+func (s Companies) CreateTask(ctx context.Context, c CompanyScope, t models.Task, event models.ActivityInput) (models.Task, error) {
 	if err := c.check("create task"); err != nil {
 		return t, err
 	}
@@ -52,7 +52,7 @@ func (s *Store) CreateTask(ctx context.Context, c CompanyScope, t models.Task, e
 		}
 		event.Subject = t.ID
 		event.Data = withData(event.Data, "task_id", t.ID, "status", string(t.Status))
-		return tx.RecordActivity(ctx, c, event)
+		return tx.Companies().RecordActivity(ctx, c, event)
 	})
 	if preset != "" && errors.Is(err, models.ErrDuplicate) {
 		// The same call, concurrently: its task stands.
@@ -63,7 +63,7 @@ func (s *Store) CreateTask(ctx context.Context, c CompanyScope, t models.Task, e
 
 // GetTask returns the scope's company's task, or models.ErrNotFound (also
 // for a task of another company).
-func (s *Store) GetTask(ctx context.Context, c CompanyScope, taskID string) (models.Task, error) {
+func (s Companies) GetTask(ctx context.Context, c CompanyScope, taskID string) (models.Task, error) {
 	var t models.Task
 	if err := c.check("get task"); err != nil {
 		return t, err
@@ -75,7 +75,7 @@ func (s *Store) GetTask(ctx context.Context, c CompanyScope, taskID string) (mod
 // ListTasks returns the scope's company's tasks in any of statuses (all
 // when none are given), newest first, at most limit of them, and how many
 // match in all.
-func (s *Store) ListTasks(ctx context.Context, c CompanyScope, statuses []models.TaskStatus, limit int) ([]models.Task, int64, error) {
+func (s Companies) ListTasks(ctx context.Context, c CompanyScope, statuses []models.TaskStatus, limit int) ([]models.Task, int64, error) {
 	if err := c.check("list tasks"); err != nil {
 		return nil, 0, err
 	}
@@ -99,7 +99,7 @@ func (s *Store) ListTasks(ctx context.Context, c CompanyScope, statuses []models
 // OpenTasks returns the scope's company's open tasks (pending, dispatched,
 // running), newest first, at most limit of them: one index read, for the
 // dashboard.
-func (s *Store) OpenTasks(ctx context.Context, c CompanyScope, limit int) ([]models.Task, error) {
+func (s Companies) OpenTasks(ctx context.Context, c CompanyScope, limit int) ([]models.Task, error) {
 	if err := c.check("open tasks"); err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func (s *Store) OpenTasks(ctx context.Context, c CompanyScope, limit int) ([]mod
 // transaction. The loser gets ErrTaskStatusChanged with the task as it now
 // is; a missing task is models.ErrNotFound. The lifecycle itself is the
 // caller's rule (models.CanTransition): the store only makes it atomic.
-func (s *Store) UpdateTask(ctx context.Context, c CompanyScope, taskID string, expected models.TaskStatus, ch models.TaskChanges, event models.ActivityInput) (models.Task, error) {
+func (s Companies) UpdateTask(ctx context.Context, c CompanyScope, taskID string, expected models.TaskStatus, ch models.TaskChanges, event models.ActivityInput) (models.Task, error) {
 	if err := c.check("update task"); err != nil {
 		return models.Task{}, err
 	}
@@ -162,7 +162,7 @@ func (s *Store) UpdateTask(ctx context.Context, c CompanyScope, taskID string, e
 		if ch.Status != nil && *ch.Status != expected {
 			event.Data["previous_status"] = string(expected)
 		}
-		return tx.RecordActivity(ctx, c, event)
+		return tx.Companies().RecordActivity(ctx, c, event)
 	})
 	return t, err
 }
@@ -171,7 +171,7 @@ func (s *Store) UpdateTask(ctx context.Context, c CompanyScope, taskID string, e
 // expected (one conditional DELETE, as UpdateTask) and records the event
 // with it. The caller decides which statuses may be deleted
 // (models.TaskStatus.Deletable).
-func (s *Store) DeleteTask(ctx context.Context, c CompanyScope, taskID string, expected models.TaskStatus, event models.ActivityInput) (models.Task, error) {
+func (s Companies) DeleteTask(ctx context.Context, c CompanyScope, taskID string, expected models.TaskStatus, event models.ActivityInput) (models.Task, error) {
 	if err := c.check("delete task"); err != nil {
 		return models.Task{}, err
 	}
@@ -186,7 +186,7 @@ func (s *Store) DeleteTask(ctx context.Context, c CompanyScope, taskID string, e
 		}
 		event.Subject = taskID
 		event.Data = withData(event.Data, "task_id", taskID, "status", string(expected))
-		return tx.RecordActivity(ctx, c, event)
+		return tx.Companies().RecordActivity(ctx, c, event)
 	})
 	return t, err
 }

@@ -16,7 +16,7 @@ import (
 
 func newTask(t *testing.T, s *store.Store, c store.CompanyScope, title string) models.Task {
 	t.Helper()
-	task, err := s.CreateTask(context.Background(), c, models.Task{Title: title, Status: models.TaskPending,
+	task, err := s.Companies().CreateTask(context.Background(), c, models.Task{Title: title, Status: models.TaskPending,
 		Priority: models.TaskPriorityNormal, CreatedBy: models.ActorUser},
 		models.ActivityInput{Kind: models.ActivityTaskCreated, Actor: models.ActorUser, Summary: "Task created"})
 	require.NoError(t, err)
@@ -25,7 +25,7 @@ func newTask(t *testing.T, s *store.Store, c store.CompanyScope, title string) m
 
 func taskEvents(t *testing.T, s *store.Store, c store.CompanyScope, kind models.ActivityKind) []models.ActivityEvent {
 	t.Helper()
-	events, err := s.ListActivity(context.Background(), c, models.ActivityCursor{}, 100)
+	events, err := s.Companies().ListActivity(context.Background(), c, models.ActivityCursor{}, 100)
 	require.NoError(t, err)
 	var out []models.ActivityEvent
 	for _, e := range events {
@@ -49,60 +49,60 @@ func TestTasksAreScopedAndRecordEvents(t *testing.T) {
 	b := newTask(t, s, co, "second")
 	newTask(t, s, other, "not yours")
 
-	owner, err := s.TaskCompanyID(ctx, a.ID)
+	owner, err := s.Companies().TaskCompanyID(ctx, a.ID)
 	require.NoError(t, err)
 	assert.Equal(t, co.ID(), owner)
-	_, err = s.TaskCompanyID(ctx, "00000000-0000-4000-8000-000000000000")
+	_, err = s.Companies().TaskCompanyID(ctx, "00000000-0000-4000-8000-000000000000")
 	assert.ErrorIs(t, err, models.ErrNotFound)
 
-	_, err = s.GetTask(ctx, other, a.ID)
+	_, err = s.Companies().GetTask(ctx, other, a.ID)
 	assert.ErrorIs(t, err, models.ErrNotFound, "another company's scope does not reach the task")
-	_, err = s.UpdateTask(ctx, other, a.ID, models.TaskPending, models.TaskChanges{Title: new("stolen")}, models.ActivityInput{Kind: models.ActivityTaskUpdated})
+	_, err = s.Companies().UpdateTask(ctx, other, a.ID, models.TaskPending, models.TaskChanges{Title: new("stolen")}, models.ActivityInput{Kind: models.ActivityTaskUpdated})
 	assert.ErrorIs(t, err, models.ErrNotFound)
-	_, err = s.DeleteTask(ctx, other, a.ID, models.TaskPending, models.ActivityInput{Kind: models.ActivityTaskDeleted})
+	_, err = s.Companies().DeleteTask(ctx, other, a.ID, models.TaskPending, models.ActivityInput{Kind: models.ActivityTaskDeleted})
 	assert.ErrorIs(t, err, models.ErrNotFound)
-	_, err = s.GetTask(ctx, store.CompanyScope{}, a.ID)
+	_, err = s.Companies().GetTask(ctx, store.CompanyScope{}, a.ID)
 	assert.ErrorIs(t, err, store.ErrNoScope)
 
-	list, total, err := s.ListTasks(ctx, co, nil, 10)
+	list, total, err := s.Companies().ListTasks(ctx, co, nil, 10)
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), total)
 	require.Len(t, list, 2)
 	assert.Equal(t, []string{b.ID, a.ID}, []string{list[0].ID, list[1].ID}, "newest first")
 
-	list, total, err = s.ListTasks(ctx, co, nil, 1)
+	list, total, err = s.Companies().ListTasks(ctx, co, nil, 1)
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), total, "the total counts past the limit")
 	assert.Len(t, list, 1)
 
 	st := models.TaskDispatched
-	got, err := s.UpdateTask(ctx, co, a.ID, models.TaskPending, models.TaskChanges{Status: &st, Title: new("first, renamed")},
+	got, err := s.Companies().UpdateTask(ctx, co, a.ID, models.TaskPending, models.TaskChanges{Status: &st, Title: new("first, renamed")},
 		models.ActivityInput{Kind: models.ActivityTaskUpdated, Actor: models.ActorAgent, Summary: "Task updated"})
 	require.NoError(t, err)
 	assert.Equal(t, models.TaskDispatched, got.Status)
 	assert.Equal(t, "first, renamed", got.Title)
 	assert.False(t, got.UpdatedAt.Before(got.CreatedAt))
 
-	list, _, err = s.ListTasks(ctx, co, []models.TaskStatus{models.TaskDispatched, models.TaskRunning}, 10)
+	list, _, err = s.Companies().ListTasks(ctx, co, []models.TaskStatus{models.TaskDispatched, models.TaskRunning}, 10)
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	assert.Equal(t, a.ID, list[0].ID)
 
-	open, err := s.OpenTasks(ctx, co, 10)
+	open, err := s.Companies().OpenTasks(ctx, co, 10)
 	require.NoError(t, err)
 	assert.Len(t, open, 2)
 	done := models.TaskCancelled
-	_, err = s.UpdateTask(ctx, co, b.ID, models.TaskPending, models.TaskChanges{Status: &done}, models.ActivityInput{Kind: models.ActivityTaskUpdated})
+	_, err = s.Companies().UpdateTask(ctx, co, b.ID, models.TaskPending, models.TaskChanges{Status: &done}, models.ActivityInput{Kind: models.ActivityTaskUpdated})
 	require.NoError(t, err)
-	open, err = s.OpenTasks(ctx, co, 10)
+	open, err = s.Companies().OpenTasks(ctx, co, 10)
 	require.NoError(t, err)
 	require.Len(t, open, 1, "a cancelled task is not open")
 	assert.Equal(t, a.ID, open[0].ID)
 
-	deleted, err := s.DeleteTask(ctx, co, a.ID, models.TaskDispatched, models.ActivityInput{Kind: models.ActivityTaskDeleted, Summary: "Task deleted"})
+	deleted, err := s.Companies().DeleteTask(ctx, co, a.ID, models.TaskDispatched, models.ActivityInput{Kind: models.ActivityTaskDeleted, Summary: "Task deleted"})
 	require.NoError(t, err)
 	assert.Empty(t, deleted.ID)
-	_, err = s.GetTask(ctx, co, a.ID)
+	_, err = s.Companies().GetTask(ctx, co, a.ID)
 	assert.ErrorIs(t, err, models.ErrNotFound)
 
 	assert.Len(t, taskEvents(t, s, co, models.ActivityTaskCreated), 2)
@@ -123,10 +123,10 @@ func TestTaskChangeFromAStaleStatus(t *testing.T) {
 	co := newCompany(t, s, "stale")
 	a := newTask(t, s, co, "task")
 	st := models.TaskRunning
-	got, err := s.UpdateTask(ctx, co, a.ID, models.TaskDispatched, models.TaskChanges{Status: &st}, models.ActivityInput{Kind: models.ActivityTaskUpdated})
+	got, err := s.Companies().UpdateTask(ctx, co, a.ID, models.TaskDispatched, models.TaskChanges{Status: &st}, models.ActivityInput{Kind: models.ActivityTaskUpdated})
 	assert.ErrorIs(t, err, store.ErrTaskStatusChanged)
 	assert.Equal(t, models.TaskPending, got.Status)
-	got, err = s.DeleteTask(ctx, co, a.ID, models.TaskFailed, models.ActivityInput{Kind: models.ActivityTaskDeleted})
+	got, err = s.Companies().DeleteTask(ctx, co, a.ID, models.TaskFailed, models.ActivityInput{Kind: models.ActivityTaskDeleted})
 	assert.ErrorIs(t, err, store.ErrTaskStatusChanged)
 	assert.Equal(t, models.TaskPending, got.Status)
 	assert.Empty(t, taskEvents(t, s, co, models.ActivityTaskUpdated))
@@ -157,10 +157,10 @@ func TestRacingTaskTransitionsOneWins(t *testing.T) {
 				var err error
 				if round == 2 && i%2 == 0 {
 					// Half delete, half cancel: still one winner.
-					_, err = s.DeleteTask(ctx, co, task.ID, models.TaskPending, models.ActivityInput{Kind: models.ActivityTaskDeleted})
+					_, err = s.Companies().DeleteTask(ctx, co, task.ID, models.TaskPending, models.ActivityInput{Kind: models.ActivityTaskDeleted})
 				} else {
 					to := []models.TaskStatus{models.TaskDispatched, models.TaskCancelled}[i%2]
-					_, err = s.UpdateTask(ctx, co, task.ID, models.TaskPending, models.TaskChanges{Status: &to},
+					_, err = s.Companies().UpdateTask(ctx, co, task.ID, models.TaskPending, models.TaskChanges{Status: &to},
 						models.ActivityInput{Kind: models.ActivityTaskUpdated, Subject: task.ID})
 				}
 				mu.Lock()

@@ -30,9 +30,9 @@ func TestStoreWorksBesideTemporalSQLitePlugin(t *testing.T) {
 
 	_, c := signUp(t, s, "temporal")
 	h := handle("t")
-	_, err = s.CreateCompany(ctx, s.SystemConglomerateScope(c.ID), models.Company{Name: "T", Handle: h})
+	_, err = s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(c.ID), models.Company{Name: "T", Handle: h})
 	require.NoError(t, err)
 	// Unique violations are recognised on this driver too.
-	_, err = s.CreateCompany(ctx, s.SystemConglomerateScope(c.ID), models.Company{Name: "T2", Handle: h})
+	_, err = s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(c.ID), models.Company{Name: "T2", Handle: h})
 	require.ErrorIs(t, err, models.ErrDuplicate)
 }

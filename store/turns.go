@@ -16,7 +16,7 @@ var activeTurnStatuses = []models.TurnStatus{models.TurnQueued, models.TurnRunni
 
 // TurnCompanyID returns the company of a turn, by the turn's id alone: what
 // the authorization step needs before it can make a scope.
-func (s *Store) TurnCompanyID(ctx context.Context, turnID string) (string, error) {
+func (s Turns) TurnCompanyID(ctx context.Context, turnID string) (string, error) {
 	var ids []string
 	err := s.db.WithContext(ctx).Model(&models.Turn{}).Where("id = ?", turnID).Limit(1).Pluck("company_id", &ids).Error
 	if err != nil {
@@ -30,7 +30,7 @@ func (s *Store) TurnCompanyID(ctx context.Context, turnID string) (string, error
 
 // CreateTurn stores a queued turn of the scope's company with the user's
 // message (step 0 of the turn) in one transaction.
-func (s *Store) CreateTurn(ctx context.Context, c CompanyScope, t models.Turn, first []models.ContentBlock) (models.Turn, error) {
+func (s Turns) CreateTurn(ctx context.Context, c CompanyScope, t models.Turn, first []models.ContentBlock) (models.Turn, error) {
 	if err := c.check("create turn"); err != nil {
 		return t, err
 	}
@@ -48,7 +48,7 @@ func (s *Store) CreateTurn(ctx context.Context, c CompanyScope, t models.Turn, f
 
 // DeleteUnstartedTurn removes a queued turn whose workflow never started
 // (Temporal refused the start): it never happened.
-func (s *Store) DeleteUnstartedTurn(ctx context.Context, c CompanyScope, turnID string) error {
+func (s Turns) DeleteUnstartedTurn(ctx context.Context, c CompanyScope, turnID string) error {
 	if err := c.check("delete turn"); err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func (s *Store) DeleteUnstartedTurn(ctx context.Context, c CompanyScope, turnID 
 }
 
 // GetTurn returns a turn of the scope's company, or models.ErrNotFound.
-func (s *Store) GetTurn(ctx context.Context, c CompanyScope, turnID string) (models.Turn, error) {
+func (s Turns) GetTurn(ctx context.Context, c CompanyScope, turnID string) (models.Turn, error) {
 	var t models.Turn
 	if err := c.check("get turn"); err != nil {
 		return t, err
@@ -76,7 +76,7 @@ type TurnCursor struct {
 
 // ListTurns returns up to limit turns of the scope's company, newest first,
 // before the cursor when one is given.
-func (s *Store) ListTurns(ctx context.Context, c CompanyScope, before *TurnCursor, limit int) ([]models.Turn, error) {
+func (s Turns) ListTurns(ctx context.Context, c CompanyScope, before *TurnCursor, limit int) ([]models.Turn, error) {
 	if err := c.check("list turns"); err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (s *Store) ListTurns(ctx context.Context, c CompanyScope, before *TurnCurso
 
 // LatestTurn returns the company's newest turn; models.ErrNotFound when it
 // has none. activeOnly limits it to a queued or running one.
-func (s *Store) LatestTurn(ctx context.Context, c CompanyScope, activeOnly bool) (models.Turn, error) {
+func (s Turns) LatestTurn(ctx context.Context, c CompanyScope, activeOnly bool) (models.Turn, error) {
 	var t models.Turn
 	if err := c.check("latest turn"); err != nil {
 		return t, err
@@ -107,7 +107,7 @@ func (s *Store) LatestTurn(ctx context.Context, c CompanyScope, activeOnly bool)
 // MarkTurnRunning moves a queued turn to running (its workflow picked it
 // up) and returns the turn as it now is; a turn that already ended is
 // returned unchanged.
-func (s *Store) MarkTurnRunning(ctx context.Context, c CompanyScope, turnID string, at time.Time) (models.Turn, error) {
+func (s Turns) MarkTurnRunning(ctx context.Context, c CompanyScope, turnID string, at time.Time) (models.Turn, error) {
 	if err := c.check("start turn"); err != nil {
 		return models.Turn{}, err
 	}
@@ -121,7 +121,7 @@ func (s *Store) MarkTurnRunning(ctx context.Context, c CompanyScope, turnID stri
 }
 
 // SetTurnText stores the agent's text so far of a running turn.
-func (s *Store) SetTurnText(ctx context.Context, c CompanyScope, turnID, text string) error {
+func (s Turns) SetTurnText(ctx context.Context, c CompanyScope, turnID, text string) error {
 	if err := c.check("turn text"); err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func (s *Store) SetTurnText(ctx context.Context, c CompanyScope, turnID, text st
 // FinishTurn ends a turn once: the first result written wins, and the
 // event is recorded with it. It returns the turn as stored and whether this
 // call ended it.
-func (s *Store) FinishTurn(ctx context.Context, c CompanyScope, turnID, text string, r models.TurnResult, event models.ActivityInput) (models.Turn, bool, error) {
+func (s Turns) FinishTurn(ctx context.Context, c CompanyScope, turnID, text string, r models.TurnResult, event models.ActivityInput) (models.Turn, bool, error) {
 	if err := c.check("finish turn"); err != nil {
 		return models.Turn{}, false, err
 	}
@@ -153,7 +153,7 @@ func (s *Store) FinishTurn(ctx context.Context, c CompanyScope, turnID, text str
 		}
 		event.Subject = turnID
 		event.Data = withData(event.Data, "turn_id", turnID, "status", string(r.Status))
-		return tx.RecordActivity(ctx, c, event)
+		return tx.Companies().RecordActivity(ctx, c, event)
 	})
 	if err != nil {
 		return models.Turn{}, false, err
@@ -164,7 +164,7 @@ func (s *Store) FinishTurn(ctx context.Context, c CompanyScope, turnID, text str
 
 // SessionMessages returns the conversation of a session of the scope's
 // company in order: by turn (time-ordered ids), step and part.
-func (s *Store) SessionMessages(ctx context.Context, c CompanyScope, sessionID string) ([]models.TurnMessage, error) {
+func (s Turns) SessionMessages(ctx context.Context, c CompanyScope, sessionID string) ([]models.TurnMessage, error) {
 	if err := c.check("session messages"); err != nil {
 		return nil, err
 	}
@@ -178,7 +178,7 @@ func (s *Store) SessionMessages(ctx context.Context, c CompanyScope, sessionID s
 // PutTurnMessage stores a message of a turn once: when (turn, step, part)
 // is stored already, the stored one is returned and created is false (an
 // activity retried after a crash finds its own earlier work).
-func (s *Store) PutTurnMessage(ctx context.Context, c CompanyScope, m models.TurnMessage) (stored models.TurnMessage, created bool, err error) {
+func (s Turns) PutTurnMessage(ctx context.Context, c CompanyScope, m models.TurnMessage) (stored models.TurnMessage, created bool, err error) {
 	if err := c.check("put turn message"); err != nil {
 		return m, false, err
 	}
@@ -203,7 +203,7 @@ func (s *Store) PutTurnMessage(ctx context.Context, c CompanyScope, m models.Tur
 
 // GetTurnMessage returns one message of a turn of the scope's company, or
 // models.ErrNotFound.
-func (s *Store) GetTurnMessage(ctx context.Context, c CompanyScope, turnID string, step, part int) (models.TurnMessage, error) {
+func (s Turns) GetTurnMessage(ctx context.Context, c CompanyScope, turnID string, step, part int) (models.TurnMessage, error) {
 	var m models.TurnMessage
 	if err := c.check("get turn message"); err != nil {
 		return m, err
@@ -215,7 +215,7 @@ func (s *Store) GetTurnMessage(ctx context.Context, c CompanyScope, turnID strin
 
 // RunCredits is what a run was charged: the usage entries of the ledger
 // with its run id, summed.
-func (s *Store) RunCredits(ctx context.Context, cong ConglomerateScope, runID string) (int64, error) {
+func (s Turns) RunCredits(ctx context.Context, cong ConglomerateScope, runID string) (int64, error) {
 	if err := cong.check("run credits"); err != nil {
 		return 0, err
 	}
@@ -237,7 +237,7 @@ type UnstartedTurn struct {
 
 // UnstartedTurns returns queued turns created before the time that no
 // workflow has marked running (a crash between the commit and the start).
-func (s *Store) UnstartedTurns(ctx context.Context, createdBefore time.Time, limit int) ([]UnstartedTurn, error) {
+func (s Turns) UnstartedTurns(ctx context.Context, createdBefore time.Time, limit int) ([]UnstartedTurn, error) {
 	var turns []models.Turn
 	err := s.db.WithContext(ctx).Where("status = ? AND started_at IS NULL AND created_at < ?", models.TurnQueued, createdBefore).
 		Order("created_at, id").Limit(limit).Find(&turns).Error
@@ -252,7 +252,7 @@ func (s *Store) UnstartedTurns(ctx context.Context, createdBefore time.Time, lim
 }
 
 // SetCompanyChat switches whether the company's agent takes messages.
-func (s *Store) SetCompanyChat(ctx context.Context, c CompanyScope, enabled bool) error {
+func (s Turns) SetCompanyChat(ctx context.Context, c CompanyScope, enabled bool) error {
 	if err := c.check("company chat"); err != nil {
 		return err
 	}
@@ -266,8 +266,8 @@ func (s *Store) SetCompanyChat(ctx context.Context, c CompanyScope, enabled bool
 
 // CompanyReady reports whether every resource of the scope's company is
 // provisioned and ready.
-func (s *Store) CompanyReady(ctx context.Context, c CompanyScope) (bool, error) {
-	rs, err := s.ListResources(ctx, c)
+func (s Turns) CompanyReady(ctx context.Context, c CompanyScope) (bool, error) {
+	rs, err := s.Companies().ListResources(ctx, c)
 	if err != nil {
 		return false, err
 	}
@@ -276,7 +276,7 @@ func (s *Store) CompanyReady(ctx context.Context, c CompanyScope) (bool, error) 
 
 // SessionExists reports whether the scope's company has a turn in the
 // session.
-func (s *Store) SessionExists(ctx context.Context, c CompanyScope, sessionID string) (bool, error) {
+func (s Turns) SessionExists(ctx context.Context, c CompanyScope, sessionID string) (bool, error) {
 	if err := c.check("session exists"); err != nil {
 		return false, err
 	}

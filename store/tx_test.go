@@ -21,7 +21,7 @@ func TestInTxCommitsOrRollsBack(t *testing.T) {
 	boom := errors.New("boom")
 
 	err := s.InTx(ctx, func(tx *store.Store) error {
-		_, err := tx.CreateCompany(ctx, s.SystemConglomerateScope(c.ID), models.Company{Name: "Rolled back", Handle: handle("rolled")})
+		_, err := tx.Companies().CreateCompany(ctx, s.SystemConglomerateScope(c.ID), models.Company{Name: "Rolled back", Handle: handle("rolled")})
 		require.NoError(t, err)
 		return boom
 	})
@@ -30,13 +30,13 @@ func TestInTxCommitsOrRollsBack(t *testing.T) {
 	var kept models.Company
 	err = s.InTx(ctx, func(tx *store.Store) error {
 		var err error
-		kept, err = tx.CreateCompany(ctx, s.SystemConglomerateScope(c.ID), models.Company{Name: "Kept", Handle: handle("kept")})
+		kept, err = tx.Companies().CreateCompany(ctx, s.SystemConglomerateScope(c.ID), models.Company{Name: "Kept", Handle: handle("kept")})
 		if err != nil {
 			return err
 		}
 		// A nested InTx is a savepoint: its failure undoes only its work.
 		nestedErr := tx.InTx(ctx, func(inner *store.Store) error {
-			_, err := inner.CreateCompany(ctx, s.SystemConglomerateScope(c.ID), models.Company{Name: "Inner", Handle: handle("inner")})
+			_, err := inner.Companies().CreateCompany(ctx, s.SystemConglomerateScope(c.ID), models.Company{Name: "Inner", Handle: handle("inner")})
 			require.NoError(t, err)
 			return boom
 		})
@@ -46,7 +46,7 @@ func TestInTxCommitsOrRollsBack(t *testing.T) {
 	})
 	require.NoError(t, err)
 
-	list, err := s.ListCompanies(ctx, s.SystemConglomerateScope(c.ID), true)
+	list, err := s.Companies().ListCompanies(ctx, s.SystemConglomerateScope(c.ID), true)
 	require.NoError(t, err)
 	assert.Equal(t, []string{kept.ID}, companyIDs(list))
 }

@@ -3,8 +3,10 @@ package store_test
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"net"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -23,12 +25,12 @@ import (
 func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
 	ctx := context.Background()
 	st := testenv.NewStore(t)
-	_, err := st.AnalyticsCompanyByKey(ctx, "hca_nosuchkey00000000000000")
+	_, err := st.Analytics().AnalyticsCompanyByKey(ctx, "hca_nosuchkey00000000000000")
 	require.ErrorIs(t, err, models.ErrNotFound)
 	assert.False(t, errors.Is(err, models.ErrUnavailable), "not found is an answer, not an outage")
 
 	require.NoError(t, st.Close())
-	_, err = st.AnalyticsCompanyByKey(ctx, "hca_nosuchkey00000000000000")
+	_, err = st.Analytics().AnalyticsCompanyByKey(ctx, "hca_nosuchkey00000000000000")
 	assert.ErrorIs(t, err, models.ErrUnavailable, "a closed pool: %v", err)
 }
 
@@ -52,6 +54,7 @@ func TestSQLiteBusyPastTheTimeoutIsUnavailable(t *testing.T) {
 	err = st.InTx(ctx, func(tx *store.Store) error { return nil })
 	require.Error(t, err)
 	assert.True(t, store.IsUnavailable(err), "busy past the timeout: %v", err)
+	assert.ErrorIs(t, err, models.ErrUnavailable, "a transaction that cannot begin answers 503: %v", err)
 }
 
 // pgx's own errors for a server that is not there (no server needed).
@@ -66,4 +69,26 @@ func TestPostgresRefusedConnectionIsUnavailable(t *testing.T) {
 	assert.True(t, store.IsUnavailable(&pgconn.PgError{Code: "57P01"}), "admin shutdown")
 	assert.False(t, store.IsUnavailable(&pgconn.PgError{Code: "23505"}), "a unique violation is an answer")
 	assert.False(t, store.IsUnavailable(context.Canceled), "a caller gone is not an outage")
+}
+
+// A transaction whose connection is lost between its statements and its
+// commit (Postgres crashed or restarted) is models.ErrUnavailable: REST
+// answers 503, not 500. `make outage` saw two writes answer 500 "conn
+// closed" when Postgres stopped with -m immediate under traffic.
+func TestTransactionThatLosesItsConnectionIsUnavailable(t *testing.T) {
+	if os.Getenv(testenv.DatabaseURLEnv) == "" {
+		t.Skip("Postgres only (a backend ending itself); SQLite's failed begin is TestSQLiteBusyPastTheTimeoutIsUnavailable")
+	}
+	ctx := context.Background()
+	st := testenv.NewStore(t)
+	err := st.InTx(ctx, func(tx *store.Store) error {
+		_ = store.GormDB(tx).Exec("SELECT pg_terminate_backend(pg_backend_pid())").Error
+		return nil
+	})
+	require.Error(t, err)
+	assert.ErrorIs(t, err, models.ErrUnavailable, "%v", err)
+
+	// fn's own raw driver error of a lost connection too.
+	err = st.InTx(ctx, func(tx *store.Store) error { return driver.ErrBadConn })
+	assert.ErrorIs(t, err, models.ErrUnavailable, "%v", err)
 }

@@ -13,7 +13,7 @@ import (
 // transaction, so no user exists without an account. A user whose
 // identity (issuer, subject) is already taken gives models.ErrDuplicate;
 // that includes soft-deleted users, whose rows keep their identity.
-func (s *Store) CreateUserWithConglomerate(ctx context.Context, user models.User, conglomerateName string) (models.User, models.Conglomerate, error) {
+func (s Identity) CreateUserWithConglomerate(ctx context.Context, user models.User, conglomerateName string) (models.User, models.Conglomerate, error) {
 	var congl models.Conglomerate
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Create(&user).Error; err != nil {
@@ -40,7 +40,7 @@ func (s *Store) CreateUserWithConglomerate(ctx context.Context, user models.User
 }
 
 // GetUser returns a user that is not deleted, or models.ErrNotFound.
-func (s *Store) GetUser(ctx context.Context, id string) (models.User, error) {
+func (s Identity) GetUser(ctx context.Context, id string) (models.User, error) {
 	var u models.User
 	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&u).Error; err != nil {
 		return models.User{}, wrap("get user", err)
@@ -50,7 +50,7 @@ func (s *Store) GetUser(ctx context.Context, id string) (models.User, error) {
 
 // GetUserBySubject finds the user signed in as subject at the identity
 // provider issuer. Deleted users are not found.
-func (s *Store) GetUserBySubject(ctx context.Context, issuer, subject string) (models.User, error) {
+func (s Identity) GetUserBySubject(ctx context.Context, issuer, subject string) (models.User, error) {
 	var u models.User
 	err := s.db.WithContext(ctx).
 		Where("issuer = ? AND subject = ?", issuer, subject).

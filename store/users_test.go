@@ -29,7 +29,7 @@ func TestCreateUserWithConglomerateRoundTrip(t *testing.T) {
 	assert.WithinRange(t, c.TrialStartedAt, before, time.Now().UTC().Add(time.Second))
 	assert.Equal(t, time.UTC, c.TrialStartedAt.Location())
 
-	got, err := s.GetUser(ctx, u.ID)
+	got, err := s.Identity().GetUser(ctx, u.ID)
 	require.NoError(t, err)
 	assert.Equal(t, u.ID, got.ID)
 	assert.Equal(t, "ada@Example.com", got.Email)
@@ -39,20 +39,20 @@ func TestCreateUserWithConglomerateRoundTrip(t *testing.T) {
 	assert.True(t, u.CreatedAt.Equal(got.CreatedAt), "created_at %v != %v", u.CreatedAt, got.CreatedAt)
 	assert.Equal(t, time.UTC, got.CreatedAt.Location())
 
-	bySub, err := s.GetUserBySubject(ctx, *u.Issuer, *u.Subject)
+	bySub, err := s.Identity().GetUserBySubject(ctx, *u.Issuer, *u.Subject)
 	require.NoError(t, err)
 	assert.Equal(t, u.ID, bySub.ID)
 
-	gotC, err := s.GetConglomerate(ctx, c.ID)
+	gotC, err := s.Identity().GetConglomerate(ctx, c.ID)
 	require.NoError(t, err)
 	assert.Equal(t, c, gotC)
 
-	congls, err := s.ListConglomeratesForUser(ctx, u.ID)
+	congls, err := s.Identity().ListConglomeratesForUser(ctx, u.ID)
 	require.NoError(t, err)
 	require.Len(t, congls, 1)
 	assert.Equal(t, c.ID, congls[0].ID)
 
-	member, err := s.IsMember(ctx, c.ID, u.ID)
+	member, err := s.Identity().IsMember(ctx, c.ID, u.ID)
 	require.NoError(t, err)
 	assert.True(t, member)
 }
@@ -62,11 +62,11 @@ func TestUserLookupsReportNotFound(t *testing.T) {
 	ctx := context.Background()
 	s := testenv.NewStore(t)
 
-	_, err := s.GetUser(ctx, uuid.NewString())
+	_, err := s.Identity().GetUser(ctx, uuid.NewString())
 	assert.ErrorIs(t, err, models.ErrNotFound)
-	_, err = s.GetUserBySubject(ctx, "https://idp.example", "nobody")
+	_, err = s.Identity().GetUserBySubject(ctx, "https://idp.example", "nobody")
 	assert.ErrorIs(t, err, models.ErrNotFound)
-	_, err = s.GetConglomerate(ctx, uuid.NewString())
+	_, err = s.Identity().GetConglomerate(ctx, uuid.NewString())
 	assert.ErrorIs(t, err, models.ErrNotFound)
 }
 
@@ -77,13 +77,13 @@ func TestSameIdentityTwiceIsDuplicateAndLeavesNothing(t *testing.T) {
 	u, _ := signUp(t, s, "grace")
 
 	again := models.User{Email: "other@example.com", NormalizedEmail: "other@example.com", Issuer: u.Issuer, Subject: u.Subject}
-	_, _, err := s.CreateUserWithConglomerate(ctx, again, "second")
+	_, _, err := s.Identity().CreateUserWithConglomerate(ctx, again, "second")
 	require.ErrorIs(t, err, models.ErrDuplicate)
 	assert.Contains(t, err.Error(), "store: create user with conglomerate")
 
 	// The same subject at another issuer is another person.
 	otherIss := "https://other-idp.example"
-	_, _, err = s.CreateUserWithConglomerate(ctx, models.User{Email: "g@example.com", NormalizedEmail: "g@example.com", Issuer: &otherIss, Subject: u.Subject}, "third")
+	_, _, err = s.Identity().CreateUserWithConglomerate(ctx, models.User{Email: "g@example.com", NormalizedEmail: "g@example.com", Issuer: &otherIss, Subject: u.Subject}, "third")
 	require.NoError(t, err)
 }
 
@@ -93,7 +93,7 @@ func TestUsersWithoutIdentityDoNotCollide(t *testing.T) {
 	s := testenv.NewStore(t)
 
 	for range 2 {
-		_, _, err := s.CreateUserWithConglomerate(ctx, models.User{Email: "x@example.com", NormalizedEmail: "x@example.com"}, "x")
+		_, _, err := s.Identity().CreateUserWithConglomerate(ctx, models.User{Email: "x@example.com", NormalizedEmail: "x@example.com"}, "x")
 		require.NoError(t, err)
 	}
 }

@@ -36,5 +36,5 @@ func TimeoutScale() int {
 // in memory and ends with the process.
 func Main(m *testing.M) {
 	workflows.ScaleActivityTimeoutsForTests(TimeoutScale())
-	os.Exit(m.Run())
+	exitAfterLogScan(m.Run())
 }

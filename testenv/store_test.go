@@ -32,9 +32,9 @@ func TestNewStoreIsMigratedAndIsolated(t *testing.T) {
 	// The same platform-unique handle in both: each store is its own
 	// database (or schema), so neither sees the other.
 	for _, s := range []*store.Store{a, b} {
-		_, c, err := s.CreateUserWithConglomerate(ctx, models.User{Email: "t@example.com", NormalizedEmail: "t@example.com"}, "t")
+		_, c, err := s.Identity().CreateUserWithConglomerate(ctx, models.User{Email: "t@example.com", NormalizedEmail: "t@example.com"}, "t")
 		require.NoError(t, err)
-		_, err = s.CreateCompany(ctx, s.SystemConglomerateScope(c.ID), models.Company{Name: "Same", Handle: "same-handle"})
+		_, err = s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(c.ID), models.Company{Name: "Same", Handle: "same-handle"})
 		require.NoError(t, err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 
 	"holdco/activities"
 	"holdco/models"
-	"holdco/service/growth"
 	"holdco/workflows/contract"
 )
 
@@ -57,8 +56,8 @@ func (w *adsWorkflow) run(ctx workflow.Context) (contract.AdsState, error) {
 		for signals.ReceiveAsync(nil) { // this reconcile answers them
 		}
 		day := workflow.Now(ctx).UTC().Truncate(24 * time.Hour)
-		var out growth.ReconcileResult
-		if err := workflow.ExecuteActivity(ctx, a.ReconcileAds, activities.ReconcileAdsInput{CompanyID: w.in.CompanyID,
+		var out contract.ReconcileAdsResult
+		if err := workflow.ExecuteActivity(ctx, a.ReconcileAds, contract.ReconcileAdsInput{CompanyID: w.in.CompanyID,
 			ConglomerateID: w.in.ConglomerateID, Day: day}).Get(ctx, &out); err != nil {
 			return w.state, err
 		}

@@ -7,7 +7,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"holdco/activities"
-	"holdco/service/billing"
 	"holdco/workflows/contract"
 )
 
@@ -31,17 +30,21 @@ func AutoTopUp(ctx workflow.Context, in contract.AutoTopUpInput) (int, error) {
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 2 * time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 3},
 	})
 	charges := in.Charges
+	cooldown := in.Cooldown
+	if cooldown <= 0 {
+		cooldown = AutoTopUpCooldown
+	}
 	for attempt := 1; ; attempt++ {
 		for checks.ReceiveAsync(nil) { // this look answers them
 		}
-		var out billing.AutoTopUpOutcome
+		var out contract.AutoTopUpOutcome
 		err := workflow.ExecuteActivity(ctx, (*activities.AutoTopUps).ChargeAutoTopUp,
-			activities.AutoTopUpAttempt{ConglomerateID: in.ConglomerateID, Attempt: attempt}).Get(ctx, &out)
+			contract.AutoTopUpAttempt{ConglomerateID: in.ConglomerateID, Attempt: attempt}).Get(ctx, &out)
 		if err != nil || out.Failed != "" {
 			// Not retried: the cooldown absorbs the spends meanwhile, so a
 			// declined card is tried at most once per cooldown.
 			workflow.GetLogger(ctx).Warn("auto top-up: no charge", "reason", out.Failed, "error", err)
-			return charges, workflow.Sleep(ctx, AutoTopUpCooldown)
+			return charges, workflow.Sleep(ctx, cooldown)
 		}
 		if !out.Charged {
 			if checks.ReceiveAsync(nil) {
@@ -50,13 +53,13 @@ func AutoTopUp(ctx workflow.Context, in contract.AutoTopUpInput) (int, error) {
 			return charges, nil
 		}
 		charges++
-		if err := workflow.Sleep(ctx, AutoTopUpCooldown); err != nil {
+		if err := workflow.Sleep(ctx, cooldown); err != nil {
 			return charges, err
 		}
 		if attempt >= autoTopUpChargesPerRun {
 			for checks.ReceiveAsync(nil) {
 			}
-			return charges, workflow.NewContinueAsNewError(ctx, AutoTopUp, contract.AutoTopUpInput{ConglomerateID: in.ConglomerateID, Charges: charges})
+			return charges, workflow.NewContinueAsNewError(ctx, AutoTopUp, contract.AutoTopUpInput{ConglomerateID: in.ConglomerateID, Charges: charges, Cooldown: in.Cooldown})
 		}
 	}
 }

@@ -103,12 +103,12 @@ func TestAutoTopUpWorkflowCoolsDownAndLooksAgain(t *testing.T) {
 	env := newTestEnv()
 	env.RegisterWorkflowWithOptions(workflows.AutoTopUp, workflow.RegisterOptions{Name: contract.AutoTopUpWorkflowName})
 	var attempts []int
-	env.RegisterActivityWithOptions(func(_ context.Context, in activities.AutoTopUpAttempt) (billing.AutoTopUpOutcome, error) {
+	env.RegisterActivityWithOptions(func(_ context.Context, in contract.AutoTopUpAttempt) (contract.AutoTopUpOutcome, error) {
 		attempts = append(attempts, in.Attempt)
 		if in.Attempt == 1 {
-			return billing.AutoTopUpOutcome{Charged: true, Credits: 100}, nil
+			return contract.AutoTopUpOutcome{Charged: true, Credits: 100}, nil
 		}
-		return billing.AutoTopUpOutcome{}, nil // above the threshold again
+		return contract.AutoTopUpOutcome{}, nil // above the threshold again
 	}, activity.RegisterOptions{Name: "ChargeAutoTopUp"})
 	for _, d := range []time.Duration{time.Minute, 5 * time.Minute} {
 		env.RegisterDelayedCallback(func() { env.SignalWorkflow(contract.SignalAutoTopUpCheck, nil) }, d)

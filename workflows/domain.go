@@ -20,7 +20,7 @@ var registrarCall = workflow.ActivityOptions{
 		InitialInterval:        2 * time.Second,
 		BackoffCoefficient:     2,
 		MaximumInterval:        5 * time.Minute,
-		NonRetryableErrorTypes: []string{activities.ErrDomainGone},
+		NonRetryableErrorTypes: []string{contract.ErrDomainGone},
 	},
 }
 
@@ -31,7 +31,7 @@ const domainPollsPerRun = 500
 // domainWorkflow is one purchase's registration.
 type domainWorkflow struct {
 	in    contract.DomainInput
-	ref   activities.DomainRef
+	ref   contract.DomainRef
 	state contract.DomainState
 }
 
@@ -42,7 +42,7 @@ type domainWorkflow struct {
 // counts as failed — (the row becomes failed and the price is refunded as
 // credits). A worker restart resumes it where it was.
 func DomainPurchase(ctx workflow.Context, in contract.DomainInput) (contract.DomainState, error) {
-	w := &domainWorkflow{in: in, ref: activities.DomainRef{PurchaseID: in.PurchaseID, ConglomerateID: in.ConglomerateID},
+	w := &domainWorkflow{in: in, ref: contract.DomainRef{PurchaseID: in.PurchaseID, ConglomerateID: in.ConglomerateID},
 		state: contract.DomainState{Polls: in.Polls}}
 	if err := workflow.SetQueryHandler(ctx, contract.QueryDomainState, func() (contract.DomainState, error) { return w.state, nil }); err != nil {
 		return w.state, err
@@ -107,7 +107,7 @@ func pollWait(first, most time.Duration, n int) time.Duration {
 func (w *domainWorkflow) finish(ctx workflow.Context, registered bool, reason string) (contract.DomainState, error) {
 	var a *activities.Domains
 	var st models.DomainState
-	if err := workflow.ExecuteActivity(ctx, a.FinishDomainPurchase, activities.FinishDomainInput{DomainRef: w.ref, Registered: registered, Reason: reason}).Get(ctx, &st); err != nil {
+	if err := workflow.ExecuteActivity(ctx, a.FinishDomainPurchase, contract.FinishDomainInput{DomainRef: w.ref, Registered: registered, Reason: reason}).Get(ctx, &st); err != nil {
 		return w.state, err
 	}
 	w.state.Outcome = string(st)

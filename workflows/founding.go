@@ -22,7 +22,7 @@ var interviewerActivity = workflow.ActivityOptions{
 		BackoffCoefficient:     2,
 		MaximumInterval:        time.Minute,
 		MaximumAttempts:        6,
-		NonRetryableErrorTypes: []string{activities.ErrInterviewerFailed},
+		NonRetryableErrorTypes: []string{contract.ErrInterviewerFailed},
 	},
 }
 
@@ -42,7 +42,7 @@ var interviewBookkeeping = workflow.ActivityOptions{
 // interviewer and founds.
 type foundingWorkflow struct {
 	in     contract.FoundingInput
-	ref    activities.InterviewRef
+	ref    contract.InterviewRef
 	status contract.FoundingStatus
 	// answers recorded by the update handler, waiting for the loop.
 	pending []contract.FoundingAnswer
@@ -57,7 +57,7 @@ type foundingWorkflow struct {
 // transcript lives in the row; the history holds only ids, states and the
 // answers' texts.
 func Founding(ctx workflow.Context, in contract.FoundingInput) (contract.FoundingStatus, error) {
-	w := &foundingWorkflow{in: in, ref: activities.InterviewRef{InterviewID: in.InterviewID, ConglomerateID: in.ConglomerateID},
+	w := &foundingWorkflow{in: in, ref: contract.InterviewRef{InterviewID: in.InterviewID, ConglomerateID: in.ConglomerateID},
 		status: contract.FoundingStatus{InterviewID: in.InterviewID, State: models.FoundingNaming, Busy: true}}
 	if err := workflow.SetQueryHandler(ctx, contract.QueryFoundingState, func() (contract.FoundingStatus, error) { return w.status, nil }); err != nil {
 		return w.status, err
@@ -96,7 +96,7 @@ func (w *foundingWorkflow) validate(_ workflow.Context, a contract.FoundingAnswe
 func (w *foundingWorkflow) answer(ctx workflow.Context, a contract.FoundingAnswer) (contract.FoundingStatus, error) {
 	w.recording = true
 	defer func() { w.recording = false }()
-	in := activities.RecordAnswerInput{InterviewRef: w.ref, Seq: w.status.Answers + 1, Answer: a}
+	in := contract.RecordAnswerInput{InterviewRef: w.ref, Seq: w.status.Answers + 1, Answer: a}
 	var st contract.FoundingStatus
 	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, interviewBookkeeping), (*activities.Founding).RecordAnswer, in).Get(ctx, &st); err != nil {
 		return w.status, err
@@ -160,7 +160,7 @@ func (w *foundingWorkflow) run(ctx workflow.Context) error {
 
 func (w *foundingWorkflow) reject(ctx workflow.Context, reason string) error {
 	var st contract.FoundingStatus
-	err := workflow.ExecuteActivity(ctx, (*activities.Founding).RejectInterview, activities.RejectInput{InterviewRef: w.ref, Reason: reason}).Get(ctx, &st)
+	err := workflow.ExecuteActivity(ctx, (*activities.Founding).RejectInterview, contract.RejectInput{InterviewRef: w.ref, Reason: reason}).Get(ctx, &st)
 	if err == nil {
 		w.status = st
 	}

@@ -20,7 +20,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"holdco/activities"
 	"holdco/models"
 	"holdco/testenv"
 	"holdco/workflows"
@@ -41,14 +40,14 @@ type fakeInterview struct {
 }
 
 func (f *fakeInterview) register(r worker.Registry) {
-	r.RegisterActivityWithOptions(func(_ context.Context, ref activities.InterviewRef) (contract.FoundingStatus, error) {
+	r.RegisterActivityWithOptions(func(_ context.Context, ref contract.InterviewRef) (contract.FoundingStatus, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.segments++
 		f.state = []models.FoundingState{models.FoundingNaming, models.FoundingShaping, models.FoundingReviewing}[min(f.segments-1, 2)]
 		return contract.FoundingStatus{InterviewID: ref.InterviewID, State: f.state, Answers: f.answers}, nil
 	}, activity.RegisterOptions{Name: "InterviewSegment"})
-	r.RegisterActivityWithOptions(func(_ context.Context, in activities.RecordAnswerInput) (contract.FoundingStatus, error) {
+	r.RegisterActivityWithOptions(func(_ context.Context, in contract.RecordAnswerInput) (contract.FoundingStatus, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if in.Seq > f.answers {
@@ -62,14 +61,14 @@ func (f *fakeInterview) register(r worker.Registry) {
 		}
 		return contract.FoundingStatus{InterviewID: in.InterviewID, State: f.state, Busy: f.state.Open(), Answers: f.answers}, nil
 	}, activity.RegisterOptions{Name: "RecordAnswer"})
-	r.RegisterActivityWithOptions(func(_ context.Context, ref activities.InterviewRef) (contract.FoundingStatus, error) {
+	r.RegisterActivityWithOptions(func(_ context.Context, ref contract.InterviewRef) (contract.FoundingStatus, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.founded++
 		f.state = models.FoundingFounded
 		return contract.FoundingStatus{InterviewID: ref.InterviewID, State: f.state, Answers: f.answers}, nil
 	}, activity.RegisterOptions{Name: "Found"})
-	r.RegisterActivityWithOptions(func(_ context.Context, in activities.RejectInput) (contract.FoundingStatus, error) {
+	r.RegisterActivityWithOptions(func(_ context.Context, in contract.RejectInput) (contract.FoundingStatus, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.rejected, f.state = in.Reason, models.FoundingRejected

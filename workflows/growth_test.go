@@ -39,7 +39,7 @@ var (
 // error answer fails that call.
 func domainEnv(t *testing.T, statuses []any) (env interface {
 	ExecuteWorkflow(any, ...any)
-}, finish *[]activities.FinishDomainInput, polls *[]time.Time, get func() (contract.DomainState, error)) {
+}, finish *[]contract.FinishDomainInput, polls *[]time.Time, get func() (contract.DomainState, error)) {
 	t.Helper()
 	e := newTestEnv()
 	var acts *activities.Domains
@@ -48,7 +48,7 @@ func domainEnv(t *testing.T, statuses []any) (env interface {
 	e.OnActivity(acts.PlaceDomainOrder, mock.Anything, mock.Anything).Return("order-1", nil).Once()
 	var mu sync.Mutex
 	var seen []time.Time
-	var finished []activities.FinishDomainInput
+	var finished []contract.FinishDomainInput
 	e.OnActivity(acts.DomainOrderStatus, mock.Anything, "order-1").Return(func(context.Context, string) (models.RegistrarOrder, error) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -59,7 +59,7 @@ func domainEnv(t *testing.T, statuses []any) (env interface {
 		}
 		return models.RegistrarOrder{OrderID: "order-1", State: a.(models.RegistrarOrderState), Reason: "refused by the registry"}, nil
 	})
-	e.OnActivity(acts.FinishDomainPurchase, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.FinishDomainInput) (models.DomainState, error) {
+	e.OnActivity(acts.FinishDomainPurchase, mock.Anything, mock.Anything).Return(func(_ context.Context, in contract.FinishDomainInput) (models.DomainState, error) {
 		finished = append(finished, in)
 		if in.Registered {
 			return models.DomainRegistered, nil
@@ -149,8 +149,7 @@ func newAdsWorld(t *testing.T, start time.Time) (*adsWorld, func(func() time.Tim
 	e.Clock.Advance(start.Sub(e.Clock.Now()))
 	now = e.Clock.Now
 	ada, cong := e.User(t, "ada@example.com")
-	c, err := e.Svc.CreateCompany(ada, cong, companies.CompanyInput{Name: "Tea Shop", Mission: "Sell green tea online."})
-	require.NoError(t, err)
+	c := e.SeedCompany(t, ada, companies.CompanyInput{Name: "Tea Shop", Mission: "Sell green tea online."})
 	w := &adsWorld{e: e, company: c.ID, cong: cong, user: ada}
 	return w, func(envNow func() time.Time) *activities.AdReconciler {
 		now = envNow
@@ -312,7 +311,7 @@ func recordGrowthHistories(t *testing.T) {
 	env := testenv.NewTemporal(t, func(r worker.Registry) {
 		r.RegisterWorkflowWithOptions(workflows.DomainPurchase, domainOptions)
 		r.RegisterWorkflowWithOptions(workflows.AdReconciler, adsOptions)
-		r.RegisterActivityWithOptions(func(context.Context, activities.DomainRef) (string, error) { return "order-1", nil },
+		r.RegisterActivityWithOptions(func(context.Context, contract.DomainRef) (string, error) { return "order-1", nil },
 			activity.RegisterOptions{Name: "PlaceDomainOrder"})
 		r.RegisterActivityWithOptions(func(context.Context, string) (models.RegistrarOrder, error) {
 			mu.Lock()
@@ -323,16 +322,16 @@ func recordGrowthHistories(t *testing.T) {
 			}
 			return models.RegistrarOrder{State: models.OrderRegistered}, nil
 		}, activity.RegisterOptions{Name: "DomainOrderStatus"})
-		r.RegisterActivityWithOptions(func(context.Context, activities.FinishDomainInput) (models.DomainState, error) {
+		r.RegisterActivityWithOptions(func(context.Context, contract.FinishDomainInput) (models.DomainState, error) {
 			return models.DomainRegistered, nil
 		}, activity.RegisterOptions{Name: "FinishDomainPurchase"})
-		r.RegisterActivityWithOptions(func(context.Context, activities.ReconcileAdsInput) (growth.ReconcileResult, error) {
+		r.RegisterActivityWithOptions(func(context.Context, contract.ReconcileAdsInput) (contract.ReconcileAdsResult, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			if paused {
-				return growth.ReconcileResult{State: models.AdPaused}, nil
+				return contract.ReconcileAdsResult{State: models.AdPaused}, nil
 			}
-			return growth.ReconcileResult{State: models.AdActive, DailyCap: 10, Reserved: true}, nil
+			return contract.ReconcileAdsResult{State: models.AdActive, DailyCap: 10, Reserved: true}, nil
 		}, activity.RegisterOptions{Name: "ReconcileAds"})
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -26,7 +26,7 @@ var provisionActivity = workflow.ActivityOptions{
 		BackoffCoefficient:     2,
 		MaximumInterval:        30 * time.Second,
 		MaximumAttempts:        5,
-		NonRetryableErrorTypes: []string{activities.ErrCompanyGone},
+		NonRetryableErrorTypes: []string{contract.ErrCompanyGone},
 	},
 }
 
@@ -57,14 +57,14 @@ func Provision(ctx workflow.Context, in contract.ProvisionInput) (contract.Provi
 		futures := make([]workflow.Future, len(pending))
 		for i, kind := range pending {
 			status[kind] = models.ResourceProvisioning
-			futures[i] = workflow.ExecuteActivity(ctx, a.ProvisionResource, activities.ResourceInput{CompanyID: in.CompanyID, Kind: kind, SeedRepo: in.SeedRepo})
+			futures[i] = workflow.ExecuteActivity(ctx, a.ProvisionResource, contract.ResourceInput{CompanyID: in.CompanyID, Kind: kind, SeedRepo: in.SeedRepo})
 		}
 		var failed []models.ResourceKind
 		for i, kind := range pending {
-			var res activities.ResourceResult
+			var res contract.ResourceResult
 			err := futures[i].Get(ctx, &res)
 			var appErr *temporal.ApplicationError
-			if errors.As(err, &appErr) && appErr.Type() == activities.ErrCompanyGone {
+			if errors.As(err, &appErr) && appErr.Type() == contract.ErrCompanyGone {
 				setState(ctx, contract.ProvisioningStateFailed)
 				return result, err
 			}

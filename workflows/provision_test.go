@@ -31,8 +31,8 @@ func newEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 
 var input = contract.ProvisionInput{CompanyID: "c-1", ConglomerateID: "g-1", SeedRepo: true}
 
-func ok(kind models.ResourceKind) activities.ResourceResult {
-	return activities.ResourceResult{Kind: kind, Ref: "ref-" + string(kind)}
+func ok(kind models.ResourceKind) contract.ResourceResult {
+	return contract.ResourceResult{Kind: kind, Ref: "ref-" + string(kind)}
 }
 
 func TestProvisionAllResources(t *testing.T) {
@@ -40,7 +40,7 @@ func TestProvisionAllResources(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[models.ResourceKind]bool{}
 	env.OnActivity(a.ProvisionResource, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.ResourceInput) (activities.ResourceResult, error) {
+		func(_ context.Context, in contract.ResourceInput) (contract.ResourceResult, error) {
 			mu.Lock()
 			seen[in.Kind] = true
 			mu.Unlock()
@@ -62,12 +62,12 @@ func TestProvisionRetriesTransientFailures(t *testing.T) {
 	var mu sync.Mutex
 	calls := map[models.ResourceKind]int{}
 	env.OnActivity(a.ProvisionResource, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.ResourceInput) (activities.ResourceResult, error) {
+		func(_ context.Context, in contract.ResourceInput) (contract.ResourceResult, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			calls[in.Kind]++
 			if in.Kind == models.ResourceDatabase && calls[in.Kind] < 3 {
-				return activities.ResourceResult{}, errors.New("connection refused")
+				return contract.ResourceResult{}, errors.New("connection refused")
 			}
 			return ok(in.Kind), nil
 		})
@@ -83,12 +83,12 @@ func TestProvisionWaitsForHealThenRetriesOnlyFailed(t *testing.T) {
 	calls := map[models.ResourceKind]int{}
 	broken := true
 	env.OnActivity(a.ProvisionResource, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.ResourceInput) (activities.ResourceResult, error) {
+		func(_ context.Context, in contract.ResourceInput) (contract.ResourceResult, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			calls[in.Kind]++
 			if in.Kind == models.ResourceHosting && broken {
-				return activities.ResourceResult{}, errors.New("site does not answer")
+				return contract.ResourceResult{}, errors.New("site does not answer")
 			}
 			return ok(in.Kind), nil
 		})
@@ -113,8 +113,8 @@ func TestProvisionWaitsForHealThenRetriesOnlyFailed(t *testing.T) {
 
 func TestProvisionStopsForAGoneCompany(t *testing.T) {
 	env := newEnv(t)
-	env.OnActivity(a.ProvisionResource, mock.Anything, mock.Anything).Return(activities.ResourceResult{},
-		temporal.NewNonRetryableApplicationError("company is missing or archived", activities.ErrCompanyGone, nil))
+	env.OnActivity(a.ProvisionResource, mock.Anything, mock.Anything).Return(contract.ResourceResult{},
+		temporal.NewNonRetryableApplicationError("company is missing or archived", contract.ErrCompanyGone, nil))
 	env.ExecuteWorkflow(contract.ProvisionWorkflowName, input)
 	require.Error(t, env.GetWorkflowError())
 }
@@ -122,9 +122,9 @@ func TestProvisionStopsForAGoneCompany(t *testing.T) {
 func TestProvisionGivesUpWithoutHeal(t *testing.T) {
 	env := newEnv(t)
 	env.OnActivity(a.ProvisionResource, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.ResourceInput) (activities.ResourceResult, error) {
+		func(_ context.Context, in contract.ResourceInput) (contract.ResourceResult, error) {
 			if in.Kind == models.ResourceRepository {
-				return activities.ResourceResult{}, errors.New("disk full")
+				return contract.ResourceResult{}, errors.New("disk full")
 			}
 			return ok(in.Kind), nil
 		})

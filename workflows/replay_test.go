@@ -18,7 +18,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"holdco/activities"
 	"holdco/models"
 	"holdco/testenv"
 	"holdco/workflows"
@@ -46,13 +45,13 @@ func TestReplayRecordedHistories(t *testing.T) {
 func recordHistories(t *testing.T) {
 	var mu sync.Mutex
 	hostingBroken := true
-	fake := func(_ context.Context, in activities.ResourceInput) (activities.ResourceResult, error) {
+	fake := func(_ context.Context, in contract.ResourceInput) (contract.ResourceResult, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if in.Kind == models.ResourceHosting && hostingBroken && in.CompanyID == "heal" {
-			return activities.ResourceResult{}, temporal.NewNonRetryableApplicationError("site does not answer", "SiteDown", errors.New("503"))
+			return contract.ResourceResult{}, temporal.NewNonRetryableApplicationError("site does not answer", "SiteDown", errors.New("503"))
 		}
-		return activities.ResourceResult{Kind: in.Kind, Ref: "ref-" + string(in.Kind)}, nil
+		return contract.ResourceResult{Kind: in.Kind, Ref: "ref-" + string(in.Kind)}, nil
 	}
 	env := testenv.NewTemporal(t, func(r worker.Registry) {
 		r.RegisterWorkflowWithOptions(workflows.Provision, workflowOptions)

@@ -26,8 +26,8 @@ var modelActivity = workflow.ActivityOptions{
 		BackoffCoefficient: 2,
 		MaximumInterval:    time.Minute,
 		MaximumAttempts:    6,
-		NonRetryableErrorTypes: []string{activities.ErrTurnInsufficientCredits, activities.ErrTurnRateLimited,
-			activities.ErrTurnTooLarge, activities.ErrTurnInternal},
+		NonRetryableErrorTypes: []string{contract.ErrTurnInsufficientCredits, contract.ErrTurnRateLimited,
+			contract.ErrTurnTooLarge, contract.ErrTurnInternal},
 	},
 }
 
@@ -42,8 +42,8 @@ var toolActivity = workflow.ActivityOptions{
 		BackoffCoefficient: 2,
 		MaximumInterval:    10 * time.Second,
 		MaximumAttempts:    5,
-		NonRetryableErrorTypes: []string{activities.ErrTurnInsufficientCredits, activities.ErrTurnRateLimited,
-			activities.ErrTurnInternal},
+		NonRetryableErrorTypes: []string{contract.ErrTurnInsufficientCredits, contract.ErrTurnRateLimited,
+			contract.ErrTurnInternal},
 	},
 }
 
@@ -62,7 +62,7 @@ var bookkeeping = workflow.ActivityOptions{
 type turnWorkflow struct {
 	in    contract.TurnInput
 	state contract.TurnState
-	ref   activities.TurnRef
+	ref   contract.TurnRef
 	// cancel cancels the call in flight (nil between calls).
 	cancel workflow.CancelFunc
 	ended  bool
@@ -80,7 +80,7 @@ const eventsPerCall = 6
 // interrupt arrives (interrupted) or a call fails for good (failed). Long
 // turns continue as new at a step boundary.
 func Turn(ctx workflow.Context, in contract.TurnInput) (contract.TurnState, error) {
-	w := &turnWorkflow{in: in, ref: activities.TurnRef{TurnID: in.TurnID, CompanyID: in.CompanyID, ConglomerateID: in.ConglomerateID},
+	w := &turnWorkflow{in: in, ref: contract.TurnRef{TurnID: in.TurnID, CompanyID: in.CompanyID, ConglomerateID: in.ConglomerateID},
 		state: contract.TurnState{TurnID: in.TurnID, Status: models.TurnQueued, Step: in.Step}}
 	if in.Step > 0 {
 		w.state.Status = models.TurnRunning
@@ -118,7 +118,7 @@ func (w *turnWorkflow) interrupt(ctx workflow.Context, _ string) (contract.TurnS
 func (w *turnWorkflow) run(ctx workflow.Context) (contract.TurnState, error) {
 	var a *activities.Turns
 	if w.in.Step == 0 {
-		var started activities.StartTurnResult
+		var started contract.StartTurnResult
 		if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, bookkeeping), a.StartTurn, w.ref).Get(ctx, &started); err != nil {
 			return w.finish(ctx, models.TurnFailed, "", err)
 		}
@@ -149,8 +149,8 @@ func (w *turnWorkflow) run(ctx workflow.Context) (contract.TurnState, error) {
 			return w.state, workflow.NewContinueAsNewError(ctx, Turn, next)
 		}
 		w.state.Step, w.state.Doing = step, "model"
-		in := activities.StepInput{TurnRef: w.ref, Step: step}
-		var out activities.ModelStepResult
+		in := contract.StepInput{TurnRef: w.ref, Step: step}
+		var out contract.ModelStepResult
 		if err := w.call(ctx, modelActivity, a.ModelStep, in, &out); err != nil {
 			return w.finish(ctx, models.TurnFailed, "", err)
 		}
@@ -163,8 +163,8 @@ func (w *turnWorkflow) run(ctx workflow.Context) (contract.TurnState, error) {
 				return w.finish(ctx, models.TurnInterrupted, "", nil)
 			}
 			w.state.Doing = "tool:" + c.Name
-			var res activities.ToolStepResult
-			if err := w.call(ctx, toolActivity, a.ToolStep, activities.ToolStepInput{StepInput: in, Index: c.Index}, &res); err != nil {
+			var res contract.ToolStepResult
+			if err := w.call(ctx, toolActivity, a.ToolStep, contract.ToolStepInput{StepInput: in, Index: c.Index}, &res); err != nil {
 				return w.finish(ctx, models.TurnFailed, "", err)
 			}
 			if res.Question != "" && question == "" {
@@ -191,7 +191,7 @@ func (w *turnWorkflow) call(ctx workflow.Context, opts workflow.ActivityOptions,
 // cancel). An error decides the failure's code and detail; a canceled
 // call after an interrupt is the interrupt.
 func (w *turnWorkflow) finish(ctx workflow.Context, status models.TurnStatus, question string, cause error) (contract.TurnState, error) {
-	in := activities.FinishInput{TurnRef: w.ref, Status: status, Question: question}
+	in := contract.FinishTurnInput{TurnRef: w.ref, Status: status, Question: question}
 	if cause != nil {
 		if w.state.Interrupted || isCanceled(cause) {
 			in.Status = models.TurnInterrupted
@@ -215,7 +215,7 @@ func isCanceled(err error) bool {
 		return true
 	}
 	var appErr *temporal.ApplicationError
-	return errors.As(err, &appErr) && appErr.Type() == activities.ErrInterrupted
+	return errors.As(err, &appErr) && appErr.Type() == contract.ErrInterrupted
 }
 
 // failure is the connector error case and the sentence for a failed call.
@@ -223,8 +223,8 @@ func failure(err error) (code, detail string) {
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) {
 		switch appErr.Type() {
-		case activities.ErrTurnInsufficientCredits, activities.ErrTurnRateLimited, activities.ErrTurnUpstream,
-			activities.ErrTurnTooLarge, activities.ErrTurnInternal:
+		case contract.ErrTurnInsufficientCredits, contract.ErrTurnRateLimited, contract.ErrTurnUpstream,
+			contract.ErrTurnTooLarge, contract.ErrTurnInternal:
 			return appErr.Type(), appErr.Message()
 		}
 	}

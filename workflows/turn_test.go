@@ -22,7 +22,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"holdco/activities"
 	"holdco/models"
 	"holdco/testenv"
 	"holdco/workflows"
@@ -35,25 +34,25 @@ var turnOptions = workflow.RegisterOptions{Name: contract.TurnWorkflowName}
 // tool results by call, and what FinishTurn was told.
 type fakeTurn struct {
 	mu       sync.Mutex
-	model    func(ctx context.Context, step int) (activities.ModelStepResult, error)
-	tool     func(ctx context.Context, in activities.ToolStepInput) (activities.ToolStepResult, error)
-	finished []activities.FinishInput
+	model    func(ctx context.Context, step int) (contract.ModelStepResult, error)
+	tool     func(ctx context.Context, in contract.ToolStepInput) (contract.ToolStepResult, error)
+	finished []contract.FinishTurnInput
 }
 
 func (f *fakeTurn) register(r worker.Registry) {
-	r.RegisterActivityWithOptions(func(context.Context, activities.TurnRef) (activities.StartTurnResult, error) {
-		return activities.StartTurnResult{Active: true}, nil
+	r.RegisterActivityWithOptions(func(context.Context, contract.TurnRef) (contract.StartTurnResult, error) {
+		return contract.StartTurnResult{Active: true}, nil
 	}, activity.RegisterOptions{Name: "StartTurn"})
-	r.RegisterActivityWithOptions(func(ctx context.Context, in activities.StepInput) (activities.ModelStepResult, error) {
+	r.RegisterActivityWithOptions(func(ctx context.Context, in contract.StepInput) (contract.ModelStepResult, error) {
 		return f.model(ctx, in.Step)
 	}, activity.RegisterOptions{Name: "ModelStep"})
-	r.RegisterActivityWithOptions(func(ctx context.Context, in activities.ToolStepInput) (activities.ToolStepResult, error) {
+	r.RegisterActivityWithOptions(func(ctx context.Context, in contract.ToolStepInput) (contract.ToolStepResult, error) {
 		if f.tool == nil {
-			return activities.ToolStepResult{}, nil
+			return contract.ToolStepResult{}, nil
 		}
 		return f.tool(ctx, in)
 	}, activity.RegisterOptions{Name: "ToolStep"})
-	r.RegisterActivityWithOptions(func(_ context.Context, in activities.FinishInput) (models.TurnStatus, error) {
+	r.RegisterActivityWithOptions(func(_ context.Context, in contract.FinishTurnInput) (models.TurnStatus, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.finished = append(f.finished, in)
@@ -61,15 +60,15 @@ func (f *fakeTurn) register(r worker.Registry) {
 	}, activity.RegisterOptions{Name: "FinishTurn"})
 }
 
-func (f *fakeTurn) end(t *testing.T) activities.FinishInput {
+func (f *fakeTurn) end(t *testing.T) contract.FinishTurnInput {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	require.Len(t, f.finished, 1, "the turn ends once")
 	return f.finished[0]
 }
 
-func toolCall(name string) activities.ModelStepResult {
-	return activities.ModelStepResult{Calls: []activities.ToolCallRef{{Index: 0, ID: "call_1", Name: name}}}
+func toolCall(name string) contract.ModelStepResult {
+	return contract.ModelStepResult{Calls: []contract.ToolCallRef{{Index: 0, ID: "call_1", Name: name}}}
 }
 
 func turnEnv(f *fakeTurn) *testsuite.TestWorkflowEnvironment {
@@ -82,11 +81,11 @@ func turnEnv(f *fakeTurn) *testsuite.TestWorkflowEnvironment {
 var turnIn = contract.TurnInput{TurnID: "turn-1", CompanyID: "co-1", ConglomerateID: "cong-1"}
 
 func TestTurnCompletesWhenTheModelAnswersWithoutTools(t *testing.T) {
-	f := &fakeTurn{model: func(_ context.Context, step int) (activities.ModelStepResult, error) {
+	f := &fakeTurn{model: func(_ context.Context, step int) (contract.ModelStepResult, error) {
 		if step < 3 {
 			return toolCall("write_document"), nil
 		}
-		return activities.ModelStepResult{}, nil
+		return contract.ModelStepResult{}, nil
 	}}
 	env := turnEnv(f)
 	env.ExecuteWorkflow(workflows.Turn, turnIn)
@@ -97,9 +96,9 @@ func TestTurnCompletesWhenTheModelAnswersWithoutTools(t *testing.T) {
 
 func TestTurnWaitsForTheAnswerToItsQuestion(t *testing.T) {
 	f := &fakeTurn{
-		model: func(context.Context, int) (activities.ModelStepResult, error) { return toolCall("ask_question"), nil },
-		tool: func(context.Context, activities.ToolStepInput) (activities.ToolStepResult, error) {
-			return activities.ToolStepResult{Question: "Which city?"}, nil
+		model: func(context.Context, int) (contract.ModelStepResult, error) { return toolCall("ask_question"), nil },
+		tool: func(context.Context, contract.ToolStepInput) (contract.ToolStepResult, error) {
+			return contract.ToolStepResult{Question: "Which city?"}, nil
 		},
 	}
 	env := turnEnv(f)
@@ -113,13 +112,13 @@ func TestTurnWaitsForTheAnswerToItsQuestion(t *testing.T) {
 func TestInterruptCancelsTheToolCallInFlight(t *testing.T) {
 	var canceled atomic.Bool
 	f := &fakeTurn{
-		model: func(context.Context, int) (activities.ModelStepResult, error) { return toolCall("query_database"), nil },
-		tool: func(ctx context.Context, _ activities.ToolStepInput) (activities.ToolStepResult, error) {
+		model: func(context.Context, int) (contract.ModelStepResult, error) { return toolCall("query_database"), nil },
+		tool: func(ctx context.Context, _ contract.ToolStepInput) (contract.ToolStepResult, error) {
 			select { // a long call; the real server cancels its context (service/turns tests that)
 			case <-ctx.Done():
 			case <-time.After(3 * time.Second):
 			}
-			return activities.ToolStepResult{}, ctx.Err()
+			return contract.ToolStepResult{}, ctx.Err()
 		},
 	}
 	env := turnEnv(f)
@@ -147,8 +146,8 @@ func TestInterruptCancelsTheToolCallInFlight(t *testing.T) {
 }
 
 func TestInterruptOfAnotherTurnIsRejected(t *testing.T) {
-	f := &fakeTurn{model: func(context.Context, int) (activities.ModelStepResult, error) {
-		return activities.ModelStepResult{}, nil
+	f := &fakeTurn{model: func(context.Context, int) (contract.ModelStepResult, error) {
+		return contract.ModelStepResult{}, nil
 	}}
 	env := turnEnv(f)
 	rejected := false
@@ -164,9 +163,9 @@ func TestInterruptOfAnotherTurnIsRejected(t *testing.T) {
 }
 
 func TestTurnThatRunsOutOfCreditsEndsFailed(t *testing.T) {
-	f := &fakeTurn{model: func(_ context.Context, step int) (activities.ModelStepResult, error) {
+	f := &fakeTurn{model: func(_ context.Context, step int) (contract.ModelStepResult, error) {
 		if step == 2 {
-			return activities.ModelStepResult{}, temporal.NewNonRetryableApplicationError("The account ran out of credits.", activities.ErrTurnInsufficientCredits, nil)
+			return contract.ModelStepResult{}, temporal.NewNonRetryableApplicationError("The account ran out of credits.", contract.ErrTurnInsufficientCredits, nil)
 		}
 		return toolCall("create_task"), nil
 	}}
@@ -181,13 +180,13 @@ func TestTurnThatRunsOutOfCreditsEndsFailed(t *testing.T) {
 
 func TestModelRateLimitIsRetriedByThePolicy(t *testing.T) {
 	calls := 0
-	f := &fakeTurn{model: func(context.Context, int) (activities.ModelStepResult, error) {
+	f := &fakeTurn{model: func(context.Context, int) (contract.ModelStepResult, error) {
 		calls++
 		if calls == 1 {
-			return activities.ModelStepResult{}, temporal.NewApplicationErrorWithOptions("rate limited", activities.ErrTurnUpstream,
+			return contract.ModelStepResult{}, temporal.NewApplicationErrorWithOptions("rate limited", contract.ErrTurnUpstream,
 				temporal.ApplicationErrorOptions{NextRetryDelay: 2 * time.Second})
 		}
-		return activities.ModelStepResult{}, nil
+		return contract.ModelStepResult{}, nil
 	}}
 	env := turnEnv(f)
 	env.ExecuteWorkflow(workflows.Turn, turnIn)
@@ -197,7 +196,7 @@ func TestModelRateLimitIsRetriedByThePolicy(t *testing.T) {
 }
 
 func TestLongTurnContinuesAsNew(t *testing.T) {
-	f := &fakeTurn{model: func(context.Context, int) (activities.ModelStepResult, error) { return toolCall("list_documents"), nil }}
+	f := &fakeTurn{model: func(context.Context, int) (contract.ModelStepResult, error) { return toolCall("list_documents"), nil }}
 	env := turnEnv(f)
 	in := turnIn
 	in.MaxHistoryEvents = 40
@@ -215,9 +214,9 @@ func TestLongTurnContinuesAsNew(t *testing.T) {
 	f.mu.Unlock()
 
 	// The next run does not start the turn again and goes on from there.
-	f2 := &fakeTurn{model: func(_ context.Context, step int) (activities.ModelStepResult, error) {
+	f2 := &fakeTurn{model: func(_ context.Context, step int) (contract.ModelStepResult, error) {
 		assert.Greater(t, step, next.Step)
-		return activities.ModelStepResult{}, nil
+		return contract.ModelStepResult{}, nil
 	}}
 	env2 := turnEnv(f2)
 	env2.ExecuteWorkflow(workflows.Turn, next)
@@ -242,21 +241,21 @@ func TestReplayTurnHistories(t *testing.T) {
 
 func recordTurnHistories(t *testing.T) {
 	f := &fakeTurn{
-		model: func(ctx context.Context, step int) (activities.ModelStepResult, error) {
+		model: func(ctx context.Context, step int) (contract.ModelStepResult, error) {
 			if activity.GetInfo(ctx).WorkflowExecution.ID == "turn:interrupted" {
 				<-ctx.Done()
-				return activities.ModelStepResult{}, ctx.Err()
+				return contract.ModelStepResult{}, ctx.Err()
 			}
 			if step == 1 {
-				return activities.ModelStepResult{Calls: []activities.ToolCallRef{{Index: 0, ID: "call_1", Name: "write_document"}, {Index: 1, ID: "call_2", Name: "create_task"}}}, nil
+				return contract.ModelStepResult{Calls: []contract.ToolCallRef{{Index: 0, ID: "call_1", Name: "write_document"}, {Index: 1, ID: "call_2", Name: "create_task"}}}, nil
 			}
 			return toolCall("ask_question"), nil
 		},
-		tool: func(_ context.Context, in activities.ToolStepInput) (activities.ToolStepResult, error) {
+		tool: func(_ context.Context, in contract.ToolStepInput) (contract.ToolStepResult, error) {
 			if in.Step == 2 {
-				return activities.ToolStepResult{Question: "Which city?"}, nil
+				return contract.ToolStepResult{Question: "Which city?"}, nil
 			}
-			return activities.ToolStepResult{}, nil
+			return contract.ToolStepResult{}, nil
 		},
 	}
 	env := testenv.NewTemporal(t, func(r worker.Registry) {

@@ -13,17 +13,26 @@ import (
 	"holdco/models"
 	"holdco/service"
 	"holdco/service/billing"
-	"holdco/service/growth"
 	"holdco/service/identity"
 	"holdco/store"
 )
 
 const adminUsage = `Usage:
   holdco admin create-token --name NAME        mint an admin credential (printed once)
-  holdco admin user-auth enable COMPANY_ID     clear the revocation of a company's app sign-in client
   holdco admin grant-credits --conglomerate ID --credits N [--reason TEXT]
                                                add (or with a negative N remove) credits: an ADMIN_ADJUSTMENT
                                                entry, e.g. to try agent turns on a server without payments
+  holdco admin health [COMPANY_ID]             check every company's resources (or one's) against reality
+                                               (GET /admin/companies/health; the checks run on a worker)
+  holdco admin heal COMPANY_ID                 diagnose a company and re-provision what is failed or missing
+                                               (POST /admin/companies/{id}/heal)
+  holdco admin user-auth enable COMPANY_ID     clear the revocation of a company's app sign-in client
+  holdco admin tasks COMPANY_ID [--status S,…] a company's tasks, newest first (GET /admin/companies/{id}/tasks)
+  holdco admin runs RUN_ID trace               an agent run's trace, one JSON event per line (GET /admin/runs/{id}/trace)
+
+  health, heal, user-auth, tasks and runs take --json (the admin endpoint's body). They run the admin
+  endpoints' use cases on the configured database (DATABASE_URL) and Temporal (TEMPORAL_ADDRESS, or the
+  embedded server of a running holdco serve) as the operator.
 `
 
 // admin runs operator commands against the configured database.
@@ -33,6 +42,9 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		return errors.New("admin: a subcommand is required")
 	}
 	switch args[0] {
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, adminUsage)
+		return nil
 	case "create-token":
 		fs := flag.NewFlagSet("admin create-token", flag.ContinueOnError)
 		fs.SetOutput(stderr)
@@ -53,7 +65,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		if err != nil {
 			return err
 		}
-		raw, err := identity.New(core, nil, nil).CreateAdminToken(ctx, *name)
+		raw, err := identity.New(core, nil, nil, nil).CreateAdminToken(ctx, *name)
 		if err != nil {
 			return err
 		}
@@ -81,7 +93,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 		defer s.Close()
-		if _, err := s.GetConglomerate(ctx, *cong); err != nil {
+		if _, err := s.Identity().GetConglomerate(ctx, *cong); err != nil {
 			return fmt.Errorf("admin grant-credits: conglomerate %s: %w", *cong, err)
 		}
 		core, err := service.NewCore(ctx, service.Config{PublicURL: cfg.API.ResolvePublicURL(cfg.API.Addr), FrontendURL: cfg.API.FrontendURL,
@@ -89,33 +101,19 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		if err != nil {
 			return err
 		}
-		bill := billing.New(core, nil)
-		// The growth use cases hook the grant: the account's ad campaigns
-		// waiting for credits are marked to reconcile (their outbox), and
-		// the worker's growth sweeper signals their reconcilers within
-		// seconds: no Temporal connection is needed here.
-		growth.New(core, bill, growth.Options{})
+		// Billing alone: the grant marks the account's ad campaigns waiting
+		// for credits to resume in its own transaction, and the worker's
+		// growth sweeper signals their reconcilers within seconds; no
+		// Temporal connection is needed here.
+		bill := billing.New(core, billing.Options{})
 		st, err := bill.GrantCredits(ctx, s.SystemConglomerateScope(*cong), models.EntryAdminAdjustment, *credits, *reason)
 		if err != nil {
 			return fmt.Errorf("admin grant-credits: %w", err)
 		}
 		fmt.Fprintf(stdout, "balance %d\n", st.Balance)
 		return nil
-	case "user-auth":
-		if len(args) != 3 || args[1] != "enable" {
-			fmt.Fprint(stderr, adminUsage)
-			return errors.New("admin user-auth: usage: holdco admin user-auth enable COMPANY_ID")
-		}
-		s, logger, err := openStore(ctx, getenv, stderr)
-		if err != nil {
-			return err
-		}
-		defer s.Close()
-		if err := s.EnableCompanyOIDCClient(ctx, s.SystemAdminScope(), args[2]); err != nil {
-			return fmt.Errorf("admin user-auth enable %s: %w", args[2], err)
-		}
-		logger.Info("company app sign-in enabled", "company", args[2])
-		return nil
+	case "health", "heal", "user-auth", "tasks", "runs":
+		return operatorCommand(ctx, args[0], args[1:], getenv, stdout, stderr)
 	}
 	fmt.Fprint(stderr, adminUsage)
 	return fmt.Errorf("admin: unknown subcommand %q", args[0])

@@ -29,7 +29,15 @@ Usage:
                                       with embedded Temporal when TEMPORAL_ADDRESS is empty)
   holdco worker                       run only the Temporal worker (same as serve --roles worker)
   holdco migrate                      apply database migrations and exit
-  holdco admin create-token --name N  mint an admin credential (printed once)
+  holdco temporal [--port P] [--ui-port P] [--host IP]
+                                      run the Temporal development server alone (state in <data dir>/temporal.db)
+                                      for holdco processes on one machine: point their TEMPORAL_ADDRESS at it
+  holdco healthcheck [--role R | --url URL]
+                                      exit 0 when this machine's process answers its health check (the
+                                      container image's HEALTHCHECK): R's /health on its listener (api, mcp,
+                                      oauth, sites), or /metrics on HOLDCO_METRICS_ADDR for the worker
+  holdco admin create-token --name N  mint an admin credential (printed once); holdco admin help: health, heal,
+                                      user-auth enable, tasks, runs, grant-credits
   holdco login [--device] [--api URL] sign in (browser with loopback PKCE, or device code) and store a session key
   holdco logout                       revoke the stored session key and remove it
   holdco whoami [--json]              show who the stored credential is
@@ -68,6 +76,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return serve(ctx, args, getenv, stderr, string(app.RoleWorker))
 	case "migrate":
 		return migrate(ctx, args, getenv, stderr)
+	case "temporal":
+		return standaloneTemporal(ctx, args, getenv, os.Stdout, stderr)
+	case "healthcheck":
+		return healthcheck(ctx, args, getenv, stderr)
 	case "admin":
 		return admin(ctx, args, getenv, os.Stdout, stderr)
 	case "login", "logout", "whoami", "tokens":

@@ -31,7 +31,7 @@ func TestAdminCreateToken(t *testing.T) {
 	defer s.Close()
 	core, err := service.NewCore(context.Background(), service.Config{PublicURL: "http://localhost:8080"}, s, nil, nil)
 	require.NoError(t, err)
-	svc := identity.New(core, nil, nil)
+	svc := identity.New(core, nil, nil, nil)
 	p, err := svc.Authenticate(context.Background(), raw)
 	require.NoError(t, err)
 	assert.True(t, p.IsAdmin())
@@ -60,7 +60,7 @@ func TestAdminUserAuthEnable(t *testing.T) {
 	getenv := func(k string) string { return env[k] }
 	var out, errOut bytes.Buffer
 	err := admin(context.Background(), []string{"user-auth", "enable", "00000000-0000-4000-8000-000000000000"}, getenv, &out, &errOut)
-	assert.ErrorContains(t, err, "not found", "no client to enable")
+	assert.ErrorContains(t, err, "not_found", "no client to enable")
 	err = admin(context.Background(), []string{"user-auth", "disable"}, getenv, &out, &errOut)
 	assert.ErrorContains(t, err, "usage")
 }
@@ -77,7 +77,7 @@ func TestAdminGrantCredits(t *testing.T) {
 
 	s, err := store.Open(context.Background(), filepath.Join(dir, "holdco.db"), nil)
 	require.NoError(t, err)
-	_, c, err := s.CreateUserWithConglomerate(context.Background(), models.User{Email: "ops@example.com", Name: "ops", Subject: new("ops")}, "Ops")
+	_, c, err := s.Identity().CreateUserWithConglomerate(context.Background(), models.User{Email: "ops@example.com", Name: "ops", Subject: new("ops")}, "Ops")
 	require.NoError(t, err)
 	s.Close()
 	require.NoError(t, admin(context.Background(), []string{"grant-credits", "--conglomerate", c.ID, "--credits", "25"}, getenv, &out, &errOut))
@@ -95,13 +95,13 @@ func TestAdminGrantCreditsWakesStalledAds(t *testing.T) {
 	s, err := store.Open(ctx, filepath.Join(dir, "holdco.db"), nil)
 	require.NoError(t, err)
 	require.NoError(t, s.Migrate(ctx))
-	_, c, err := s.CreateUserWithConglomerate(ctx, models.User{Email: "ads@example.com", Name: "ads", Subject: new("ads")}, "Ads")
+	_, c, err := s.Identity().CreateUserWithConglomerate(ctx, models.User{Email: "ads@example.com", Name: "ads", Subject: new("ads")}, "Ads")
 	require.NoError(t, err)
-	co, err := s.CreateCompany(ctx, s.SystemConglomerateScope(c.ID), models.Company{Name: "Ad Shop", Handle: "ad-shop-cli"})
+	co, err := s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(c.ID), models.Company{Name: "Ad Shop", Handle: "ad-shop-cli"})
 	require.NoError(t, err)
 	scope, err := s.SystemCompanyScope(ctx, co.ID)
 	require.NoError(t, err)
-	_, err = s.UpdateAdCampaign(ctx, scope, func(a *models.AdCampaign) ([]models.ActivityInput, error) {
+	_, err = s.Growth().UpdateAdCampaign(ctx, scope, func(a *models.AdCampaign) ([]models.ActivityInput, error) {
 		a.DailyCap, a.State = 5, models.AdInsufficientCredits
 		return nil, nil
 	})
@@ -113,7 +113,7 @@ func TestAdminGrantCreditsWakesStalledAds(t *testing.T) {
 	s, err = store.Open(ctx, filepath.Join(dir, "holdco.db"), nil)
 	require.NoError(t, err)
 	defer s.Close()
-	pending, err := s.PendingAdReconciles(ctx, time.Now().Add(time.Hour), 10)
+	pending, err := s.Growth().PendingAdReconciles(ctx, time.Now().Add(time.Hour), 10)
 	require.NoError(t, err)
 	require.Len(t, pending, 1, "marked for the sweeper")
 	assert.Equal(t, co.ID, pending[0].Campaign.CompanyID)

@@ -17,6 +17,10 @@ type rule struct {
 	from   []string
 	forbid []string
 	allow  []string
+	// except are packages matching from that the rule leaves out.
+	except []string
+	// direct: only the packages' own imports count, not what those link.
+	direct bool
 	// optional: the rule may match no package today.
 	optional bool
 }
@@ -33,8 +37,8 @@ var rules = []rule{
 		allow:  []string{"holdco/workflows/contract"},
 	},
 	{
-		name:     "the connector and the authorization server are adapters like the REST API",
-		from:     []string{"holdco/mcp/...", "holdco/oauth/..."},
+		name:     "the connector, the authorization server and the console are adapters like the REST API",
+		from:     []string{"holdco/mcp/...", "holdco/oauth/...", "holdco/console/..."},
 		forbid:   append([]string{"holdco/activities/...", "holdco/workflows/...", "holdco/providers/..."}, workerSDK...),
 		allow:    []string{"holdco/workflows/contract"},
 		optional: true,
@@ -62,6 +66,27 @@ var rules = []rule{
 		from:   []string{"holdco/workflows/contract"},
 		forbid: append([]string{"holdco/..."}, workerSDK...),
 		allow:  []string{"holdco/workflows/contract", "holdco/models/..."},
+	},
+	{
+		name: "workflow code imports only the contract, models, the activities' typed references and the SDK",
+		from: []string{"holdco/workflows/..."},
+		// What the activities link is theirs: a workflow names them, it
+		// does not call the use cases behind them.
+		direct: true,
+		forbid: []string{"holdco/..."},
+		allow:  []string{"holdco/workflows/...", "holdco/models/...", "holdco/activities"},
+	},
+	{
+		name:   "activities adapt use cases: no workflow code, no other adapter, no configuration",
+		from:   []string{"holdco/activities/..."},
+		forbid: append([]string{"holdco/workflows/...", "holdco/api/...", "holdco/mcp/...", "holdco/oauth/...", "holdco/app/...", "holdco/config/..."}, workerSDK...),
+		allow:  []string{"holdco/workflows/contract"},
+	},
+	{
+		name:   "configuration is read by the process composer and the command alone; use cases get typed values",
+		from:   []string{"holdco/..."},
+		except: []string{"holdco/app/...", "holdco/cmd/...", "holdco/config/..."},
+		forbid: []string{"holdco/config/..."},
 	},
 	{
 		name:   "providers link no holdco package but models",
@@ -129,6 +154,9 @@ func forbiddenLinks(graph map[string][]string, from string, r rule) [][]string {
 			}
 			chains = append(chains, chain)
 		}
+		if r.direct && pkg != from {
+			continue
+		}
 		for _, dep := range graph[pkg] {
 			if _, seen := parent[dep]; !seen {
 				parent[dep] = pkg
@@ -152,7 +180,7 @@ func TestLayering(t *testing.T) {
 		t.Run(r.name, func(t *testing.T) {
 			matched := 0
 			for _, pkg := range own {
-				if !matches(pkg, r.from) || matches(pkg, testSupport) {
+				if !matches(pkg, r.from) || matches(pkg, r.except) || matches(pkg, testSupport) {
 					continue
 				}
 				matched++
@@ -173,5 +201,21 @@ func TestLayeringCatchesAForbiddenLink(t *testing.T) {
 	chains := forbiddenLinks(importGraph(t), "holdco/app", rule{forbid: workerSDK})
 	if len(chains) == 0 {
 		t.Fatal("holdco/app links the worker SDK, but the walk found no chain")
+	}
+}
+
+// TestDirectRuleSeesOnlyOwnImports: a direct rule finds what a package
+// imports itself and not what its imports link (workflows import the
+// activities, which link the use cases).
+func TestDirectRuleSeesOnlyOwnImports(t *testing.T) {
+	graph := importGraph(t)
+	if chains := forbiddenLinks(graph, "holdco/workflows", rule{direct: true, forbid: []string{"holdco/activities"}}); len(chains) != 1 {
+		t.Errorf("holdco/workflows imports holdco/activities, but the direct walk found %v", chains)
+	}
+	if chains := forbiddenLinks(graph, "holdco/workflows", rule{direct: true, forbid: []string{"holdco/store"}}); len(chains) != 0 {
+		t.Errorf("holdco/workflows links the store only through the activities, but the direct walk found %v", chains)
+	}
+	if chains := forbiddenLinks(graph, "holdco/workflows", rule{forbid: []string{"holdco/store"}}); len(chains) == 0 {
+		t.Error("holdco/workflows links the store through the activities, but the full walk found no chain")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -48,6 +49,17 @@ var ErrNoDatabase = errors.New("companydb: the company has no database")
 // on a read-only connection (query_only), bounded by QueryTimeout and
 // QueryRows.
 func (s *SQLite) Query(ctx context.Context, companyID, stmt string, readOnly bool) (QueryResult, error) {
+	return s.query(ctx, companyID, stmt, readOnly, "")
+}
+
+// QueryOnce runs one writing statement for the call effectID (see
+// CallsTable): a call that ran already answers its stored result and runs
+// nothing.
+func (s *SQLite) QueryOnce(ctx context.Context, companyID, stmt, effectID string) (QueryResult, error) {
+	return s.query(ctx, companyID, stmt, false, effectID)
+}
+
+func (s *SQLite) query(ctx context.Context, companyID, stmt string, readOnly bool, effectID string) (QueryResult, error) {
 	if err := validID(companyID); err != nil {
 		return QueryResult{}, err
 	}
@@ -71,7 +83,7 @@ func (s *SQLite) Query(ctx context.Context, companyID, stmt string, readOnly boo
 	if err := sandbox(conn); err != nil {
 		return QueryResult{}, err
 	}
-	res, err := run(ctx, conn, stmt, readOnly, nil)
+	res, err := run(ctx, conn, stmt, readOnly, effectID, nil)
 	var se *sqlite.Error
 	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_AUTH {
 		return QueryResult{}, &ErrStatement{Msg: refusedBySandbox}
@@ -111,6 +123,17 @@ func (s *SQLite) scrub(err error) error {
 // own role (which reaches no other database): read-only in a READ ONLY
 // transaction, with statement_timeout, bounded by QueryRows.
 func (p *Postgres) Query(ctx context.Context, companyID, stmt string, readOnly bool) (QueryResult, error) {
+	return p.query(ctx, companyID, stmt, readOnly, "")
+}
+
+// QueryOnce runs one writing statement for the call effectID (see
+// CallsTable): a call that ran already answers its stored result and runs
+// nothing.
+func (p *Postgres) QueryOnce(ctx context.Context, companyID, stmt, effectID string) (QueryResult, error) {
+	return p.query(ctx, companyID, stmt, false, effectID)
+}
+
+func (p *Postgres) query(ctx context.Context, companyID, stmt string, readOnly bool, effectID string) (QueryResult, error) {
 	if err := validID(companyID); err != nil {
 		return QueryResult{}, err
 	}
@@ -125,7 +148,7 @@ func (p *Postgres) Query(ctx context.Context, companyID, stmt string, readOnly b
 		}
 		return QueryResult{}, fmt.Errorf("companydb: connect: %w", err)
 	}
-	return run(ctx, db, stmt, readOnly, func(ctx context.Context, tx *sql.Tx) error {
+	return run(ctx, db, stmt, readOnly, effectID, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, fmt.Sprintf("SET LOCAL statement_timeout = %d", QueryTimeout.Milliseconds()))
 		return err
 	})
@@ -136,7 +159,13 @@ type beginner interface {
 	BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error)
 }
 
-func run(ctx context.Context, db beginner, stmt string, readOnly bool, setup func(context.Context, *sql.Tx) error) (QueryResult, error) {
+// CallsTable is the table in a company's database where keyed writes
+// (QueryOnce) keep their results: the row is inserted in the statement's
+// own transaction, so a statement whose call was made again after a crash
+// — its result lost on holdco's side — is found there, not run twice.
+const CallsTable = "holdco_tool_calls"
+
+func run(ctx context.Context, db beginner, stmt string, readOnly bool, effectID string, setup func(context.Context, *sql.Tx) error) (QueryResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, QueryTimeout)
 	defer cancel()
 	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: readOnly})
@@ -149,6 +178,59 @@ func run(ctx context.Context, db beginner, stmt string, readOnly bool, setup fun
 			return QueryResult{}, err
 		}
 	}
+	keyed := effectID != "" && !readOnly
+	if keyed {
+		done, found, err := storedCall(ctx, tx, effectID)
+		if err != nil || found {
+			return done, err
+		}
+	}
+	out, err := statement(ctx, tx, stmt)
+	if err != nil {
+		return QueryResult{}, err
+	}
+	if keyed {
+		raw, err := json.Marshal(out)
+		if err != nil {
+			return QueryResult{}, err
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO "+CallsTable+" (id, result) VALUES ($1, $2)", effectID, string(raw)); err != nil {
+			return QueryResult{}, statementError(ctx, err)
+		}
+	}
+	if !readOnly {
+		if err := tx.Commit(); err != nil {
+			return QueryResult{}, statementError(ctx, err)
+		}
+	}
+	return out, nil
+}
+
+// storedCall is the result the call effectID stored (found false: it has
+// not run), creating CallsTable when the database has none yet.
+func storedCall(ctx context.Context, tx *sql.Tx, effectID string) (QueryResult, bool, error) {
+	if _, err := tx.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+CallsTable+" (id VARCHAR(36) PRIMARY KEY, result TEXT NOT NULL)"); err != nil {
+		return QueryResult{}, false, statementError(ctx, err)
+	}
+	var raw string
+	err := tx.QueryRowContext(ctx, "SELECT result FROM "+CallsTable+" WHERE id = $1", effectID).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return QueryResult{}, false, nil
+	}
+	if err != nil {
+		return QueryResult{}, false, statementError(ctx, err)
+	}
+	var out QueryResult
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber() // integers stay exact
+	if err := dec.Decode(&out); err != nil {
+		return QueryResult{}, false, fmt.Errorf("companydb: stored result of %s: %w", effectID, err)
+	}
+	return out, true, nil
+}
+
+// statement runs the company's statement in tx.
+func statement(ctx context.Context, tx *sql.Tx, stmt string) (QueryResult, error) {
 	rows, err := tx.QueryContext(ctx, stmt)
 	if err != nil {
 		return QueryResult{}, statementError(ctx, err)
@@ -185,11 +267,6 @@ func run(ctx context.Context, db beginner, stmt string, readOnly bool, setup fun
 	rows.Close()
 	if len(cols) == 0 {
 		out.Columns = []string{}
-	}
-	if !readOnly {
-		if err := tx.Commit(); err != nil {
-			return QueryResult{}, statementError(ctx, err)
-		}
 	}
 	return out, nil
 }

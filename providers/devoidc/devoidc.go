@@ -10,12 +10,16 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/zitadel/oidc/v3/pkg/op"
 )
@@ -52,6 +56,14 @@ type Options struct {
 	// Attempts limits password attempts (StoredAttempts); nil limits
 	// nothing.
 	Attempts Attempts
+	// State keeps sign-ins in progress, codes and access tokens
+	// (StoredState: shared by every process); nil keeps them in this
+	// process (MemoryState).
+	State State
+	// SigningKey signs ID tokens (P-256); every process serving the
+	// issuer must have the same one. Nil makes one at start (a single
+	// process: ID tokens are only verified during a sign-in).
+	SigningKey *ecdsa.PrivateKey
 }
 
 // Provider is a running development OpenID Provider.
@@ -60,8 +72,9 @@ type Provider struct {
 	handler http.Handler
 }
 
-// New builds the provider. The signing key is made at start: ID tokens
-// are only verified during a sign-in, so a restart rotating it is harmless.
+// New builds the provider. Several processes serve one issuer (behind a
+// load balancer) when they share the clients, CryptoKey, SigningKey and a
+// StoredState.
 func New(_ context.Context, o Options) (*Provider, error) {
 	u, err := url.Parse(o.Issuer)
 	if err != nil || u.Host == "" {
@@ -71,15 +84,19 @@ func New(_ context.Context, o Options) (*Provider, error) {
 		o.Logger = slog.Default()
 	}
 	prefix := strings.TrimRight(u.Path, "/")
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("devoidc: signing key: %w", err)
+	key := o.SigningKey
+	if key == nil {
+		var err error
+		if key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
+			return nil, fmt.Errorf("devoidc: signing key: %w", err)
+		}
+	} else if key.Curve != elliptic.P256() {
+		return nil, errors.New("devoidc: the signing key must be a P-256 key")
 	}
-	st := &storage{
-		users: o.Users, key: key, keyID: "devoidc-" + newToken(6),
-		clients:  map[string]*client{},
-		requests: map[string]*authRequest{}, codes: map[string]string{}, tokens: map[string]accessToken{},
+	if o.State == nil {
+		o.State = NewMemoryState()
 	}
+	st := &storage{users: o.Users, state: o.State, key: key, keyID: keyID(key), clients: map[string]*client{}, now: time.Now}
 	for _, c := range o.Clients {
 		st.clients[c.ID] = &client{Client: c, loginPath: prefix + loginPath}
 	}
@@ -108,10 +125,38 @@ func (p *Provider) Handler() http.Handler { return p.handler }
 // Prefix is the issuer's path, where Handler must be mounted.
 func (p *Provider) Prefix() string { return p.prefix }
 
-func newToken(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return fmt.Sprintf("%x", b)
+// keyID names a signing key after its public key, so every process
+// sharing the key publishes the same id.
+func keyID(key *ecdsa.PrivateKey) string {
+	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		return "devoidc"
+	}
+	sum := sha256.Sum256(pub)
+	return "devoidc-" + hex.EncodeToString(sum[:6])
+}
+
+// NewSigningKey makes a signing key and returns it PKCS #8-encoded, the
+// form ParseSigningKey reads (holdco keeps it as an instance secret).
+func NewSigningKey() ([]byte, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	return x509.MarshalPKCS8PrivateKey(key)
+}
+
+// ParseSigningKey reads a PKCS #8 P-256 key.
+func ParseSigningKey(der []byte) (*ecdsa.PrivateKey, error) {
+	k, err := x509.ParsePKCS8PrivateKey(der)
+	if err != nil {
+		return nil, fmt.Errorf("devoidc: signing key: %w", err)
+	}
+	key, ok := k.(*ecdsa.PrivateKey)
+	if !ok || key.Curve != elliptic.P256() {
+		return nil, errors.New("devoidc: the signing key is not a P-256 key")
+	}
+	return key, nil
 }
 
 // formAction is the login form's CSP form-action: the provider itself and

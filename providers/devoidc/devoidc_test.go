@@ -150,7 +150,7 @@ func (f *fixture) signInForm(t *testing.T, fields url.Values) (*url.URL, error) 
 // real store (SQLite, or Postgres with TEST_DATABASE_URL), where a NUL used
 // to fail the insert and show the raw database error.
 func TestSignInFormRefusesNULAndControlCharacters(t *testing.T) {
-	users := devoidc.StoredUsers{Rows: testenv.NewStore(t)}
+	users := devoidc.StoredUsers{Rows: testenv.NewStore(t).Identity()}
 	f := newFixtureWith(t, users)
 	for _, fields := range []url.Values{
 		{"email": {"ada@example.com"}, "password": {"correct horse"}, "name": {"Ada\x00Lovelace"}},
@@ -251,7 +251,7 @@ func TestWrongPasswordsAreRateLimited(t *testing.T) {
 		issuer, callback := srv.URL+"/dev-idp", srv.URL+"/cb"
 		p, err := devoidc.New(context.Background(), devoidc.Options{
 			Issuer: issuer, Clients: []devoidc.Client{{ID: "holdco", Secret: "s3cret", RedirectURIs: []string{callback}}},
-			Users: devoidc.StoredUsers{Rows: st}, Attempts: devoidc.StoredAttempts{Rows: storeAttempts{st}, Now: clock},
+			Users: devoidc.StoredUsers{Rows: st.Identity()}, Attempts: devoidc.StoredAttempts{Rows: storeAttempts{st}, Now: clock},
 		})
 		require.NoError(t, err)
 		mux.Handle(p.Prefix()+"/", p.Handler())
@@ -299,7 +299,7 @@ func TestWrongPasswordsAreRateLimited(t *testing.T) {
 type storeAttempts struct{ st *store.Store }
 
 func (r storeAttempts) Count(ctx context.Context, key string, at time.Time, w devoidc.Window) (time.Duration, bool, error) {
-	wait, err := r.st.CountAttempt(ctx, key, at, store.AttemptWindow{Name: w.Name, Every: w.Every, Limit: w.Limit})
+	wait, err := r.st.Identity().CountAttempt(ctx, key, at, store.AttemptWindow{Name: w.Name, Every: w.Every, Limit: w.Limit})
 	if errors.Is(err, store.ErrRateLimited) {
 		return wait, true, nil
 	}
@@ -307,5 +307,5 @@ func (r storeAttempts) Count(ctx context.Context, key string, at time.Time, w de
 }
 
 func (r storeAttempts) Full(ctx context.Context, key string, at time.Time, w devoidc.Window) (time.Duration, bool, error) {
-	return r.st.AttemptsFull(ctx, key, at, store.AttemptWindow{Name: w.Name, Every: w.Every, Limit: w.Limit})
+	return r.st.Identity().AttemptsFull(ctx, key, at, store.AttemptWindow{Name: w.Name, Every: w.Every, Limit: w.Limit})
 }

@@ -65,7 +65,7 @@ func (l *login) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodGet:
 		id := r.URL.Query().Get("authRequestID")
 		if _, err := l.storage.AuthRequestByID(r.Context(), id); err != nil {
-			http.Error(w, "This sign-in link expired; start again from the application.", http.StatusBadRequest)
+			l.requestGone(w, r, err)
 			return
 		}
 		l.render(w, http.StatusOK, loginData{ID: id})
@@ -91,7 +91,7 @@ func (l *login) submit(w http.ResponseWriter, r *http.Request) {
 	d := loginData{ID: r.PostForm.Get("authRequestID"), Email: strings.TrimSpace(r.PostForm.Get("email")), Name: strings.TrimSpace(r.PostForm.Get("name"))}
 	password := r.PostForm.Get("password")
 	if _, err := l.storage.AuthRequestByID(r.Context(), d.ID); err != nil {
-		http.Error(w, "This sign-in link expired; start again from the application.", http.StatusBadRequest)
+		l.requestGone(w, r, err)
 		return
 	}
 	if msg := formTextProblem(d.Email, d.Name, password); msg != "" {
@@ -145,11 +145,22 @@ func (l *login) submit(w http.ResponseWriter, r *http.Request) {
 		l.render(w, http.StatusInternalServerError, d)
 		return
 	}
-	if err := l.storage.completeLogin(d.ID, user.ID); err != nil {
-		http.Error(w, "This sign-in link expired; start again from the application.", http.StatusBadRequest)
+	if err := l.storage.completeLogin(r.Context(), d.ID, user.ID); err != nil {
+		l.requestGone(w, r, err)
 		return
 	}
 	http.Redirect(w, r, l.callback(r.Context(), d.ID), http.StatusFound)
+}
+
+// requestGone answers a sign-in that cannot be read: expired or unknown
+// (400, start again), or a store failure (500, logged).
+func (l *login) requestGone(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, errNotFound) {
+		http.Error(w, "This sign-in link expired; start again from the application.", http.StatusBadRequest)
+		return
+	}
+	l.logger.ErrorContext(r.Context(), "dev-idp: read sign-in", "error", err)
+	http.Error(w, "Sign-in is unavailable; try again.", http.StatusInternalServerError)
 }
 
 // refusal is a sign-in refused because of what was typed; its message is

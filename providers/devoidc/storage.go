@@ -5,7 +5,6 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
@@ -14,164 +13,107 @@ import (
 	"github.com/zitadel/oidc/v3/pkg/op"
 )
 
-// requestTTL bounds how long a sign-in (and its code) may take.
-const requestTTL = 10 * time.Minute
-
 // authRequest is one authorization request while the user signs in.
-type authRequest struct {
-	id        string
-	req       oidc.AuthRequest
-	userID    string
-	authTime  time.Time
-	done      bool
-	createdAt time.Time
-}
+type authRequest struct{ Request }
 
 var _ op.AuthRequest = (*authRequest)(nil)
 
-func (a *authRequest) GetID() string          { return a.id }
+func (a *authRequest) GetID() string          { return a.ID }
 func (a *authRequest) GetACR() string         { return "" }
 func (a *authRequest) GetAMR() []string       { return []string{"pwd"} }
-func (a *authRequest) GetAudience() []string  { return []string{a.req.ClientID} }
-func (a *authRequest) GetAuthTime() time.Time { return a.authTime }
-func (a *authRequest) GetClientID() string    { return a.req.ClientID }
-func (a *authRequest) GetNonce() string       { return a.req.Nonce }
-func (a *authRequest) GetRedirectURI() string { return a.req.RedirectURI }
+func (a *authRequest) GetAudience() []string  { return []string{a.Auth.ClientID} }
+func (a *authRequest) GetAuthTime() time.Time { return a.AuthTime }
+func (a *authRequest) GetClientID() string    { return a.Auth.ClientID }
+func (a *authRequest) GetNonce() string       { return a.Auth.Nonce }
+func (a *authRequest) GetRedirectURI() string { return a.Auth.RedirectURI }
 func (a *authRequest) GetResponseMode() oidc.ResponseMode {
-	return a.req.ResponseMode
+	return a.Auth.ResponseMode
 }
-func (a *authRequest) GetResponseType() oidc.ResponseType { return a.req.ResponseType }
-func (a *authRequest) GetScopes() []string                { return a.req.Scopes }
-func (a *authRequest) GetState() string                   { return a.req.State }
-func (a *authRequest) GetSubject() string                 { return a.userID }
-func (a *authRequest) Done() bool                         { return a.done }
+func (a *authRequest) GetResponseType() oidc.ResponseType { return a.Auth.ResponseType }
+func (a *authRequest) GetScopes() []string                { return a.Auth.Scopes }
+func (a *authRequest) GetState() string                   { return a.Auth.State }
+func (a *authRequest) GetSubject() string                 { return a.UserID }
+func (a *authRequest) Done() bool                         { return a.Request.Done }
 func (a *authRequest) GetCodeChallenge() *oidc.CodeChallenge {
-	if a.req.CodeChallenge == "" {
+	if a.Auth.CodeChallenge == "" {
 		return nil
 	}
-	return &oidc.CodeChallenge{Challenge: a.req.CodeChallenge, Method: a.req.CodeChallengeMethod}
-}
-
-type accessToken struct {
-	subject, clientID string
-	scopes            []string
-	expires           time.Time
+	return &oidc.CodeChallenge{Challenge: a.Auth.CodeChallenge, Method: a.Auth.CodeChallengeMethod}
 }
 
 // storage is the op.Storage of the development provider: sign-ins, codes
-// and tokens in memory (they live minutes), users in Users.
+// and tokens in State (the database in holdco, so every process shares
+// them), users in Users.
 type storage struct {
 	users   Users
+	state   State
 	clients map[string]*client
 	key     *ecdsa.PrivateKey
 	keyID   string
-
-	mu       sync.Mutex
-	requests map[string]*authRequest
-	codes    map[string]string // code → request id
-	tokens   map[string]accessToken
+	now     func() time.Time
 }
 
 var _ op.Storage = (*storage)(nil)
 
 var errNotFound = errors.New("devoidc: not found")
 
-func (s *storage) CreateAuthRequest(_ context.Context, req *oidc.AuthRequest, _ string) (op.AuthRequest, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.sweep(time.Now())
-	a := &authRequest{id: uuid.NewString(), req: *req, createdAt: time.Now()}
-	s.requests[a.id] = a
-	return a, nil
+func (s *storage) CreateAuthRequest(ctx context.Context, req *oidc.AuthRequest, _ string) (op.AuthRequest, error) {
+	r := Request{ID: uuid.NewString(), Auth: *req, ExpiresAt: s.now().Add(requestTTL).UTC()}
+	if err := s.state.CreateRequest(ctx, r); err != nil {
+		return nil, err
+	}
+	return &authRequest{r}, nil
 }
 
-// sweep drops sign-ins and tokens that expired; called with mu held.
-func (s *storage) sweep(now time.Time) {
-	for id, a := range s.requests {
-		if now.Sub(a.createdAt) > requestTTL {
-			delete(s.requests, id)
-		}
+func (s *storage) AuthRequestByID(ctx context.Context, id string) (op.AuthRequest, error) {
+	r, err := s.state.Request(ctx, id)
+	if err != nil {
+		return nil, err
 	}
-	for code, id := range s.codes {
-		if _, ok := s.requests[id]; !ok {
-			delete(s.codes, code)
-		}
-	}
-	for id, t := range s.tokens {
-		if now.After(t.expires) {
-			delete(s.tokens, id)
-		}
-	}
+	return &authRequest{r}, nil
 }
 
-func (s *storage) request(id string) (*authRequest, error) {
-	a, ok := s.requests[id]
-	if !ok || time.Since(a.createdAt) > requestTTL {
-		return nil, fmt.Errorf("%w: auth request %s", errNotFound, id)
+func (s *storage) AuthRequestByCode(ctx context.Context, code string) (op.AuthRequest, error) {
+	r, err := s.state.RequestByCode(ctx, code)
+	if err != nil {
+		return nil, err
 	}
-	return a, nil
+	return &authRequest{r}, nil
 }
 
-func (s *storage) AuthRequestByID(_ context.Context, id string) (op.AuthRequest, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.request(id)
-}
-
-func (s *storage) AuthRequestByCode(_ context.Context, code string) (op.AuthRequest, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	id, ok := s.codes[code]
-	if !ok {
-		return nil, fmt.Errorf("%w: code", errNotFound)
-	}
-	return s.request(id)
-}
-
-func (s *storage) SaveAuthCode(_ context.Context, id, code string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.codes[code] = id
-	return nil
+func (s *storage) SaveAuthCode(ctx context.Context, id, code string) error {
+	return s.state.SetCode(ctx, id, code)
 }
 
 // DeleteAuthRequest runs when a code is redeemed: the request and its code
-// go, so a code works once.
-func (s *storage) DeleteAuthRequest(_ context.Context, id string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.requests, id)
-	for code, rid := range s.codes {
-		if rid == id {
-			delete(s.codes, code)
-		}
+// go, so a code works once. Of two exchanges of one code at once (on two
+// processes), the one that finds the request gone fails.
+func (s *storage) DeleteAuthRequest(ctx context.Context, id string) error {
+	ok, err := s.state.DeleteRequest(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%w: auth request %s (its code was redeemed)", errNotFound, id)
 	}
 	return nil
 }
 
 // completeLogin marks the sign-in done for userID.
-func (s *storage) completeLogin(id, userID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a, err := s.request(id)
-	if err != nil {
-		return err
-	}
-	a.userID, a.done, a.authTime = userID, true, time.Now()
-	return nil
+func (s *storage) completeLogin(ctx context.Context, id, userID string) error {
+	return s.state.Complete(ctx, id, userID, s.now().UTC())
 }
 
-func (s *storage) CreateAccessToken(_ context.Context, req op.TokenRequest) (string, time.Time, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *storage) CreateAccessToken(ctx context.Context, req op.TokenRequest) (string, time.Time, error) {
 	clientID := ""
 	if a, ok := req.(*authRequest); ok {
 		clientID = a.GetClientID()
 	}
-	id := uuid.NewString()
-	exp := time.Now().Add(5 * time.Minute)
-	s.tokens[id] = accessToken{subject: req.GetSubject(), clientID: clientID, scopes: req.GetScopes(), expires: exp}
-	return id, exp, nil
+	t := Token{ID: uuid.NewString(), Subject: req.GetSubject(), ClientID: clientID, Scopes: req.GetScopes(), ExpiresAt: s.now().Add(tokenTTL).UTC()}
+	if err := s.state.CreateToken(ctx, t); err != nil {
+		return "", time.Time{}, err
+	}
+	return t.ID, t.ExpiresAt, nil
 }
 
 func (s *storage) CreateAccessAndRefreshTokens(context.Context, op.TokenRequest, string) (string, string, time.Time, error) {
@@ -186,10 +128,10 @@ func (s *storage) TokenRequestByRefreshToken(context.Context, string) (op.Refres
 // session, every sign-in asks for the password.
 func (s *storage) TerminateSession(context.Context, string, string) error { return nil }
 
-func (s *storage) RevokeToken(_ context.Context, tokenOrID, _, _ string) *oidc.Error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.tokens, tokenOrID)
+func (s *storage) RevokeToken(ctx context.Context, tokenOrID, _, _ string) *oidc.Error {
+	if err := s.state.DeleteToken(ctx, tokenOrID); err != nil {
+		return oidc.ErrServerError().WithParent(err)
+	}
 	return nil
 }
 
@@ -247,13 +189,14 @@ func (s *storage) SetUserinfoFromScopes(ctx context.Context, info *oidc.UserInfo
 }
 
 func (s *storage) SetUserinfoFromToken(ctx context.Context, info *oidc.UserInfo, tokenID, subject, _ string) error {
-	s.mu.Lock()
-	t, ok := s.tokens[tokenID]
-	s.mu.Unlock()
-	if !ok || time.Now().After(t.expires) || t.subject != subject {
+	t, err := s.state.Token(ctx, tokenID)
+	if errors.Is(err, errNotFound) || err == nil && t.Subject != subject {
 		return errors.New("devoidc: token is invalid or expired")
 	}
-	return s.fillUserinfo(ctx, info, subject, t.scopes)
+	if err != nil {
+		return err
+	}
+	return s.fillUserinfo(ctx, info, subject, t.Scopes)
 }
 
 func (s *storage) fillUserinfo(ctx context.Context, info *oidc.UserInfo, userID string, scopes []string) error {

@@ -18,15 +18,20 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/google/uuid"
+
+	"holdco/models"
 )
 
 // ErrNotFound is returned for a missing repository, branch or file.
-var ErrNotFound = errors.New("gitrepo: not found")
+var ErrNotFound = fmt.Errorf("gitrepo: %w", models.ErrNotFound)
 
 // Branch is the branch sites are served from.
 const Branch = "main"
 
-// Store is a directory of bare repositories, one per company.
+// Store is a directory of bare repositories, one per company. In a
+// cluster every worker mounts the same directory (a shared volume):
+// commits move main with a compare-and-set under a file lock, so two
+// workers committing at once never lose one.
 type Store struct {
 	root string
 	mu   sync.Mutex // serializes Ensure: two first provisionings race here
@@ -60,47 +65,104 @@ func (s *Store) path(companyID string) (string, error) {
 // never changed. The repository is built in a temporary directory and
 // renamed into place, so a crash never leaves a half-made one that looks
 // valid; a broken leftover is replaced.
-func (s *Store) Ensure(ctx context.Context, companyID, name, idea string, seed bool) (string, error) {
+//
+// Several workers may share root (a shared volume): the rename is atomic,
+// so two that create the same repository at once end with one of them,
+// and each reports the one in place.
+func (s *Store) Ensure(ctx context.Context, companyID, name, idea string, seed bool) (models.RepositoryInfo, error) {
 	dir, err := s.path(companyID)
 	if err != nil {
-		return "", err
+		return models.RepositoryInfo{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.Check(ctx, companyID) == nil {
-		return dir, nil
+		return s.Status(ctx, companyID)
 	}
 	tmp, err := os.MkdirTemp(s.root, ".tmp-"+companyID+"-")
 	if err != nil {
-		return "", fmt.Errorf("gitrepo: %w", err)
+		return models.RepositoryInfo{}, fmt.Errorf("gitrepo: %w", err)
 	}
 	defer os.RemoveAll(tmp)
 	repo, err := git.PlainInitWithOptions(tmp, &git.PlainInitOptions{Bare: true, InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName(Branch)}})
 	if err != nil {
-		return "", fmt.Errorf("gitrepo: init: %w", err)
+		return models.RepositoryInfo{}, fmt.Errorf("gitrepo: init: %w", err)
 	}
 	if seed {
 		if err := seedRepo(repo, name, idea); err != nil {
-			return "", err
+			return models.RepositoryInfo{}, err
 		}
 	}
 	if err := os.RemoveAll(dir); err != nil { // a broken leftover
-		return "", fmt.Errorf("gitrepo: %w", err)
+		return models.RepositoryInfo{}, fmt.Errorf("gitrepo: %w", err)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
-		return "", fmt.Errorf("gitrepo: %w", err)
+		return models.RepositoryInfo{}, fmt.Errorf("gitrepo: %w", err)
 	}
-	return dir, nil
+	return s.Status(ctx, companyID)
+}
+
+// Home names a company's repository in this backend.
+func Home(companyID string) string { return "local:" + companyID + ".git" }
+
+// Status asks the repository's home about it: Exists false only when the
+// directory is not there (gone); a repository that cannot be read is an
+// error. FirstCommit is main's root commit ("" while main has none).
+func (s *Store) Status(_ context.Context, companyID string) (models.RepositoryInfo, error) {
+	dir, err := s.path(companyID)
+	if err != nil {
+		return models.RepositoryInfo{}, err
+	}
+	info := models.RepositoryInfo{Home: Home(companyID), Ref: dir}
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return info, nil
+	} else if err != nil {
+		return info, fmt.Errorf("gitrepo: %w", err)
+	}
+	repo, tip, err := s.tip(companyID)
+	if err != nil {
+		return info, fmt.Errorf("gitrepo: open %s: %w", companyID, err)
+	}
+	info.Exists = true
+	if tip == nil {
+		return info, nil
+	}
+	root, err := rootCommit(repo, tip)
+	if err != nil {
+		return info, err
+	}
+	info.FirstCommit = root
+	return info, nil
+}
+
+// rootCommit follows first parents from c to the commit that has none.
+func rootCommit(repo *git.Repository, c *object.Commit) (string, error) {
+	for len(c.ParentHashes) > 0 {
+		next, err := repo.CommitObject(c.ParentHashes[0])
+		if err != nil {
+			return "", fmt.Errorf("gitrepo: read history: %w", err)
+		}
+		c = next
+	}
+	return c.Hash.String(), nil
+}
+
+// SeedFiles are the README.md and index.html a new repository starts
+// with (every repository backend seeds the same).
+func SeedFiles(name, idea string) (readme, index string) {
+	return fmt.Sprintf("# %s\n\n%s\n", name, idea),
+		fmt.Sprintf("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title></head>\n<body><h1>%s</h1><p>Coming soon.</p></body></html>\n",
+			html.EscapeString(name), html.EscapeString(name))
 }
 
 // seedRepo writes the first commit straight into the bare repository:
 // blobs, one tree, a commit, and branch main pointing at it.
 func seedRepo(repo *git.Repository, name, idea string) error {
 	st := repo.Storer
+	readme, index := SeedFiles(name, idea)
 	files := []struct{ name, content string }{ // sorted by name, as trees must be
-		{"README.md", fmt.Sprintf("# %s\n\n%s\n", name, idea)},
-		{"index.html", fmt.Sprintf("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title></head>\n<body><h1>%s</h1><p>Coming soon.</p></body></html>\n",
-			html.EscapeString(name), html.EscapeString(name))},
+		{"README.md", readme},
+		{"index.html", index},
 	}
 	tree := &object.Tree{}
 	for _, f := range files {

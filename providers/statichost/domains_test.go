@@ -7,11 +7,9 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"holdco/providers/gitrepo"
 	"holdco/providers/statichost"
 )
 
@@ -24,18 +22,11 @@ func (d domainTable) CompanyOfDomain(_ context.Context, domain string) (string, 
 // A company's attached domain serves its site at the root, by Host; the
 // listener's own host and unknown hosts keep the path routing.
 func TestServesAttachedDomainsByHost(t *testing.T) {
-	ctx := context.Background()
-	repos, err := gitrepo.New(t.TempDir())
+	s := newSite(t, files{"index.html": "<h1>Shop</h1>"})
+	host, err := statichost.New(statichost.Options{BaseURL: "http://sites.test", Records: s.st.Sites(), Blobs: s.blobs})
 	require.NoError(t, err)
-	host, err := statichost.New(t.TempDir(), "http://sites.test", repos)
-	require.NoError(t, err)
-	id := uuid.NewString()
-	_, err = repos.Ensure(ctx, id, "Shop", "x", true)
-	require.NoError(t, err)
-	_, err = host.Ensure(ctx, id, "shop")
-	require.NoError(t, err)
-	host.ServeDomains(domainTable{"greenleaf.com": id})
-	h := host.Handler(allOnline{}, 0)
+	host.ServeDomains(domainTable{"greenleaf.com": s.companyID})
+	h := host.Handler()
 
 	get := func(hostHeader, path string) (int, string, http.Header) {
 		req := httptest.NewRequest(http.MethodGet, path, nil)

@@ -66,7 +66,9 @@ func (c *Client) CreateProduct(ctx context.Context, r models.ProductRequest) (mo
 // CreatePaymentLink opens a reusable checkout page for one product on the
 // connected account. company_id is on the link (copied by the provider to
 // each checkout session), on the payment of a one-time purchase and on
-// the subscription of a recurring one (and so on its invoices).
+// the subscription of a recurring one (and so on its invoices). The
+// request carries r.IdempotencyKey: sent again, Stripe answers the link
+// it made the first time.
 func (c *Client) CreatePaymentLink(ctx context.Context, r models.PaymentLinkRequest) (models.PaymentLink, error) {
 	p := &stripe.PaymentLinkParams{LineItems: []*stripe.PaymentLinkLineItemParams{{Price: stripe.String(r.PriceID), Quantity: stripe.Int64(1)}}}
 	onAccount(&p.Params, ctx, r.AccountID)
@@ -84,6 +86,9 @@ func (c *Client) CreatePaymentLink(ctx context.Context, r models.PaymentLinkRequ
 	if r.SuccessURL != "" {
 		p.AfterCompletion = &stripe.PaymentLinkAfterCompletionParams{Type: stripe.String(string(stripe.PaymentLinkAfterCompletionTypeRedirect)),
 			Redirect: &stripe.PaymentLinkAfterCompletionRedirectParams{URL: stripe.String(r.SuccessURL)}}
+	}
+	if r.IdempotencyKey != "" {
+		p.SetIdempotencyKey(r.IdempotencyKey)
 	}
 	l, err := c.connect.PaymentLinks.New(p)
 	if err != nil {

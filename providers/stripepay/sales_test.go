@@ -2,6 +2,11 @@ package stripepay_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -118,4 +123,31 @@ func TestSalesWebhookNeedsItsSecret(t *testing.T) {
 	assert.False(t, c.SalesConfigured())
 	_, err = c.ParseSalesWebhook(context.Background(), []byte("{}"), "t=1,v1=00")
 	assert.ErrorIs(t, err, stripepay.ErrSalesWebhookNotConfigured)
+}
+
+// A payment link request carries its idempotency key to Stripe (seen here
+// by a proxy in front of stripe-mock): Stripe answers a key it has seen
+// with the link it made, so a call made again makes no second link.
+func TestPaymentLinkCarriesItsIdempotencyKey(t *testing.T) {
+	target, err := url.Parse(testenv.StripeMock(t))
+	require.NoError(t, err)
+	var mu sync.Mutex
+	keys := map[string]string{}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		keys[r.URL.Path] = r.Header.Get("Idempotency-Key")
+		mu.Unlock()
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := stripepay.New(stripepay.Config{SecretKey: "sk_test_platform", ConnectSecretKey: "sk_test_connect", WebhookSecret: "whsec_x",
+		ConnectWebhookSecret: testenv.StripeConnectWebhookSecret, APIBase: srv.URL})
+	require.NoError(t, err)
+	_, err = c.CreatePaymentLink(context.Background(), models.PaymentLinkRequest{AccountID: "acct_seller", CompanyID: "co-1", ProductID: "prod-1",
+		PriceID: "price_1", IdempotencyKey: "holdco-link-call-1"})
+	require.NoError(t, err)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, "holdco-link-call-1", keys["/v1/payment_links"])
 }

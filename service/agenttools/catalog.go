@@ -21,8 +21,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"holdco/models"
-	"holdco/service"
-	"holdco/service/billing"
 )
 
 // MaxResultBytes is the largest tool result (its JSON); more is too_large.
@@ -31,21 +29,7 @@ const MaxResultBytes = 1 << 20
 // Catalog holds the tools by name.
 type Catalog struct {
 	tools map[string]*tool
-	// payer charges the billable tools whose use case does not charge
-	// itself (nil: they run unpaid, as in a catalog built for a test).
-	payer Payer
 }
-
-// Payer is billing.PayForCompany: the one charging rule of a billable
-// act, held before the effect and keyed by the call.
-type Payer interface {
-	PayForCompany(ctx context.Context, companyID string, u billing.Usage, effect func(context.Context) error) error
-}
-
-// chargedByUseCase are the billable tools whose use case charges the act
-// itself, whoever calls it (mail.Send charges every sent message, REST's
-// too); the catalog charges the other billable tools around the call.
-var chargedByUseCase = map[string]bool{"send_email": true}
 
 // NewCatalog returns an empty catalog.
 func NewCatalog() *Catalog { return &Catalog{tools: map[string]*tool{}} }
@@ -192,6 +176,9 @@ func (c *Catalog) IsControl(name string) bool {
 	return t != nil && t.control
 }
 
+// Has reports whether the catalog has a tool of that name.
+func (c *Catalog) Has(name string) bool { return c.tools[name] != nil }
+
 // Call runs the tool name for the company with the model's (or the
 // connector's) JSON arguments and answers its result as JSON. Every error
 // is a *models.Error: an unknown tool or arguments that break the schema
@@ -211,16 +198,7 @@ func (c *Catalog) Call(ctx context.Context, companyID, name string, raw json.Raw
 	if err != nil {
 		return nil, err
 	}
-	var out any
-	if price := Credits(name); price > 0 && c.payer != nil && !chargedByUseCase[name] {
-		err = c.payer.PayForCompany(ctx, companyID, toolUsage(ctx, name, price), func(ctx context.Context) error {
-			var err error
-			out, err = t.call(ctx, companyID, args)
-			return err
-		})
-	} else {
-		out, err = t.call(ctx, companyID, args)
-	}
+	out, err := t.call(ctx, companyID, args)
 	if err != nil {
 		return nil, asDomain(err)
 	}
@@ -394,16 +372,18 @@ func ErrorJSON(err error) json.RawMessage {
 	return b
 }
 
-// toolUsage is the charge of a billable tool call: keyed by the agent's
-// call (a retry pays once), else by a new id that is also its run_id (a
-// connector call is an act of its own).
-func toolUsage(ctx context.Context, name string, price int64) billing.Usage {
-	u := billing.Usage{Type: models.EntryToolUsage, Credits: price}
-	if call, ok := service.CallOf(ctx); ok {
-		u.RunID, u.Key = call.RunID, call.Key
-		return u
-	}
-	id := service.EffectID(ctx, name)
-	u.RunID, u.Key = id, name+"/"+id
-	return u
+// keyed are the tools whose effect is stored under the call's key
+// (service.EffectID) or checked at the provider by it: the same call made
+// again — a turn's activity retried after a crash, or a client's request
+// sent again with its idempotency key — answers the effect already made
+// instead of making a second one, and a billable one is paid once.
+var keyed = map[string]bool{
+	"send_email": true, "web_research": true, "generate_image": true,
+	ToolCreateTask: true, "add_prospect": true, "write_file": true,
+	"create_product": true, "create_payment_link": true, "regenerate_ad": true,
+	"commit_repository_files": true, "query_database": true,
 }
+
+// Keyed reports whether the tool's effect is keyed by the call (see
+// keyed); the connector offers these with an idempotency_key argument.
+func Keyed(name string) bool { return keyed[name] }

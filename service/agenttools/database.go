@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"holdco/models"
+	"holdco/service"
 )
 
 // Database runs SQL on a company's own database (providers/companydb on
@@ -12,7 +13,11 @@ import (
 type Database interface {
 	// Query answers *SQLError when the statement is at fault (the
 	// database's message), ErrNoDatabase when the company has none yet.
-	Query(ctx context.Context, companyID, sql string, readOnly bool) (QueryResult, error)
+	// effectID ("" for none; only with readOnly false) names the call: its
+	// result is stored in the company's database in the statement's own
+	// transaction, and the same call made again answers it without
+	// running the statement again.
+	Query(ctx context.Context, companyID, sql string, readOnly bool, effectID string) (QueryResult, error)
 }
 
 // SQLError is the database refusing the company's statement.
@@ -47,7 +52,11 @@ func registerDatabase(c *Catalog, db Database, authorize func(ctx context.Contex
 			if strings.Contains(stmt, ";") {
 				return QueryResult{}, invalid("sql", "Send one statement at a time (a ; inside a string literal counts too).")
 			}
-			res, err := db.Query(ctx, companyID, stmt, in.Mode != "read_write")
+			readOnly, effectID := in.Mode != "read_write", ""
+			if !readOnly && service.Keyed(ctx) {
+				effectID = service.EffectID(ctx, "query")
+			}
+			res, err := db.Query(ctx, companyID, stmt, readOnly, effectID)
 			if se, ok := err.(*SQLError); ok {
 				return QueryResult{}, models.Errorf(models.CodeInvalidArgument, "The database refused the statement: %s", cutDetail(se.Msg)).WithField("sql")
 			}

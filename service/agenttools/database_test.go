@@ -21,13 +21,8 @@ import (
 // sqliteTools is the worker's adapter (app/repository.go) in the tests.
 type sqliteTools struct{ db *companydb.SQLite }
 
-func (s sqliteTools) Query(ctx context.Context, companyID, stmt string, readOnly bool) (agenttools.QueryResult, error) {
-	r, err := s.db.Query(ctx, companyID, stmt, readOnly)
-	var se *companydb.ErrStatement
-	if errors.As(err, &se) {
-		return agenttools.QueryResult{}, &agenttools.SQLError{Msg: se.Msg}
-	}
-	return agenttools.QueryResult{Columns: r.Columns, Rows: r.Rows, Truncated: r.Truncated}, err
+func (s sqliteTools) Query(ctx context.Context, companyID, stmt string, readOnly bool, effectID string) (agenttools.QueryResult, error) {
+	return companyTools{s.db}.Query(ctx, companyID, stmt, readOnly, effectID)
 }
 
 func TestQueryDatabaseTool(t *testing.T) {
@@ -68,11 +63,18 @@ func TestQueryDatabaseTool(t *testing.T) {
 type companyTools struct {
 	db interface {
 		Query(ctx context.Context, companyID, stmt string, readOnly bool) (companydb.QueryResult, error)
+		QueryOnce(ctx context.Context, companyID, stmt, effectID string) (companydb.QueryResult, error)
 	}
 }
 
-func (c companyTools) Query(ctx context.Context, companyID, stmt string, readOnly bool) (agenttools.QueryResult, error) {
-	r, err := c.db.Query(ctx, companyID, stmt, readOnly)
+func (c companyTools) Query(ctx context.Context, companyID, stmt string, readOnly bool, effectID string) (agenttools.QueryResult, error) {
+	var r companydb.QueryResult
+	var err error
+	if effectID != "" && !readOnly {
+		r, err = c.db.QueryOnce(ctx, companyID, stmt, effectID)
+	} else {
+		r, err = c.db.Query(ctx, companyID, stmt, readOnly)
+	}
 	var se *companydb.ErrStatement
 	if errors.As(err, &se) {
 		return agenttools.QueryResult{}, &agenttools.SQLError{Msg: se.Msg}
@@ -92,6 +94,7 @@ func TestQueryDatabaseToolStaysInTheCompanyDatabase(t *testing.T) {
 		Ensure(ctx context.Context, companyID string) (string, error)
 		Drop(ctx context.Context, companyID string) error
 		Query(ctx context.Context, companyID, stmt string, readOnly bool) (companydb.QueryResult, error)
+		QueryOnce(ctx context.Context, companyID, stmt, effectID string) (companydb.QueryResult, error)
 	}{"sqlite": sqlite}
 	if dsn := os.Getenv("TEST_DATABASE_URL"); dsn != "" {
 		pg, err := companydb.NewPostgres(dsn, []byte("test secret"), nil)

@@ -13,6 +13,7 @@ import (
 	"holdco/service/companies"
 	"holdco/service/prospects"
 	"holdco/service/usecases"
+	"holdco/service/webtools"
 )
 
 func TestProspectTools(t *testing.T) {
@@ -91,7 +92,8 @@ func (f *fakeImages) Generate(_ context.Context, prompt, size string) ([]byte, e
 func TestGenerateImageStoresAFile(t *testing.T) {
 	w := newWorld(t, usecases.Options{})
 	imgs := &fakeImages{}
-	cat := agenttools.New(agenttools.Services{Files: w.e.Svc.Files, Images: imgs})
+	// Without billing: the act alone, unpaid.
+	cat := agenttools.New(agenttools.Services{Files: w.e.Svc.Files, Web: webtools.New(w.e.Svc.Files.Core(), nil, w.e.Svc.Files, nil, imgs)})
 	res, err := cat.Call(w.agent, w.company, "generate_image", json.RawMessage(`{"prompt":"a loaf","path":"images/loaf.png"}`))
 	require.NoError(t, err, string(agenttools.ErrorJSON(err)))
 	var out agenttools.GeneratedImage

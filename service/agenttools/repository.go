@@ -12,6 +12,8 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"holdco/models"
+	"holdco/service"
+	"holdco/service/files"
 )
 
 // Repository is the company's code repository (providers/gitrepo on the
@@ -21,7 +23,10 @@ type Repository interface {
 	ListFiles(ctx context.Context, companyID, prefix string, limit int) ([]RepoFile, bool, error)
 	// ReadFile answers ErrRepoFileNotFound for a missing file.
 	ReadFile(ctx context.Context, companyID, path string) ([]byte, error)
-	Commit(ctx context.Context, companyID string, changes []RepoChange, message string) (commitID string, err error)
+	// Commit makes one commit on main. effectID names the call: when a
+	// commit of main made for effectID exists already (the same call made
+	// again after a crash), its id is answered and nothing is committed.
+	Commit(ctx context.Context, companyID string, changes []RepoChange, message, effectID string) (commitID string, err error)
 }
 
 // ErrRepoFileNotFound is a Repository's answer for a missing file.
@@ -180,13 +185,9 @@ func registerRepository(c *Catalog, repo Repository, authorize func(ctx context.
 					changes = append(changes, RepoChange{Path: p, Delete: true})
 					continue
 				}
-				body := []byte(*f.Content)
-				if f.Encoding == "base64" {
-					b, err := base64.StdEncoding.DecodeString(*f.Content)
-					if err != nil {
-						return CommitResult{}, invalid("files["+itoa(i)+"].content", "content is not valid base64.")
-					}
-					body = b
+				body, err := files.InlineContent(*f.Content, f.Encoding == "base64", "files["+itoa(i)+"].content")
+				if err != nil {
+					return CommitResult{}, err
 				}
 				total += len(body)
 				changes = append(changes, RepoChange{Path: p, Content: body})
@@ -194,7 +195,7 @@ func registerRepository(c *Catalog, repo Repository, authorize func(ctx context.
 			if total > MaxRepoCommitBytes {
 				return CommitResult{}, models.Errorf(models.CodeTooLarge, "The commit writes %d bytes; at most %d (3 MB) per commit.", total, MaxRepoCommitBytes).WithField("files")
 			}
-			id, err := repo.Commit(ctx, companyID, changes, in.Message)
+			id, err := repo.Commit(ctx, companyID, changes, in.Message, service.EffectID(ctx, "commit"))
 			return CommitResult{CommitID: id, Files: len(changes)}, err
 		})
 }

@@ -37,12 +37,12 @@ func (g gitTools) ReadFile(ctx context.Context, companyID, path string) ([]byte,
 	return b, err
 }
 
-func (g gitTools) Commit(ctx context.Context, companyID string, changes []agenttools.RepoChange, message string) (string, error) {
+func (g gitTools) Commit(ctx context.Context, companyID string, changes []agenttools.RepoChange, message, effectID string) (string, error) {
 	cs := make([]gitrepo.Change, len(changes))
 	for i, c := range changes {
 		cs[i] = gitrepo.Change{Path: c.Path, Content: c.Content, Delete: c.Delete}
 	}
-	return g.s.Commit(ctx, companyID, cs, message, "holdco agent")
+	return g.s.CommitOnce(ctx, companyID, cs, message, "holdco agent", effectID)
 }
 
 func TestRepositoryTools(t *testing.T) {

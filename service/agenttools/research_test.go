@@ -16,16 +16,17 @@ import (
 	"holdco/providers/research"
 	"holdco/service/agenttools"
 	"holdco/service/usecases"
+	"holdco/service/webtools"
 )
 
 // braveTools is the worker's adapter (app/tools.go) in the tests.
 type braveTools struct{ b *research.Brave }
 
-func (r braveTools) Search(ctx context.Context, query string, n int) ([]agenttools.SearchResult, error) {
+func (r braveTools) Search(ctx context.Context, query string, n int) ([]webtools.Result, error) {
 	res, err := r.b.Search(ctx, query, n)
-	out := make([]agenttools.SearchResult, len(res))
+	out := make([]webtools.Result, len(res))
 	for i, x := range res {
-		out[i] = agenttools.SearchResult{Title: x.Title, URL: x.URL, Snippet: x.Snippet}
+		out[i] = webtools.Result{Title: x.Title, URL: x.URL, Snippet: x.Snippet}
 	}
 	return out, err
 }
@@ -53,7 +54,7 @@ func TestWebResearchSearchesWithTheProvider(t *testing.T) {
 	var res agenttools.WebResearchResult
 	w.call(t, "web_research", map[string]any{"query": "sourdough suppliers"}, &res)
 	assert.Equal(t, "sourdough suppliers count=5", asked, "5 results by default")
-	assert.Equal(t, []agenttools.SearchResult{{Title: "Sourdough suppliers", URL: "https://example.com/flour", Snippet: "Flour for bakers"}}, res.Results)
+	assert.Equal(t, []webtools.Result{{Title: "Sourdough suppliers", URL: "https://example.com/flour", Snippet: "Flour for bakers"}}, res.Results)
 
 	_, err = w.cat.Call(w.agent, w.company, "web_research", json.RawMessage(`{"query":"  "}`))
 	assert.Equal(t, "query", domainErr(t, err).Field)

@@ -23,8 +23,8 @@ func TestSalesTools(t *testing.T) {
 	cong := mustCong(t, w)
 	account := "acct_" + uuid.NewString()[:12]
 	bg := context.Background()
-	require.NoError(t, w.e.Store.SetConnectAccount(bg, w.e.Store.SystemConglomerateScope(cong), account))
-	require.NoError(t, w.e.Store.UpdateConnectState(bg, models.ConnectState{AccountID: account, ChargesEnabled: true, DetailsSubmitted: true}))
+	require.NoError(t, w.e.Store.Billing().SetConnectAccount(bg, w.e.Store.SystemConglomerateScope(cong), account))
+	require.NoError(t, w.e.Store.Billing().UpdateConnectState(bg, models.ConnectState{AccountID: account, ChargesEnabled: true, DetailsSubmitted: true}))
 
 	var p agenttools.Product
 	w.call(t, "create_product", map[string]any{"name": "Sourdough box", "description": "Six loaves", "price_cents": 2500, "interval": "month"}, &p)

@@ -3,7 +3,6 @@ package agenttools
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"time"
 	"unicode/utf8"
 
@@ -17,6 +16,7 @@ import (
 	"holdco/service/prospects"
 	"holdco/service/sales"
 	"holdco/service/tasks"
+	"holdco/service/webtools"
 )
 
 // Tool names the scripted model (providers/llm/scripted) calls; the
@@ -28,8 +28,8 @@ const (
 )
 
 // MaxWriteFileBytes is the largest file write_file stores (the connector's
-// upload_file limit).
-const MaxWriteFileBytes = 3 << 20
+// upload_file limit): a file sent inline.
+const MaxWriteFileBytes = files.MaxInlineBytes
 
 // MaxReadFileBytes is the largest file read_file answers.
 const MaxReadFileBytes = 512 << 10
@@ -48,9 +48,8 @@ type Services struct {
 	Prospects *prospects.Service
 	// Growth is domains and ads.
 	Growth *growth.Service
-	// Research and Images are providers; nil answers not_configured.
-	Research Research
-	Images   Images
+	// Web is web research and image generation (paid acts).
+	Web *webtools.Service
 	// Repository is the companies' code repositories (worker role); nil
 	// answers not_configured.
 	Repository Repository
@@ -59,14 +58,11 @@ type Services struct {
 	Database Database
 	// Analytics is the companies' web analytics.
 	Analytics *analytics.Service
-	// Billing charges the billable tools (nil: they run unpaid).
-	Billing Payer
 }
 
 // New builds the catalog of the agents' tools over svc.
 func New(svc Services) *Catalog {
 	c := NewCatalog()
-	c.payer = svc.Billing
 	RegisterControl[AskQuestionInput](c, ToolAskQuestion,
 		"Ask the user a question and stop working until they answer. The turn ends waiting; the answer arrives as the user's next message.")
 	registerDocuments(c, svc.Documents)
@@ -77,7 +73,7 @@ func New(svc Services) *Catalog {
 	registerActivity(c, svc.Companies)
 	registerProspects(c, svc.Prospects)
 	registerGrowth(c, svc.Growth)
-	registerResearch(c, svc.Research, svc.Images, svc.Files)
+	registerResearch(c, svc.Web)
 	registerAnalytics(c, svc.Analytics)
 	authorize := func(ctx context.Context, companyID string) error {
 		_, err := svc.Companies.GetCompany(ctx, companyID)
@@ -355,23 +351,17 @@ func registerFiles(c *Catalog, s *files.Service) {
 		})
 	Register(c, "write_file", "Store a file in the company's files (text or base64 content, at most 3 MB).",
 		func(ctx context.Context, companyID string, in WriteFileInput) (File, error) {
-			body := []byte(in.Content)
-			ct := in.ContentType
-			if in.Encoding == "base64" {
-				b, err := base64.StdEncoding.DecodeString(in.Content)
-				if err != nil {
-					return File{}, invalid("content", "content is not valid base64.")
-				}
-				body = b
-				if ct == "" {
-					ct = "application/octet-stream"
-				}
-			} else if ct == "" {
-				ct = "text/plain; charset=utf-8"
+			body, err := files.InlineContent(in.Content, in.Encoding == "base64", "content")
+			if err != nil {
+				return File{}, err
 			}
-			if len(body) > MaxWriteFileBytes {
-				return File{}, models.Errorf(models.CodeTooLarge, "The file is %d bytes; write_file stores at most %d bytes (3 MB).", len(body), MaxWriteFileBytes).
-					WithField("content").With("size_bytes", len(body)).With("limit_bytes", MaxWriteFileBytes)
+			ct := in.ContentType
+			switch {
+			case ct != "":
+			case in.Encoding == "base64":
+				ct = "application/octet-stream"
+			default:
+				ct = "text/plain; charset=utf-8"
 			}
 			if in.Encoding != "base64" && !utf8.Valid(body) {
 				return File{}, invalid("content", "content is not valid UTF-8; send binary content as base64.")

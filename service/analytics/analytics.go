@@ -30,7 +30,8 @@ type Service struct {
 	handleKeys *service.Cache[string, string]
 	queue      *Queue
 	counter    Counters
-	// byAddress and byKey are capture's flood guard (limit.go); nil: off.
+	// byAddress and byKey are capture's flood guard (limit.go), counted
+	// once for the cluster; nil: off.
 	byAddress, byKey *limiter
 	// refuseUntil (unix ns) is when capture tries the database again
 	// after a failed commit; failing is when the current run of failed
@@ -56,8 +57,8 @@ type Options struct {
 	// (group commit, writer.go); negative: none.
 	GroupWait time.Duration
 	// AddressRate and KeyRate are the events per second one client
-	// address and one public key may send (bursts of 10 s); negative:
-	// no limit.
+	// address and one public key may send (bursts of 10 s), counted once
+	// for the processes sharing the database; negative: no limit.
 	AddressRate, KeyRate int
 }
 
@@ -93,7 +94,8 @@ func New(core *service.Core, opts Options) *Service {
 	s := &Service{core: core, store: core.Store(), logger: core.Logger().With("component", "analytics"), now: core.Clock(),
 		keys: service.NewCache[string, string](keyCacheTTL, keyCacheMax, core.Clock()), handleKeys: service.NewCache[string, string](keyCacheTTL, keyCacheMax, core.Clock())}
 	s.queue = newQueue(opts)
-	s.byAddress, s.byKey = newLimiter(opts.AddressRate), newLimiter(opts.KeyRate)
+	s.byAddress = sharedLimiter(opts.AddressRate, s.store, "analytics/address", s.logger)
+	s.byKey = sharedLimiter(opts.KeyRate, s.store, "analytics/key", s.logger)
 	s.groupWait = opts.GroupWait
 	return s
 }
@@ -143,5 +145,5 @@ func (s *Service) Key(ctx context.Context, companyID string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return s.store.AnalyticsKey(ctx, ac.Scope)
+	return s.store.Analytics().AnalyticsKey(ctx, ac.Scope)
 }

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"holdco/service/companies"
 	"holdco/service/servicetest"
 	"holdco/service/usecases"
+	"holdco/testenv"
 )
 
 type world struct {
@@ -502,4 +504,171 @@ func TestClosedPeriodVisitorsAreCountedOnce(t *testing.T) {
 	var kept int64
 	require.NoError(t, w.e.SQL.QueryRow("SELECT COUNT(*) FROM analytics_period_visitors").Scan(&kept))
 	assert.Equal(t, int64(1), kept)
+}
+
+// retryAfterSeconds is a rate_limited error's retry_after_seconds.
+func retryAfterSeconds(t *testing.T, err error) int64 {
+	t.Helper()
+	require.True(t, models.IsCode(err, models.CodeRateLimited), "rate_limited: %v", err)
+	var de *models.Error
+	require.ErrorAs(t, err, &de)
+	secs, ok := de.Extra["retry_after_seconds"].(int64)
+	require.True(t, ok, "retry_after_seconds")
+	return secs
+}
+
+// sendOne captures one page view for key from ip through p.
+func sendOne(p *analytics.Service, key, ip string) error {
+	b, _ := json.Marshal(event(key, "v-"+ip, "$pageview", "https://site.example/", nil))
+	_, err := p.Capture(context.Background(), analytics.CaptureInput{Body: b, ClientIP: netip.MustParseAddr(ip)})
+	return err
+}
+
+// Two processes (two analytics services on one database): one address and
+// one key are counted once for both, not once each, give or take one chunk
+// (a second of the rate) per process; a refusal says when to retry; the
+// database is charged at most once per half chunk, not per event, and a
+// client sending less than half a chunk never touches it.
+func TestCaptureLimitIsCountedOnceAcrossProcesses(t *testing.T) {
+	opts := analytics.Options{AddressRate: 10, KeyRate: 30} // bursts of 100 and 300 events, chunks of 10 and 30
+	w := newWorld(t, opts)
+	procs := []*analytics.Service{w.svc, w.e.NewServices(t, usecases.Options{Analytics: opts}).Analytics}
+	charges := func() (address, key int64) {
+		for _, p := range procs {
+			a, k := analytics.SharedCharges(p)
+			address, key = address+a, key+k
+		}
+		return address, key
+	}
+
+	// One address, one event a request, alternately through the two.
+	accepted := 0
+	var refused error
+	for i := range 300 {
+		switch err := sendOne(procs[i%2], w.key, "8.8.8.8"); {
+		case err == nil:
+			accepted++
+		default:
+			refused = err
+		}
+	}
+	assert.GreaterOrEqual(t, accepted, 100, "the burst is admitted")
+	assert.LessOrEqual(t, accepted, 100+2*10, "once for both processes (each one process's burst: 200 before)")
+	secs := retryAfterSeconds(t, refused)
+	assert.True(t, secs >= 1 && secs <= 2, "retry when a chunk is back (~1.1 s): %d", secs)
+	addrCharges, _ := charges()
+	assert.LessOrEqual(t, addrCharges, int64(accepted/5+4), "a transaction per half chunk at most, none per refused event")
+
+	// Time refills the shared bucket for both: 3 s is 30 more.
+	w.e.Clock.Advance(3 * time.Second)
+	for i := range 100 {
+		if sendOne(procs[i%2], w.key, "8.8.8.8") == nil {
+			accepted++
+		}
+	}
+	assert.GreaterOrEqual(t, accepted, 130)
+	assert.LessOrEqual(t, accepted, 130+2*10)
+
+	// One key from many addresses (one event each): the key's burst of 300
+	// once for both; the addresses stay below half a chunk and are never
+	// charged.
+	ctx, cong := w.e.User(t, "second@example.com")
+	c, err := w.e.Svc.CreateCompany(ctx, cong, companies.CompanyInput{Name: "Second Site"})
+	require.NoError(t, err)
+	key, err := w.e.Svc.Analytics.Key(ctx, c.ID)
+	require.NoError(t, err)
+	byKey := 0
+	addrBefore, keyBefore := charges()
+	for i := range 700 {
+		switch err := sendOne(procs[i%2], key, fmt.Sprintf("10.1.%d.%d", i/250, i%250+1)); {
+		case err == nil:
+			byKey++
+		default:
+			refused = err
+		}
+	}
+	assert.GreaterOrEqual(t, byKey, 300)
+	assert.LessOrEqual(t, byKey, 300+2*30, "once for both processes (600 before)")
+	assert.Contains(t, refused.Error(), "this site")
+	assert.GreaterOrEqual(t, retryAfterSeconds(t, refused), int64(1))
+	addrAfter, keyCharges := charges()
+	assert.Equal(t, addrBefore, addrAfter, "an address sending less than half a chunk is not charged")
+	assert.LessOrEqual(t, keyCharges-keyBefore, int64(byKey/15+4))
+
+	t.Logf("one address: %d admitted (%d charges); one key: %d admitted (%d charges)", accepted, addrAfter, byKey, keyCharges-keyBefore)
+
+	var n int
+	require.NoError(t, w.e.SQL.QueryRow("SELECT COUNT(*) FROM analytics_events").Scan(&n))
+	assert.Equal(t, accepted+byKey, n, "every admitted event is stored, nothing refused")
+}
+
+// While the shared buckets cannot be read, capture counts in the process's
+// memory (its own limit, answered 429 past it, never 500) and goes back to
+// the shared bucket after the backoff.
+func TestCaptureLimitFallsBackToTheProcessWhenTheDatabaseFails(t *testing.T) {
+	w := newWorld(t, analytics.Options{AddressRate: 10, KeyRate: 1000}) // a burst of 100 a process, chunks of 10
+	_, err := w.e.SQL.Exec("ALTER TABLE rate_buckets RENAME TO rate_buckets_away")
+	require.NoError(t, err)
+	accepted := 0
+	for range 150 {
+		err := sendOne(w.svc, w.key, "8.8.8.8")
+		if err == nil {
+			accepted++
+			continue
+		}
+		retryAfterSeconds(t, err)
+	}
+	assert.Equal(t, 100, accepted, "the process's own burst")
+	failed, _ := analytics.SharedCharges(w.svc)
+	assert.Equal(t, int64(1), failed, "one failed charge, then memory only for the backoff")
+
+	_, err = w.e.SQL.Exec("ALTER TABLE rate_buckets_away RENAME TO rate_buckets")
+	require.NoError(t, err)
+	w.e.Clock.Advance(6 * time.Second) // past the backoff; 60 events back
+	accepted = 0
+	for range 100 {
+		if sendOne(w.svc, w.key, "8.8.8.8") == nil {
+			accepted++
+		}
+	}
+	assert.Equal(t, 60, accepted)
+	charged, _ := analytics.SharedCharges(w.svc)
+	assert.Greater(t, charged, failed, "charged to the shared bucket again")
+	var rows int
+	require.NoError(t, w.e.SQL.QueryRow("SELECT COUNT(*) FROM rate_buckets").Scan(&rows))
+	assert.Positive(t, rows)
+}
+
+// Requests at once on two processes' flood guards (each on its own
+// connection pool to one database) admit the shared burst once, give or
+// take a chunk per process, whatever their interleaving.
+func TestFloodGuardConcurrentRequestsOnTwoProcesses(t *testing.T) {
+	st := testenv.NewReplicaStores(t, 2)
+	guards := []*analytics.Limiter{analytics.NewSharedLimiter(20, st[0], "test/capture"), analytics.NewSharedLimiter(20, st[1], "test/capture")} // a burst of 200, chunks of 20
+	now := time.Now().UTC()
+	var (
+		admitted atomic.Int64
+		wg       sync.WaitGroup
+	)
+	for i := range 8 {
+		wg.Go(func() {
+			for j := range 60 {
+				n := 1 + (i+j)%3
+				ok, wait, err := guards[i%2].Take(context.Background(), "198.51.100.4", n, now)
+				if !assert.NoError(t, err) {
+					return
+				}
+				if ok {
+					admitted.Add(int64(n))
+				} else {
+					assert.Positive(t, wait)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	// 960 events asked for. A refused batch may have paid part of itself
+	// (less than a batch of 3), kept for its retry.
+	assert.GreaterOrEqual(t, admitted.Load(), int64(200-2*2))
+	assert.LessOrEqual(t, admitted.Load(), int64(200+2*20), "once for both (each alone admits its burst: 400)")
 }

@@ -38,7 +38,7 @@ func BenchmarkRecordEvents(b *testing.B) {
 					events[i] = models.AnalyticsEvent{CompanyID: c.ID, At: at, DistinctID: "v" + strconv.Itoa(r.IntN(1000)), Event: "$pageview",
 						Path: "/p" + strconv.Itoa(r.IntN(20)), Referrer: "", Country: "US"}
 				}
-				if err := e.Store.RecordAnalyticsEvents(context.Background(), events); err != nil {
+				if err := e.Store.Analytics().RecordAnalyticsEvents(context.Background(), events); err != nil {
 					b.Fatal(err)
 				}
 				n += batch
@@ -75,7 +75,7 @@ func BenchmarkSummaryOverManyEvents(b *testing.B) {
 		if len(batch) == 0 {
 			return
 		}
-		if err := e.Store.RecordAnalyticsEvents(context.Background(), batch); err != nil {
+		if err := e.Store.Analytics().RecordAnalyticsEvents(context.Background(), batch); err != nil {
 			b.Fatal(err)
 		}
 		batch = batch[:0]

@@ -57,7 +57,8 @@ type CaptureResult struct{ Accepted int }
 // the sender) and stores the rest, all or none: it returns once they are
 // committed (group commit, writer.go), so a nil error means stored.
 // It answers rate_limited (with retry_after_seconds) past the client
-// address's or the key's rate, ErrQueueFull when the writer is behind,
+// address's or the key's rate (counted once for the cluster, limit.go),
+// ErrQueueFull when the writer is behind,
 // ErrStopped after shutdown, an error wrapping models.ErrUnavailable while
 // the database cannot store events, too_large for a body that inflates
 // beyond MaxDecodedBytes.
@@ -83,7 +84,11 @@ func (s *Service) Capture(ctx context.Context, in CaptureInput) (CaptureResult, 
 	}
 	wires, top, n := splitEvents(raw)
 	if addr != "" {
-		if ok, wait := s.byAddress.take(addr, n, now); !ok {
+		ok, wait, err := s.byAddress.take(ctx, addr, n, now)
+		if err != nil {
+			return CaptureResult{}, err
+		}
+		if !ok {
 			s.counter.RateLimited.Add(int64(n))
 			return CaptureResult{}, rateLimited("this address", wait)
 		}
@@ -124,7 +129,11 @@ func (s *Service) Capture(ctx context.Context, in CaptureInput) (CaptureResult, 
 		return CaptureResult{}, nil
 	}
 	for companyID, k := range perCompany {
-		if ok, wait := s.byKey.take(companyID, k, now); !ok {
+		ok, wait, err := s.byKey.take(ctx, companyID, k, now)
+		if err != nil {
+			return CaptureResult{}, err
+		}
+		if !ok {
 			s.counter.RateLimited.Add(int64(len(events)))
 			return CaptureResult{}, rateLimited("this site", wait)
 		}
@@ -153,7 +162,7 @@ func (s *Service) companyOf(ctx context.Context, key string) (string, error) {
 	if id, ok := s.keys.Get(key); ok {
 		return id, nil
 	}
-	id, err := s.store.AnalyticsCompanyByKey(ctx, key)
+	id, err := s.store.Analytics().AnalyticsCompanyByKey(ctx, key)
 	switch {
 	case errors.Is(err, models.ErrNotFound):
 		id = ""

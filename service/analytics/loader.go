@@ -114,7 +114,7 @@ func (s *Service) LoaderByHandle(ctx context.Context, handle string) (Script, er
 		if k, ok := s.handleKeys.Get(handle); ok {
 			key = k
 		} else {
-			k, err := s.store.AnalyticsKeyByHandle(ctx, handle)
+			k, err := s.store.Analytics().AnalyticsKeyByHandle(ctx, handle)
 			if err != nil && !errors.Is(err, models.ErrNotFound) {
 				return Script{}, err
 			}

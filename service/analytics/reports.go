@@ -77,7 +77,7 @@ func (s *Service) Summary(ctx context.Context, companyID, rangeName string) (Sum
 	if err != nil {
 		return Summary{}, err
 	}
-	if out.Key, err = s.store.AnalyticsKey(ctx, ac.Scope); err != nil {
+	if out.Key, err = s.store.Analytics().AnalyticsKey(ctx, ac.Scope); err != nil {
 		return Summary{}, err
 	}
 	out.LoaderURL = s.LoaderURL(out.Key)
@@ -88,7 +88,7 @@ func (s *Service) summary(ctx context.Context, sc store.CompanyScope, r Range) (
 	p := r.period(s.now())
 	from, to, prevFrom := models.DayOf(p.From), models.DayOf(p.To), models.DayOf(p.PrevFrom)
 	out := Summary{Range: r.Name, From: p.From, To: p.To}
-	days, err := s.store.AnalyticsDays(ctx, sc, prevFrom, to)
+	days, err := s.store.Analytics().AnalyticsDays(ctx, sc, prevFrom, to)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -110,13 +110,13 @@ func (s *Service) summary(ctx context.Context, sc store.CompanyScope, r Range) (
 	// rollup counts visitors of that day only, so longer periods count
 	// distinct ids over the visitor-day rollup.
 	if r.Days > 1 {
-		if cur.Visitors, err = s.store.AnalyticsVisitorsSince(ctx, sc, from); err != nil {
+		if cur.Visitors, err = s.store.Analytics().AnalyticsVisitorsSince(ctx, sc, from); err != nil {
 			return Summary{}, err
 		}
 		// No event older than maxEventAge is taken, so a period that ended
 		// before that day is closed: its count is made once.
 		closed := models.DayOf(p.PrevTo) < models.DayOf(s.now().Add(-maxEventAge))
-		if prev.Visitors, err = s.store.AnalyticsPeriodVisitors(ctx, sc, prevFrom, models.DayOf(p.PrevTo), closed); err != nil {
+		if prev.Visitors, err = s.store.Analytics().AnalyticsPeriodVisitors(ctx, sc, prevFrom, models.DayOf(p.PrevTo), closed); err != nil {
 			return Summary{}, err
 		}
 	}
@@ -130,7 +130,7 @@ func (s *Service) summary(ctx context.Context, sc store.CompanyScope, r Range) (
 		dim string
 		dst *[]Named
 	}{{"pages", &out.TopPages}, {"referrers", &out.TopReferrers}} {
-		rows, err := s.store.AnalyticsTop(ctx, sc, t.dim, prevFrom, from, to, TopLimit)
+		rows, err := s.store.Analytics().AnalyticsTop(ctx, sc, t.dim, prevFrom, from, to, TopLimit)
 		if err != nil {
 			return Summary{}, err
 		}
@@ -142,7 +142,7 @@ func (s *Service) summary(ctx context.Context, sc store.CompanyScope, r Range) (
 
 	if r.Days == 1 {
 		out.TrendStep = "hour"
-		hours, err := s.store.AnalyticsHours(ctx, sc, models.HourOf(p.From), models.HourOf(p.To.Add(23*time.Hour)))
+		hours, err := s.store.Analytics().AnalyticsHours(ctx, sc, models.HourOf(p.From), models.HourOf(p.To.Add(23*time.Hour)))
 		if err != nil {
 			return Summary{}, err
 		}
@@ -200,7 +200,7 @@ func (s *Service) Countries(ctx context.Context, companyID, rangeName string) (C
 		return Countries{}, err
 	}
 	p := r.period(s.now())
-	rows, err := s.store.AnalyticsCountries(ctx, ac.Scope, models.DayOf(p.From), models.DayOf(p.To))
+	rows, err := s.store.Analytics().AnalyticsCountries(ctx, ac.Scope, models.DayOf(p.From), models.DayOf(p.To))
 	if err != nil {
 		return Countries{}, err
 	}
@@ -227,7 +227,7 @@ type Headline struct {
 func (s *Service) Headline(ctx context.Context, sc store.CompanyScope) (Headline, error) {
 	r, _ := ParseRange(DefaultRange)
 	p := r.period(s.now())
-	cur, prev, err := s.store.AnalyticsHeadline(ctx, sc, models.DayOf(p.PrevFrom), models.DayOf(p.From), models.DayOf(p.To))
+	cur, prev, err := s.store.Analytics().AnalyticsHeadline(ctx, sc, models.DayOf(p.PrevFrom), models.DayOf(p.From), models.DayOf(p.To))
 	if err != nil {
 		return Headline{}, err
 	}

@@ -22,25 +22,5 @@ func (s *Service) PurgeRawEvents(ctx context.Context, keepDays int) (int64, erro
 		return 0, nil
 	}
 	before := s.now().UTC().Truncate(24*time.Hour).AddDate(0, 0, -(keepDays - 1)).Format(time.DateOnly)
-	return s.store.DeleteAnalyticsEventsBefore(ctx, before, retentionChunk)
-}
-
-// RunRetention purges at once and then every `every` until ctx ends.
-func (s *Service) RunRetention(ctx context.Context, keepDays int, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		n, err := s.PurgeRawEvents(ctx, keepDays)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			s.logger.Warn("analytics: deleting raw events past retention failed; retrying at the next sweep", "error", err)
-		case n > 0:
-			s.logger.Info("analytics: raw events past retention deleted", "events", n, "keep_days", keepDays)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	return s.store.Analytics().DeleteAnalyticsEventsBefore(ctx, before, retentionChunk)
 }

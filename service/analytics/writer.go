@@ -192,7 +192,7 @@ func (s *Service) commit(events []models.AnalyticsEvent) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
-	err := s.store.RecordAnalyticsEvents(ctx, events)
+	err := s.store.Analytics().RecordAnalyticsEvents(ctx, events)
 	s.failMu.Lock()
 	defer s.failMu.Unlock()
 	if err != nil {

@@ -2,17 +2,22 @@
 // cases: spending credits under the daily cap, grants, the
 // insufficient_credits answer with its links, plan decisions, checkout,
 // the customer portal, payouts (Connect), payment webhooks and auto
-// top-up. It imports only the service core, the store and models, so an
-// activity spends credits through the same rule as a request.
+// top-up. It imports only the service core, the store, models and the
+// workflow contract, so an activity spends credits through the same rule
+// as a request; what follows a spend or a grant is a workflow signal
+// through the Temporal client it is built with (followups.go).
 package billing
 
 import (
 	"context"
+	"log/slog"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
 	"holdco/models"
 	"holdco/service"
 	"holdco/store"
-	"log/slog"
-	"time"
 )
 
 // Service is the billing use cases.
@@ -24,18 +29,26 @@ type Service struct {
 	now      func() time.Time
 	sign     service.Signer
 	payments Payments
-	// autoTopUp is nudged after a spend under the threshold (nil: none).
-	autoTopUp AutoTopUpTrigger
-	// grantHook and domainPaidHook are the growth use cases' (nil: none).
-	grantHook      GrantHook
-	domainPaidHook DomainPaidHook
+	temporal client.Client
 }
 
-// New builds the billing use cases on core. payments nil: payments are not
-// configured, and every payment link is null with a reason.
-func New(core *service.Core, payments Payments) *Service {
+// Options are billing's providers.
+type Options struct {
+	// Payments nil: payments are not configured, and every payment link
+	// is null with a reason.
+	Payments Payments
+	// Temporal signals the workflows billing's rules follow up on: a
+	// spend under the account's threshold starts (or joins) its auto
+	// top-up, a grant signals the ad reconcilers of the campaigns it woke.
+	// nil (an operator command): no auto top-up is started, and the woken
+	// campaigns' marks wait for the growth sweeper.
+	Temporal client.Client
+}
+
+// New builds the billing use cases on core with everything they call.
+func New(core *service.Core, opts Options) *Service {
 	return &Service{core: core, cfg: core.Config(), store: core.Store(), logger: core.Logger(), now: core.Clock(), sign: core.Signer(),
-		payments: payments}
+		payments: opts.Payments, temporal: opts.Temporal}
 }
 
 // Now is the service clock (UTC).

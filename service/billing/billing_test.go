@@ -44,7 +44,7 @@ func TestPlanDecisions(t *testing.T) {
 	e := servicetest.New(t)
 	_, cong := e.User(t, "ada@example.com")
 	get := func() models.Conglomerate {
-		c, err := e.Store.GetConglomerate(context.Background(), cong)
+		c, err := e.Store.Identity().GetConglomerate(context.Background(), cong)
 		require.NoError(t, err)
 		return c
 	}
@@ -65,21 +65,21 @@ func TestPlanDecisions(t *testing.T) {
 	assert.Contains(t, err.Detail, "3-day free trial ended")
 	assert.Equal(t, "payments_not_configured", err.Extra["upgrade_unavailable"])
 
-	require.NoError(t, e.Store.SetSubscription(ctx, cong, "cus_1", "sub_1", models.PlanFounder, models.SubscriptionActive, nil))
+	require.NoError(t, e.Store.Billing().SetSubscription(ctx, cong, "cus_1", "sub_1", models.PlanFounder, models.SubscriptionActive, nil))
 	assert.Equal(t, models.ErrorCode(""), code(billing.ActionStartBusiness), "the Founder plan")
-	require.NoError(t, e.Store.SetSubscription(ctx, cong, "", "", models.PlanFounder, models.SubscriptionPastDue, nil))
+	require.NoError(t, e.Store.Billing().SetSubscription(ctx, cong, "", "", models.PlanFounder, models.SubscriptionPastDue, nil))
 	assert.Equal(t, models.CodePaymentRequired, code(billing.ActionAgentWork), "a failed renewal")
-	require.NoError(t, e.Store.SetSubscription(ctx, cong, "", "", models.PlanHosting, models.SubscriptionActive, nil))
+	require.NoError(t, e.Store.Billing().SetSubscription(ctx, cong, "", "", models.PlanHosting, models.SubscriptionActive, nil))
 	assert.Equal(t, models.CodePlanNoAI, code(billing.ActionAgentWork), "the Hosting plan runs no agents")
 	assert.Equal(t, models.CodePlanNoAI, code(billing.ActionStartBusiness))
-	require.NoError(t, e.Store.SetSubscription(ctx, cong, "", "", models.PlanFree, models.SubscriptionCanceled, nil))
+	require.NoError(t, e.Store.Billing().SetSubscription(ctx, cong, "", "", models.PlanFree, models.SubscriptionCanceled, nil))
 	assert.Equal(t, models.CodePlanExpired, code(billing.ActionAgentWork), "cancelled after the trial")
 
 	now := e.Clock.Now()
-	require.NoError(t, e.Store.SetSubscription(ctx, cong, "", "", models.PlanFounder, models.SubscriptionActive, nil))
-	require.NoError(t, e.Store.SetBlocked(ctx, cong, "", &now, "payment disputed"))
+	require.NoError(t, e.Store.Billing().SetSubscription(ctx, cong, "", "", models.PlanFounder, models.SubscriptionActive, nil))
+	require.NoError(t, e.Store.Billing().SetBlocked(ctx, cong, "", &now, "payment disputed"))
 	assert.Equal(t, models.CodePlanBlocked, code(billing.ActionAgentWork), "a block wins over a good plan")
-	require.NoError(t, e.Store.SetBlocked(ctx, cong, "", nil, ""))
+	require.NoError(t, e.Store.Billing().SetBlocked(ctx, cong, "", nil, ""))
 	assert.Equal(t, models.ErrorCode(""), code(billing.ActionAgentWork))
 }
 
@@ -91,37 +91,6 @@ func TestCreatingACompanyNeedsALivePlan(t *testing.T) {
 	e.Clock.Advance(service.TrialLength + time.Minute)
 	_, err = e.Svc.CreateCompany(ada, cong, companies.CompanyInput{Name: "Late"})
 	assert.True(t, models.IsCode(err, models.CodePlanExpired), "%v", err)
-}
-
-func TestBeginBusinessGrantsWelcomeOnceAndNeedsTwelveCredits(t *testing.T) {
-	e := servicetest.New(t)
-	ada, cong := e.User(t, "ada@example.com")
-	// Without the welcome grant (a web start) the empty balance is short.
-	_, err := e.Svc.BeginBusiness(ada, cong, false)
-	var de *models.Error
-	require.ErrorAs(t, err, &de)
-	assert.Equal(t, models.CodeInsufficientCredits, de.Code)
-	assert.Equal(t, int64(12), de.Extra["needed"])
-	assert.Equal(t, int64(0), de.Extra["balance"])
-
-	start, err := e.Svc.BeginBusiness(ada, cong, true)
-	require.NoError(t, err)
-	assert.True(t, start.WelcomeGranted)
-	assert.Equal(t, int64(15), start.Balance)
-	start, err = e.Svc.BeginBusiness(ada, cong, true)
-	require.NoError(t, err)
-	assert.False(t, start.WelcomeGranted, "once per account")
-	assert.Equal(t, int64(15), start.Balance)
-
-	_, err = e.Svc.Spend(context.Background(), e.Store.SystemConglomerateScope(cong), "", "run-1", models.EntryTokenUsagePartial, 4)
-	require.NoError(t, err)
-	_, err = e.Svc.BeginBusiness(ada, cong, true)
-	require.ErrorAs(t, err, &de)
-	assert.Equal(t, "This needs 12 credits but the account has 11; add at least 1 credits or upgrade the plan.", de.Detail)
-
-	_, other := e.User(t, "bob@example.com")
-	_, err = e.Svc.BeginBusiness(ada, other, true)
-	assert.True(t, models.IsCode(err, models.CodeForbidden), "another account's")
 }
 
 func TestBillingWithoutPayments(t *testing.T) {
@@ -171,7 +140,7 @@ func TestCheckoutPortalAndLinksAgainstStripeMock(t *testing.T) {
 	cs, err := e.Svc.CheckoutSession(ada, cong, models.CheckoutTopUp, 100)
 	require.NoError(t, err)
 	assert.NotEmpty(t, cs.URL)
-	c, err := e.Store.GetConglomerate(context.Background(), cong)
+	c, err := e.Store.Identity().GetConglomerate(context.Background(), cong)
 	require.NoError(t, err)
 	require.NotNil(t, c.Billing.CustomerID, "the first purchase creates the customer")
 	_, err = e.Svc.CheckoutSession(ada, cong, models.CheckoutPlan, 0)
@@ -279,7 +248,7 @@ func TestWebhooksCreditOnceAndTrackThePlan(t *testing.T) {
 	// The Founder subscription: checkout links the customer, the
 	// subscription events carry the state, each paid invoice grants.
 	e.Clock.Advance(service.TrialLength + time.Hour)
-	c, err := e.Store.GetConglomerate(ctx, cong)
+	c, err := e.Store.Identity().GetConglomerate(ctx, cong)
 	require.NoError(t, err)
 	assert.True(t, models.IsCode(e.Svc.PlanDecision(c, billing.ActionAgentWork), models.CodePlanExpired))
 	sub := map[string]any{"id": "sub_1", "object": "subscription", "status": "active", "customer": "cus_ada", "current_period_end": 1900000000,
@@ -288,7 +257,7 @@ func TestWebhooksCreditOnceAndTrackThePlan(t *testing.T) {
 	payload, sig = signedEvent(t, "evt_sub", "customer.subscription.created", sub)
 	_, err = e.Svc.HandlePaymentWebhook(ctx, payload, sig)
 	require.NoError(t, err)
-	c, err = e.Store.GetConglomerate(ctx, cong)
+	c, err = e.Store.Identity().GetConglomerate(ctx, cong)
 	require.NoError(t, err)
 	assert.Equal(t, models.PlanFounder, c.Billing.Plan)
 	assert.Nil(t, e.Svc.PlanDecision(c, billing.ActionAgentWork))
@@ -305,13 +274,13 @@ func TestWebhooksCreditOnceAndTrackThePlan(t *testing.T) {
 	payload, sig = signedEvent(t, "evt_sub_due", "customer.subscription.updated", sub)
 	_, err = e.Svc.HandlePaymentWebhook(ctx, payload, sig)
 	require.NoError(t, err)
-	c, _ = e.Store.GetConglomerate(ctx, cong)
+	c, _ = e.Store.Identity().GetConglomerate(ctx, cong)
 	assert.True(t, models.IsCode(e.Svc.PlanDecision(c, billing.ActionAgentWork), models.CodePaymentRequired))
 
 	payload, sig = signedEvent(t, "evt_sub_end", "customer.subscription.deleted", sub)
 	_, err = e.Svc.HandlePaymentWebhook(ctx, payload, sig)
 	require.NoError(t, err)
-	c, _ = e.Store.GetConglomerate(ctx, cong)
+	c, _ = e.Store.Identity().GetConglomerate(ctx, cong)
 	assert.Equal(t, models.PlanFree, c.Billing.Plan)
 	assert.True(t, models.IsCode(e.Svc.PlanDecision(c, billing.ActionAgentWork), models.CodePlanExpired))
 
@@ -328,12 +297,12 @@ func TestWebhooksCreditOnceAndTrackThePlan(t *testing.T) {
 func TestConnectWebhookUpdatesTheStatus(t *testing.T) {
 	e := stripeEnv(t)
 	_, cong := e.User(t, "ada@example.com")
-	require.NoError(t, e.Store.SetConnectAccount(context.Background(), e.Store.SystemConglomerateScope(cong), "acct_ada"))
+	require.NoError(t, e.Store.Billing().SetConnectAccount(context.Background(), e.Store.SystemConglomerateScope(cong), "acct_ada"))
 	payload, sig := signedEvent(t, "evt_acct", "account.updated", map[string]any{"id": "acct_ada", "object": "account",
 		"charges_enabled": true, "payouts_enabled": true, "details_submitted": true})
 	_, err := e.Svc.HandlePaymentWebhook(context.Background(), payload, sig)
 	require.NoError(t, err)
-	c, err := e.Store.GetConglomerate(context.Background(), cong)
+	c, err := e.Store.Identity().GetConglomerate(context.Background(), cong)
 	require.NoError(t, err)
 	assert.True(t, c.Billing.ConnectPayoutsEnabled)
 	// An account no conglomerate holds is acknowledged.
@@ -356,21 +325,21 @@ func (s scriptedPayments) ParseWebhook(context.Context, []byte, string) (models.
 func TestDisputeBlocksAndAWonDisputeUnblocks(t *testing.T) {
 	base := stripeEnv(t)
 	_, cong := base.User(t, "ada@example.com")
-	require.NoError(t, base.Store.SetCustomerID(context.Background(), base.Store.SystemConglomerateScope(cong), "cus_ada"))
+	require.NoError(t, base.Store.Billing().SetCustomerID(context.Background(), base.Store.SystemConglomerateScope(cong), "cus_ada"))
 	apply := func(ev models.PaymentEvent) {
 		svc := base.NewServices(t, usecases.Options{Payments: scriptedPayments{ev: ev}})
 		_, err := svc.HandlePaymentWebhook(context.Background(), nil, "")
 		require.NoError(t, err)
 	}
 	apply(models.PaymentEvent{ID: "evt_dp1", Type: "charge.dispute.created", Kind: models.EventDispute, CustomerID: "cus_ada", Blocked: true, Reason: "payment disputed (fraudulent)"})
-	c, err := base.Store.GetConglomerate(context.Background(), cong)
+	c, err := base.Store.Identity().GetConglomerate(context.Background(), cong)
 	require.NoError(t, err)
 	de := base.Svc.PlanDecision(c, billing.ActionAgentWork)
 	require.NotNil(t, de)
 	assert.Equal(t, models.CodePlanBlocked, de.Code)
 	assert.True(t, strings.Contains(de.Detail, "payment disputed"))
 	apply(models.PaymentEvent{ID: "evt_dp2", Type: "charge.dispute.closed", Kind: models.EventDispute, CustomerID: "cus_ada"})
-	c, _ = base.Store.GetConglomerate(context.Background(), cong)
+	c, _ = base.Store.Identity().GetConglomerate(context.Background(), cong)
 	assert.Nil(t, base.Svc.PlanDecision(c, billing.ActionAgentWork))
 }
 
@@ -402,25 +371,6 @@ func TestPaidGrantsAreUniqueByReference(t *testing.T) {
 	assert.Equal(t, int64(60), balance(t, e, ada, cong))
 }
 
-// TestRefusedStartKeepsTheWelcomeCredits: a start the plan refuses does
-// not burn the one-time welcome credits; the first start that goes
-// through grants them.
-func TestRefusedStartKeepsTheWelcomeCredits(t *testing.T) {
-	e := servicetest.New(t)
-	ada, cong := e.User(t, "ada@example.com")
-	e.Clock.Advance(service.TrialLength + time.Minute)
-	start, err := e.Svc.BeginBusiness(ada, cong, true)
-	assert.True(t, models.IsCode(err, models.CodePlanExpired), "%v", err)
-	assert.False(t, start.WelcomeGranted)
-	assert.Equal(t, int64(0), balance(t, e, ada, cong), "nothing granted by a refused start")
-
-	require.NoError(t, e.Store.SetSubscription(context.Background(), cong, "cus_w", "sub_w", models.PlanFounder, models.SubscriptionActive, nil))
-	start, err = e.Svc.BeginBusiness(ada, cong, true)
-	require.NoError(t, err)
-	assert.True(t, start.WelcomeGranted, "the first start that goes through grants them")
-	assert.Equal(t, int64(billing.WelcomeCredits), start.Balance)
-}
-
 // TestCanStartBusinessAgreesWithCreateCompany: the billing page's
 // can_start_business is what POST /companies decides, on a live trial
 // (even with no credits), an expired trial and the Founder plan; the
@@ -447,7 +397,7 @@ func TestCanStartBusinessAgreesWithCreateCompany(t *testing.T) {
 	e.Clock.Advance(service.TrialLength + time.Minute)
 	check("Expired")
 
-	require.NoError(t, e.Store.SetSubscription(context.Background(), cong, "cus_f", "sub_f", models.PlanFounder, models.SubscriptionActive, nil))
+	require.NoError(t, e.Store.Billing().SetSubscription(context.Background(), cong, "cus_f", "sub_f", models.PlanFounder, models.SubscriptionActive, nil))
 	check("Founder")
 	st, err = e.Svc.Billing(ada, cong)
 	require.NoError(t, err)

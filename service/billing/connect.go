@@ -61,7 +61,7 @@ func (s *Service) MyConnectStatus(ctx context.Context) (ConnectStatus, error) {
 		live, err := s.payments.ConnectAccount(ctx, *c.Billing.ConnectAccountID)
 		if err != nil {
 			s.logger.WarnContext(ctx, "connect status: provider unavailable, answering the stored state", "error", err)
-		} else if err := s.store.UpdateConnectState(ctx, live); err != nil {
+		} else if err := s.store.Billing().UpdateConnectState(ctx, live); err != nil {
 			return ConnectStatus{}, err
 		} else {
 			b := &c.Billing
@@ -83,7 +83,7 @@ func (s *Service) StartConnectOnboarding(ctx context.Context) (string, ConnectSt
 	if err != nil {
 		return "", ConnectStatus{}, err
 	}
-	owner, err := s.store.GetUser(ctx, v.OwnerUserID)
+	owner, err := s.store.Identity().GetUser(ctx, v.OwnerUserID)
 	if err != nil {
 		return "", ConnectStatus{}, err
 	}
@@ -95,7 +95,7 @@ func (s *Service) StartConnectOnboarding(ctx context.Context) (string, ConnectSt
 	}
 	id, link, err := s.payments.ConnectOnboarding(ctx, req)
 	if id != "" && req.AccountID == "" {
-		if serr := s.store.SetConnectAccount(ctx, v.Scope, id); serr != nil {
+		if serr := s.store.Billing().SetConnectAccount(ctx, v.Scope, id); serr != nil {
 			return "", ConnectStatus{}, serr
 		}
 		v.Billing.ConnectAccountID = &id

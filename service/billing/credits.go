@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"holdco/models"
+	"holdco/observability"
 	"holdco/store"
 )
 
@@ -74,7 +75,7 @@ func (s *Service) spend(ctx context.Context, scope store.ConglomerateScope, u Us
 	if !u.Type.Spends() || u.Credits <= 0 {
 		return CreditState{}, false, models.Errorf(models.CodeInvalidArgument, "A spend is a positive number of credits of a usage type.").WithField("credits")
 	}
-	cong, err := s.store.GetConglomerate(ctx, conglomerateID)
+	cong, err := s.store.Identity().GetConglomerate(ctx, conglomerateID)
 	if err != nil {
 		return CreditState{}, false, err
 	}
@@ -88,7 +89,7 @@ func (s *Service) spend(ctx context.Context, scope store.ConglomerateScope, u Us
 	if u.RunID != "" {
 		e.RunID = &u.RunID
 	}
-	out, err := s.store.ApplyCreditEntry(ctx, scope, e, cong.DailyCreditCap, dayStart(s.now()))
+	out, err := s.store.Billing().ApplyCreditEntry(ctx, scope, e, cong.DailyCreditCap, dayStart(s.now()))
 	st := CreditState{Balance: out.Balance, SpentToday: out.SpentToday, DailyCreditCap: cong.DailyCreditCap}
 	switch {
 	case errors.Is(err, store.ErrInsufficientCredits):
@@ -99,11 +100,12 @@ func (s *Service) spend(ctx context.Context, scope store.ConglomerateScope, u Us
 		return st, false, models.Errorf(models.CodeRateLimited, "The daily credit cap of %d credits is reached: %d spent today (UTC), %d more needed. Raise the cap or wait until midnight UTC.",
 			*cong.DailyCreditCap, out.SpentToday, u.Credits).With("spent_today", out.SpentToday).With("daily_credit_cap", *cong.DailyCreditCap).With("needed", u.Credits)
 	case u.Key != "" && errors.Is(err, models.ErrDuplicate):
-		cur, err := s.store.CreditBalance(ctx, scope, dayStart(s.now()))
+		cur, err := s.store.Billing().CreditBalance(ctx, scope, dayStart(s.now()))
 		return CreditState{Balance: cur.Balance, SpentToday: cur.SpentToday, DailyCreditCap: cong.DailyCreditCap}, false, err
 	case err != nil:
 		return st, false, err
 	}
+	observability.CreditsSpent(string(u.Type), u.Credits)
 	s.afterSpend(ctx, cong, st)
 	return st, true, nil
 }
@@ -113,7 +115,7 @@ func (s *Service) spend(ctx context.Context, scope store.ConglomerateScope, u Us
 // false) records what was really charged, never what it meant to charge
 // now.
 func (s *Service) ChargedCredits(ctx context.Context, scope store.ConglomerateScope, key string) (int64, error) {
-	amount, err := s.store.CreditEntryAmount(ctx, scope, chargeID(scope.ID(), key))
+	amount, err := s.store.Billing().CreditEntryAmount(ctx, scope, chargeID(scope.ID(), key))
 	if errors.Is(err, models.ErrNotFound) {
 		return 0, nil
 	}
@@ -127,7 +129,7 @@ func (s *Service) GrantCredits(ctx context.Context, scope store.ConglomerateScop
 	if typ.Spends() || !typ.Valid() || credits == 0 {
 		return CreditState{}, models.Errorf(models.CodeInvalidArgument, "A grant is a non-zero number of credits of a grant type.").WithField("credits")
 	}
-	out, err := s.store.ApplyCreditEntry(ctx, scope, models.CreditLedgerEntry{Type: typ, Amount: credits, Reference: reference, CreatedAt: s.now()}, nil, dayStart(s.now()))
+	out, err := s.store.Billing().ApplyCreditEntry(ctx, scope, models.CreditLedgerEntry{Type: typ, Amount: credits, Reference: reference, CreatedAt: s.now()}, nil, dayStart(s.now()))
 	if errors.Is(err, store.ErrInsufficientCredits) { // a negative adjustment below zero
 		return CreditState{Balance: out.Balance}, models.Errorf(models.CodeConflict, "The adjustment would take the balance (%d) below zero.", out.Balance)
 	}
@@ -135,7 +137,8 @@ func (s *Service) GrantCredits(ctx context.Context, scope store.ConglomerateScop
 		return CreditState{Balance: out.Balance}, models.Errorf(models.CodeConflict, "Credits for %q were granted already.", reference).With("reason", "already_granted")
 	}
 	if err == nil && credits > 0 {
-		s.afterGrant(ctx, scope)
+		observability.CreditsGranted(string(typ), credits)
+		s.afterGrant(ctx, out.Woken)
 	}
 	return CreditState{Balance: out.Balance, SpentToday: out.SpentToday}, err
 }
@@ -151,10 +154,13 @@ func (s *Service) GrantWelcomeCredits(ctx context.Context, scope store.Conglomer
 // (tx from store.InTx), so a business start commits the company and the
 // grant together, or neither.
 func (s *Service) GrantWelcomeCreditsIn(ctx context.Context, tx *store.Store, scope store.ConglomerateScope) (bool, error) {
-	_, err := tx.ApplyCreditEntry(ctx, scope, models.CreditLedgerEntry{Type: models.EntryGrantWelcome,
+	_, err := tx.Billing().ApplyCreditEntry(ctx, scope, models.CreditLedgerEntry{Type: models.EntryGrantWelcome,
 		Amount: WelcomeCredits, Reference: "welcome credits", CreatedAt: s.now()}, nil, dayStart(s.now()))
 	if errors.Is(err, models.ErrDuplicate) {
 		return false, nil
+	}
+	if err == nil {
+		observability.CreditsGranted(string(models.EntryGrantWelcome), WelcomeCredits)
 	}
 	return err == nil, err
 }
@@ -166,7 +172,7 @@ func (s *Service) Credits(ctx context.Context, conglomerateID string) (CreditSta
 	if err != nil {
 		return CreditState{}, err
 	}
-	out, err := s.store.CreditBalance(ctx, v.Scope, dayStart(s.now()))
+	out, err := s.store.Billing().CreditBalance(ctx, v.Scope, dayStart(s.now()))
 	return CreditState{Balance: out.Balance, SpentToday: out.SpentToday, DailyCreditCap: v.DailyCreditCap}, err
 }
 
@@ -191,11 +197,11 @@ func (s *Service) CreditLedger(ctx context.Context, conglomerateID string, offse
 	if limit < 1 || limit > 100 {
 		return LedgerPage{}, models.Errorf(models.CodeInvalidArgument, "limit must be from 1 to 100.").WithField("limit")
 	}
-	groups, total, err := s.store.CreditLedgerPage(ctx, v.Scope, offset, limit)
+	groups, total, err := s.store.Billing().CreditLedgerPage(ctx, v.Scope, offset, limit)
 	if err != nil {
 		return LedgerPage{}, err
 	}
-	bal, err := s.store.CreditBalance(ctx, v.Scope, dayStart(s.now()))
+	bal, err := s.store.Billing().CreditBalance(ctx, v.Scope, dayStart(s.now()))
 	return LedgerPage{Groups: groups, Total: total, Balance: bal.Balance}, err
 }
 

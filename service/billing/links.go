@@ -48,7 +48,7 @@ func (s *Service) FollowBillingLink(ctx context.Context, token string) (string, 
 	if cl.Expired(s.now()) {
 		return "", models.Errorf(models.CodeNotFound, "This billing link has expired; ask for a new one.")
 	}
-	c, err := s.store.GetConglomerate(ctx, cl.ConglomerateID)
+	c, err := s.store.Identity().GetConglomerate(ctx, cl.ConglomerateID)
 	if errors.Is(err, models.ErrNotFound) {
 		return "", models.Errorf(models.CodeNotFound, "The account of this billing link no longer exists.")
 	}

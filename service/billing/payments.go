@@ -75,7 +75,7 @@ func (s *Service) ensureCustomer(ctx context.Context, v service.ConglomerateView
 	if c.Billing.CustomerID != nil {
 		return *c.Billing.CustomerID, nil
 	}
-	owner, err := s.store.GetUser(ctx, c.OwnerUserID)
+	owner, err := s.store.Identity().GetUser(ctx, c.OwnerUserID)
 	if err != nil {
 		return "", err
 	}
@@ -83,7 +83,7 @@ func (s *Service) ensureCustomer(ctx context.Context, v service.ConglomerateView
 	if err != nil {
 		return "", upstream("The payment provider could not create the billing account; retry shortly.", err)
 	}
-	if err := s.store.SetCustomerID(ctx, v.Scope, id); err != nil && !errors.Is(err, models.ErrDuplicate) {
+	if err := s.store.Billing().SetCustomerID(ctx, v.Scope, id); err != nil && !errors.Is(err, models.ErrDuplicate) {
 		return "", err
 	}
 	return id, nil
@@ -146,9 +146,15 @@ func (s *Service) Billing(ctx context.Context, conglomerateID string) (BillingSt
 	return s.billingState(ctx, v)
 }
 
+// StateOf is Billing for a conglomerate the caller authorized already (the
+// connector authorizes once per tool call).
+func (s *Service) StateOf(ctx context.Context, v service.ConglomerateView) (BillingState, error) {
+	return s.billingState(ctx, v)
+}
+
 func (s *Service) billingState(ctx context.Context, v service.ConglomerateView) (BillingState, error) {
 	c := v.Conglomerate
-	bal, err := s.store.CreditBalance(ctx, v.Scope, dayStart(s.now()))
+	bal, err := s.store.Billing().CreditBalance(ctx, v.Scope, dayStart(s.now()))
 	if err != nil {
 		return BillingState{}, err
 	}
@@ -184,10 +190,10 @@ func (s *Service) SetAutoTopUp(ctx context.Context, conglomerateID string, a Aut
 			return BillingState{}, models.Errorf(models.CodeConflict, "Auto top-up charges the card of an earlier purchase: buy credits once first.").With("reason", reasonNoBillingAccount)
 		}
 	}
-	if err := s.store.SetAutoTopUp(ctx, v.Scope, a.Enabled, a.Threshold, a.Credits); err != nil {
+	if err := s.store.Billing().SetAutoTopUp(ctx, v.Scope, a.Enabled, a.Threshold, a.Credits); err != nil {
 		return BillingState{}, err
 	}
-	c, err := s.store.GetConglomerate(ctx, v.ID)
+	c, err := s.store.Identity().GetConglomerate(ctx, v.ID)
 	if err != nil {
 		return BillingState{}, err
 	}
@@ -222,7 +228,7 @@ func (s *Service) StopAccountPayments(ctx context.Context, owned []models.Conglo
 		if err != nil {
 			return err
 		}
-		companies, err := s.store.ListCompanies(ctx, v.Scope, false)
+		companies, err := s.store.Companies().ListCompanies(ctx, v.Scope, false)
 		if err != nil {
 			return err
 		}

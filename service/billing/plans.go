@@ -2,9 +2,11 @@ package billing
 
 import (
 	"context"
+	"time"
+
 	"holdco/models"
 	"holdco/service"
-	"time"
+	"holdco/store"
 )
 
 // PlanAction is what a plan decision is asked about.
@@ -89,40 +91,36 @@ func actionText(a PlanAction) string {
 	return "run agents"
 }
 
-// BusinessStart is the outcome of the gate before a business is founded.
-type BusinessStart struct {
-	WelcomeGranted bool
-	Balance        int64
-}
-
-// BeginBusiness is the gate before a business starts: the plan must allow
-// it; then, with grantWelcome (the connector's first business), the
-// welcome credits are granted unless the account already had them (a start
-// the plan refuses keeps them ungranted); then the balance must hold at
-// least MinCreditsToStart.
-func (s *Service) BeginBusiness(ctx context.Context, conglomerateID string, grantWelcome bool) (BusinessStart, error) {
-	v, err := s.core.AuthorizeConglomerate(ctx, conglomerateID)
+// BeginBusiness is the credits' part of a business start, on the start's
+// transaction (tx from store.InTx, after the account's lock): the balance,
+// counting the welcome credits the account would get now, must reach
+// MinCreditsToStart (insufficient_credits with the numbers and the links
+// otherwise); then the welcome credits are granted unless the account had
+// them. welcomeGranted says whether this start granted them. A start that
+// fails later rolls the grant back with the rest, so a refused start never
+// consumes them, and concurrent starts grant them once (a unique index
+// decides). The plan, the business limit and the platform's cap are
+// checked before it (companies.StartBusiness).
+func (s *Service) BeginBusiness(ctx context.Context, tx *store.Store, v service.ConglomerateView) (welcomeGranted bool, err error) {
+	granted, err := tx.Founding().WelcomeGranted(ctx, v.Scope)
 	if err != nil {
-		return BusinessStart{}, err
+		return false, err
 	}
-	var out BusinessStart
-	if e := s.PlanDecision(v.Conglomerate, ActionStartBusiness); e != nil {
-		return out, e
-	}
-	if grantWelcome {
-		if out.WelcomeGranted, err = s.GrantWelcomeCredits(ctx, v.Scope); err != nil {
-			return out, err
-		}
-	}
-	bal, err := s.store.CreditBalance(ctx, v.Scope, dayStart(s.now()))
+	bal, err := tx.Billing().CreditBalance(ctx, v.Scope, dayStart(s.now()))
 	if err != nil {
-		return out, err
+		return false, err
 	}
-	out.Balance = bal.Balance
-	if bal.Balance < MinCreditsToStart {
-		return out, s.InsufficientCredits(v.Conglomerate, bal.Balance, MinCreditsToStart)
+	balance := bal.Balance
+	if !granted {
+		balance += WelcomeCredits
 	}
-	return out, nil
+	if balance < MinCreditsToStart {
+		return false, s.InsufficientCredits(v.Conglomerate, bal.Balance, MinCreditsToStart)
+	}
+	if granted {
+		return false, nil
+	}
+	return s.GrantWelcomeCreditsIn(ctx, tx, v.Scope)
 }
 
 // InsufficientCredits is the one insufficient_credits answer of REST and

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"holdco/models"
+	"holdco/service"
 	"holdco/store"
 )
 
@@ -33,7 +34,7 @@ func (s *Service) Reserve(ctx context.Context, scope store.ConglomerateScope, u 
 	if !u.Type.Spends() || u.Credits <= 0 {
 		return 0, false, models.Errorf(models.CodeInvalidArgument, "A reservation is a positive number of credits of a usage type.").WithField("credits")
 	}
-	cong, err := s.store.GetConglomerate(ctx, scope.ID())
+	cong, err := s.store.Identity().GetConglomerate(ctx, scope.ID())
 	if err != nil {
 		return 0, false, err
 	}
@@ -45,7 +46,7 @@ func (s *Service) Reserve(ctx context.Context, scope store.ConglomerateScope, u 
 	if u.RunID != "" {
 		r.RunID = &u.RunID
 	}
-	r, out, err := s.store.ReserveCredits(ctx, scope, r, atLeast, cong.DailyCreditCap, dayStart(now))
+	r, out, err := s.store.Billing().ReserveCredits(ctx, scope, r, atLeast, cong.DailyCreditCap, dayStart(now))
 	switch {
 	case errors.Is(err, store.ErrAlreadyCharged):
 		return 0, true, nil
@@ -67,7 +68,7 @@ func (s *Service) Reserve(ctx context.Context, scope store.ConglomerateScope, u 
 // Release frees the reservation of key (a call that failed before its
 // effect); releasing one that is gone is not an error.
 func (s *Service) Release(ctx context.Context, scope store.ConglomerateScope, key string) error {
-	return s.store.ReleaseCredits(ctx, scope, chargeID(scope.ID(), key))
+	return s.store.Billing().ReleaseCredits(ctx, scope, chargeID(scope.ID(), key))
 }
 
 // PayFor is the one charging rule of a billable act (send_email,
@@ -87,7 +88,7 @@ func (s *Service) PayFor(ctx context.Context, scope store.ConglomerateScope, u U
 	if u.Credits <= 0 {
 		return effect(ctx)
 	}
-	cong, err := s.store.GetConglomerate(ctx, scope.ID())
+	cong, err := s.store.Identity().GetConglomerate(ctx, scope.ID())
 	if err != nil {
 		return err
 	}
@@ -128,19 +129,38 @@ var toolCredits = map[string]int64{
 // (0: free).
 func ToolCredits(name string) int64 { return toolCredits[name] }
 
-// PayForCompany is PayFor for an act of the company companyID, after the
-// authorization step on it (the caller must reach the company): its
-// account pays.
-func (s *Service) PayForCompany(ctx context.Context, companyID string, u Usage, effect func(context.Context) error) error {
-	ac, err := s.core.AuthorizeCompany(ctx, companyID, false)
-	if err != nil {
-		return err
+// PayForAct is the one charging rule of a billable act of a company (a
+// price in the list above: send_email, web_research, generate_image),
+// wherever it is made — an agent's turn, the connector or REST; the use
+// case of the act calls it with the company its authorization step
+// answered and the id its effect is stored under (service.EffectID), and
+// does the act in effect. The price is held before effect runs (PayFor:
+// plan, balance, daily cap; an account that cannot pay gets no effect)
+// and charged as TOOL_USAGE once it succeeded.
+//
+// The charge is keyed by the call ctx carries (service.Call): an agent's
+// "<turn>/tool/<step>/<index>" (run_id the turn), or a client's
+// idempotency key (service.RequestCall), so the same call made again
+// pays nothing more — its effect must then be found by effectID, not
+// repeated. Without a call the act is one of its own: keyed and run_id-ed
+// by effectID.
+func (s *Service) PayForAct(ctx context.Context, ac service.AuthorizedCompany, act, effectID string, effect func(context.Context) error) error {
+	return s.PayFor(ctx, ac.Scope.Conglomerate(), ActUsage(ctx, ac.ID, act, effectID), effect)
+}
+
+// ActUsage is the charge of one billable act (see PayForAct).
+func ActUsage(ctx context.Context, companyID, act, effectID string) Usage {
+	u := Usage{CompanyID: companyID, Type: models.EntryToolUsage, Credits: ToolCredits(act), RunID: effectID, Key: act + "/" + effectID}
+	if call, ok := service.CallOf(ctx); ok {
+		u.Key = call.Key
+		if call.RunID != "" {
+			u.RunID = call.RunID
+		}
 	}
-	u.CompanyID = ac.ID
-	return s.PayFor(ctx, ac.Scope.Conglomerate(), u, effect)
+	return u
 }
 
 // ReleaseRun frees what the run's calls still hold (its turn ended).
 func (s *Service) ReleaseRun(ctx context.Context, scope store.ConglomerateScope, runID string) error {
-	return s.store.ReleaseRunCredits(ctx, scope, runID)
+	return s.store.Billing().ReleaseRunCredits(ctx, scope, runID)
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"holdco/models"
+	"holdco/observability"
 	"holdco/service"
+	"holdco/store"
 	"time"
 )
 
@@ -16,14 +18,26 @@ type WebhookResult struct {
 	Ignored   bool
 }
 
-// HandlePaymentWebhook verifies and applies a payment event once. A bad
+// PaymentEvent is a verified payment event with the account it is about.
+type PaymentEvent struct {
+	models.PaymentEvent
+	// Account is the system scope of the account the event names (the id
+	// holdco put in the object's metadata, or the customer's account) and
+	// Known whether holdco has such an account. The payment provider acts
+	// for no user: its signature is the credential.
+	Account store.ConglomerateScope
+	Known   bool
+}
+
+// ApplyPaymentWebhook verifies a payment event and applies it once with
+// apply (service/paymentevents routes each kind to its domain). A bad
 // signature is refused (bad_request) with nothing recorded; an event seen
 // before is acknowledged without acting; an event holdco does not act on
 // is acknowledged and ignored. Every effect is idempotent on its own too
 // (credits are unique by reference), so two deliveries racing each other
 // still credit once. A failure to apply answers an error so the provider
 // delivers the event again.
-func (s *Service) HandlePaymentWebhook(ctx context.Context, payload []byte, signature string) (WebhookResult, error) {
+func (s *Service) ApplyPaymentWebhook(ctx context.Context, payload []byte, signature string, apply func(context.Context, PaymentEvent) error) (WebhookResult, error) {
 	if s.payments == nil {
 		return WebhookResult{}, models.Errorf(models.CodeNotFound, "Payments are not configured on this server.")
 	}
@@ -35,47 +49,50 @@ func (s *Service) HandlePaymentWebhook(ctx context.Context, payload []byte, sign
 		return WebhookResult{}, upstream("The event could not be read; it will be delivered again.", err)
 	}
 	res := WebhookResult{EventID: ev.ID, Ignored: ev.Kind == models.EventIgnored}
-	if res.Duplicate, err = s.store.PaymentEventProcessed(ctx, ev.ID); err != nil || res.Duplicate {
+	if res.Duplicate, err = s.store.Billing().PaymentEventProcessed(ctx, ev.ID); err != nil || res.Duplicate {
 		return res, err
 	}
-	if err := s.applyPaymentEvent(ctx, ev); err != nil {
-		return res, err
-	}
-	return res, s.store.RecordPaymentEvent(ctx, models.ProcessedPaymentEvent{ID: ev.ID, Type: ev.Type, Livemode: ev.Livemode, ProcessedAt: s.now()})
-}
-
-func (s *Service) applyPaymentEvent(ctx context.Context, ev models.PaymentEvent) error {
-	log := s.logger.With("event", ev.ID, "type", ev.Type)
 	congID, err := s.eventConglomerate(ctx, ev)
 	if err != nil {
-		return err
+		return res, err
 	}
+	in := PaymentEvent{PaymentEvent: ev}
+	if congID != "" {
+		in.Account, in.Known = s.store.SystemConglomerateScope(congID), true
+	}
+	if err := apply(ctx, in); err != nil {
+		return res, err
+	}
+	return res, s.store.Billing().RecordPaymentEvent(ctx, models.ProcessedPaymentEvent{ID: ev.ID, Type: ev.Type, Livemode: ev.Livemode, ProcessedAt: s.now()})
+}
+
+// ApplyPaymentEvent applies an event of billing's: credits bought or
+// granted by a plan, a subscription's state, a connected account's state,
+// a dispute. A domain checkout's payment is growth's: it is refused here
+// (the provider delivers it again to a process that routes it).
+func (s *Service) ApplyPaymentEvent(ctx context.Context, ev PaymentEvent) error {
+	log := s.logger.With("event", ev.ID, "type", ev.Type)
 	switch ev.Kind {
 	case models.EventCredits:
-		if congID == "" {
+		if !ev.Known {
 			log.WarnContext(ctx, "payment event for no known account: ignored")
 			return nil
 		}
-		// The payment provider acts for no user: the system scope.
-		scope := s.store.SystemConglomerateScope(congID)
-		_, err := s.store.ApplyCreditEntry(ctx, scope, models.CreditLedgerEntry{Type: ev.EntryType, Amount: ev.Credits,
+		out, err := s.store.Billing().ApplyCreditEntry(ctx, ev.Account, models.CreditLedgerEntry{Type: ev.EntryType, Amount: ev.Credits,
 			Reference: ev.Reference, CreatedAt: s.now()}, nil, dayStart(s.now()))
 		if errors.Is(err, models.ErrDuplicate) {
 			return nil // credited by an earlier event of the same payment
 		}
 		if err == nil {
-			s.afterGrant(ctx, scope)
+			observability.CreditsGranted(string(ev.EntryType), ev.Credits)
+			s.afterGrant(ctx, out.Woken)
 		}
 		return err
 	case models.EventDomainPaid:
-		if congID == "" {
-			log.WarnContext(ctx, "domain payment for no known account: ignored")
-			return nil
-		}
-		return s.domainPaid(ctx, s.store.SystemConglomerateScope(congID), DomainPayment{PurchaseID: ev.PurchaseID, CheckoutID: ev.Reference,
-			AmountCents: max(ev.AmountCents, 0)})
+		log.WarnContext(ctx, "domain payment event: not billing's; it will be delivered again")
+		return errors.New("billing: a domain payment is applied by the payment events' router (service/paymentevents)")
 	case models.EventSubscription:
-		if congID == "" {
+		if !ev.Known {
 			log.WarnContext(ctx, "subscription event for no known account: ignored")
 			return nil
 		}
@@ -83,16 +100,16 @@ func (s *Service) applyPaymentEvent(ctx context.Context, ev models.PaymentEvent)
 		if status == models.SubscriptionCanceled || status == "incomplete_expired" {
 			plan = models.PlanFree
 		}
-		err := s.store.SetSubscription(ctx, congID, ev.CustomerID, ev.SubscriptionID, plan, status, ev.PlanRenewsAt)
+		err := s.store.Billing().SetSubscription(ctx, ev.Account.ID(), ev.CustomerID, ev.SubscriptionID, plan, status, ev.PlanRenewsAt)
 		if errors.Is(err, models.ErrDuplicate) { // the customer id belongs to another account
 			log.WarnContext(ctx, "subscription event: customer linked to another account; ignored", "customer", ev.CustomerID)
 			return nil
 		}
 		return ignoreMissing(err)
 	case models.EventConnectAccount:
-		return ignoreMissing(s.store.UpdateConnectState(ctx, ev.Connect))
+		return ignoreMissing(s.store.Billing().UpdateConnectState(ctx, ev.Connect))
 	case models.EventDispute:
-		if congID == "" {
+		if !ev.Known {
 			return nil
 		}
 		var at *time.Time
@@ -100,7 +117,7 @@ func (s *Service) applyPaymentEvent(ctx context.Context, ev models.PaymentEvent)
 			t := s.now()
 			at = &t
 		}
-		return ignoreMissing(s.store.SetBlocked(ctx, congID, "", at, ev.Reason))
+		return ignoreMissing(s.store.Billing().SetBlocked(ctx, ev.Account.ID(), "", at, ev.Reason))
 	}
 	return nil
 }
@@ -109,7 +126,7 @@ func (s *Service) applyPaymentEvent(ctx context.Context, ev models.PaymentEvent)
 // put in the object's metadata, or the customer's account. "" when none.
 func (s *Service) eventConglomerate(ctx context.Context, ev models.PaymentEvent) (string, error) {
 	if ev.ConglomerateID != "" {
-		if _, err := s.store.GetConglomerate(ctx, ev.ConglomerateID); err == nil {
+		if _, err := s.store.Identity().GetConglomerate(ctx, ev.ConglomerateID); err == nil {
 			return ev.ConglomerateID, nil
 		} else if !errors.Is(err, models.ErrNotFound) {
 			return "", err
@@ -118,7 +135,7 @@ func (s *Service) eventConglomerate(ctx context.Context, ev models.PaymentEvent)
 	if ev.CustomerID == "" {
 		return "", nil
 	}
-	id, err := s.store.ConglomerateIDByCustomer(ctx, ev.CustomerID)
+	id, err := s.store.Billing().ConglomerateIDByCustomer(ctx, ev.CustomerID)
 	return id, ignoreMissing(err)
 }
 

@@ -43,7 +43,7 @@ func (s *Service) Activity(ctx context.Context, companyID string, in ActivityInp
 		return ActivityPage{}, err
 	}
 	// One more than asked tells whether another page follows.
-	events, err := s.store.ListActivity(ctx, c.Scope, models.ActivityCursor{Before: in.Before.UTC(), BeforeID: in.BeforeID}, limit+1)
+	events, err := s.store.Companies().ListActivity(ctx, c.Scope, models.ActivityCursor{Before: in.Before.UTC(), BeforeID: in.BeforeID}, limit+1)
 	if err != nil {
 		return ActivityPage{}, err
 	}
@@ -73,7 +73,7 @@ func (s *Service) Milestones(ctx context.Context, companyID string) (Milestones,
 	if err != nil {
 		return Milestones{}, err
 	}
-	ms, err := s.store.ListMilestones(ctx, c.Scope)
+	ms, err := s.store.Companies().ListMilestones(ctx, c.Scope)
 	if err != nil {
 		return Milestones{}, err
 	}
@@ -107,5 +107,5 @@ func (s *Service) MarkMilestonesSeen(ctx context.Context, companyID string) (int
 	if err != nil {
 		return 0, err
 	}
-	return s.store.MarkMilestonesSeen(ctx, c.Scope, s.now())
+	return s.store.Companies().MarkMilestonesSeen(ctx, c.Scope, s.now())
 }

@@ -28,7 +28,7 @@ type Service struct {
 	logger      *slog.Logger
 	now         func() time.Time
 	seal        service.Sealer
-	companyKeys *service.Cache[string, service.Principal]
+	companyKeys *service.Cache[string, *service.Principal]
 	billing     *billing.Service
 	payments    PaymentObjects
 	sales       CompanySales
@@ -36,6 +36,7 @@ type Service struct {
 	outbox      *ProvisioningOutbox
 	schedules   AgentSchedules
 	analytics   AnalyticsHeadline
+	limits      Limits
 }
 
 // PaymentObjects deactivates a company's live-mode payment objects before
@@ -63,6 +64,8 @@ type Options struct {
 	// Analytics reads the dashboard's analytics headline; nil leaves the
 	// section empty.
 	Analytics AnalyticsHeadline
+	// Limits are the business start's limits (zero values: the defaults).
+	Limits Limits
 }
 
 // AgentSchedules are the companies' schedules of agent runs
@@ -85,7 +88,7 @@ type CompanySales interface {
 func New(core *service.Core, bill *billing.Service, opts Options) *Service {
 	s := &Service{core: core, store: core.Store(), logger: core.Logger(), now: core.Clock(), seal: core.Sealer(),
 		companyKeys: core.CompanyKeys(), billing: bill, payments: opts.Payments, temporal: opts.Temporal, sales: opts.Sales,
-		schedules: opts.Schedules, analytics: opts.Analytics}
+		schedules: opts.Schedules, analytics: opts.Analytics, limits: opts.Limits.withDefaults()}
 	s.outbox = &ProvisioningOutbox{Store: s.store, Temporal: opts.Temporal, Logger: s.logger}
 	return s
 }
@@ -105,18 +108,16 @@ type CompanyInput struct {
 	IdempotencyKey string
 }
 
-// CreateCompany adds a company to a conglomerate the caller belongs to. A
-// taken handle is refused with a free suggestion. The plan must allow
-// starting a business (Founder plan or a live trial); creating the company
-// spends no credits, so there is no credit gate here (the connector's
-// create_business and the first turn check credits).
+// CreateCompany is REST's company creation (POST
+// /conglomerates/{id}/companies): it starts a business in a conglomerate
+// the caller belongs to with StartBusiness (the gates, the welcome
+// credits, the handle, provisioning), with the name required and a handle
+// the caller gives taken as chosen (a taken one is handle_taken with a
+// free suggestion).
 //
-// The company and the intent to provision it are committed together;
-// provisioning is then started at once, and when that fails (Temporal
-// unreachable, a crash) the worker's sweeper starts it within seconds, so
-// the answer is the company either way. With an IdempotencyKey, a retry of
-// the same request within IdempotencyKeyTTL returns the company the first
-// attempt created; the same key with other fields is a conflict.
+// With an IdempotencyKey, a retry of the same request within
+// IdempotencyKeyTTL returns the company the first attempt created (before
+// any gate); the same key with other fields is a conflict.
 func (s *Service) CreateCompany(ctx context.Context, conglomerateID string, in CompanyInput) (models.Company, error) {
 	v, err := s.core.AuthorizeConglomerate(ctx, conglomerateID)
 	if err != nil {
@@ -131,56 +132,15 @@ func (s *Service) CreateCompany(ctx context.Context, conglomerateID string, in C
 			return c, err
 		}
 	}
-	if e := s.billing.PlanDecision(v.Conglomerate, billing.ActionStartBusiness); e != nil {
-		return models.Company{}, e
-	}
-	name := strings.TrimSpace(in.Name)
-	if name == "" {
-		return models.Company{}, models.Errorf(models.CodeInvalidArgument, "The name must not be blank.").WithField("name")
-	}
-	handle := in.Handle
-	explicit := handle != ""
-	if !explicit {
-		handle = Slugify(name)
-	}
-	if !models.ValidHandle(handle) {
-		return models.Company{}, models.Errorf(models.CodeInvalidArgument,
-			"A handle is 1 to %d lower-case letters, digits or inner hyphens.", models.MaxHandleLen).WithField("handle")
-	}
-	c := models.Company{Name: name, Handle: handle, Idea: in.Idea, Mission: in.Mission, Status: models.CompanyActive}
-	if in.Paused {
-		c.Status = models.CompanyPaused
-	}
-	for attempt := 0; ; attempt++ {
-		created, scope, err := s.store.CreateCompanyToProvision(ctx, v.Scope, c, true, key)
-		if err == nil {
-			if s.temporal != nil {
-				if _, err := s.outbox.Start(ctx, scope, created, true); err != nil {
-					s.logger.WarnContext(ctx, "provisioning not started; the worker's sweeper will start it", "company", created.ID, "error", err)
-				}
-			}
-			return created, nil
+	started, err := s.StartBusiness(ctx, v, StartBusinessInput{Name: in.Name, Handle: in.Handle, HandleChosen: in.Handle != "",
+		Idea: in.Idea, Mission: in.Mission, Paused: in.Paused, Key: key})
+	if key != nil && errors.Is(err, store.ErrCreateKeyUsed) {
+		// A concurrent request with the same key won: answer its company.
+		if c, replay, rerr := s.replayCreate(ctx, v.Scope, *key); replay || rerr != nil {
+			return c, rerr
 		}
-		if key != nil && (errors.Is(err, store.ErrCreateKeyUsed) || errors.Is(err, models.ErrDuplicate)) {
-			// A concurrent request with the same key may have won.
-			if c, replay, rerr := s.replayCreate(ctx, v.Scope, *key); replay || rerr != nil {
-				return c, rerr
-			}
-		}
-		if !errors.Is(err, models.ErrDuplicate) {
-			return models.Company{}, err
-		}
-		suggestion, serr := s.SuggestHandle(ctx, handle)
-		if serr != nil {
-			return models.Company{}, serr
-		}
-		if explicit || attempt >= 3 {
-			return models.Company{}, models.Errorf(models.CodeHandleTaken, "The handle %q is taken; %q is free.", handle, suggestion).
-				WithField("handle").With("suggested_handle", suggestion)
-		}
-		// A derived handle simply takes the free one.
-		c.Handle = suggestion
 	}
+	return started.Company, err
 }
 
 // IdempotencyKeyTTL is how long an Idempotency-Key of company creation is
@@ -209,7 +169,7 @@ func (s *Service) companyCreateKey(ctx context.Context, conglomerateID string, i
 // request gets the company it created (as it is now), other fields under
 // the same key a conflict. replay is false when the key is new.
 func (s *Service) replayCreate(ctx context.Context, cong store.ConglomerateScope, key models.CompanyCreateKey) (c models.Company, replay bool, err error) {
-	seen, err := s.store.CompanyCreateKey(ctx, key.KeyHash, s.now())
+	seen, err := s.store.Companies().CompanyCreateKey(ctx, key.KeyHash, s.now())
 	if errors.Is(err, models.ErrNotFound) {
 		return models.Company{}, false, nil
 	}
@@ -262,7 +222,7 @@ func (s *Service) SuggestHandle(ctx context.Context, base string) (string, error
 			stem = strings.TrimRight(stem[:models.MaxHandleLen-len(suffix)], "-")
 		}
 		candidate := stem + suffix
-		taken, err := s.store.HandleTaken(ctx, candidate)
+		taken, err := s.store.Companies().HandleTaken(ctx, candidate)
 		if err != nil || !taken {
 			return candidate, err
 		}
@@ -275,7 +235,7 @@ func (s *Service) ListCompanies(ctx context.Context, conglomerateID string) ([]m
 	if err != nil {
 		return nil, err
 	}
-	return s.store.ListCompanies(ctx, v.Scope, false)
+	return s.store.Companies().ListCompanies(ctx, v.Scope, false)
 }
 
 // ArchivedCompany is an archived company with what it earned.
@@ -292,7 +252,7 @@ func (s *Service) ListArchivedCompanies(ctx context.Context, conglomerateID stri
 	if err != nil {
 		return nil, err
 	}
-	all, err := s.store.ListCompanies(ctx, v.Scope, true)
+	all, err := s.store.Companies().ListCompanies(ctx, v.Scope, true)
 	if err != nil {
 		return nil, err
 	}
@@ -302,7 +262,7 @@ func (s *Service) ListArchivedCompanies(ctx context.Context, conglomerateID stri
 			ids = append(ids, c.ID)
 		}
 	}
-	revenue, err := s.store.CompaniesRevenue(ctx, v.Scope, ids)
+	revenue, err := s.store.Sales().CompaniesRevenue(ctx, v.Scope, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -357,7 +317,7 @@ func (s *Service) UpdateCompany(ctx context.Context, id string, u CompanyUpdate)
 	if u.AgentChat != nil {
 		c.ChatDisabled = !*u.AgentChat
 	}
-	if err := s.store.UpdateCompanyFields(ctx, ac.Scope, c); err != nil {
+	if err := s.store.Companies().UpdateCompanyFields(ctx, ac.Scope, c); err != nil {
 		return c, err
 	}
 	if u.Status != nil && *u.Status != ac.Status && s.schedules != nil {
@@ -371,7 +331,7 @@ func (s *Service) UpdateCompany(ctx context.Context, id string, u CompanyUpdate)
 			s.logger.WarnContext(ctx, "company schedule not changed; its runs check the status", "company", c.ID, "error", err)
 		}
 	}
-	return s.store.GetCompany(ctx, ac.Scope)
+	return s.store.Companies().GetCompany(ctx, ac.Scope)
 }
 
 // ArchiveCompany archives a company, irreversibly; repeating it is a
@@ -401,8 +361,8 @@ func (s *Service) ArchiveCompany(ctx context.Context, id string) error {
 			return err
 		}
 	}
-	_, err = s.store.ArchiveCompany(ctx, c.Scope, s.now())
-	s.companyKeys.DeleteWhere(func(p service.Principal) bool { return p.CompanyID == c.ID })
+	_, err = s.store.Companies().ArchiveCompany(ctx, c.Scope, s.now())
+	s.companyKeys.DeleteWhere(func(p *service.Principal) bool { return p != nil && p.CompanyID == c.ID })
 	if err == nil && s.schedules != nil {
 		if derr := s.schedules.Delete(context.WithoutCancel(ctx), c.ID); derr != nil {
 			s.logger.WarnContext(ctx, "archive: company schedule not deleted; its runs skip archived companies", "company", c.ID, "error", derr)

@@ -28,9 +28,9 @@ func (s *Service) CompanyAPIKey(ctx context.Context, companyID string) (CompanyK
 	if err != nil {
 		return CompanyKey{}, err
 	}
-	k, err := s.store.LiveCompanyKey(ctx, c.Scope)
+	k, err := s.store.Identity().LiveCompanyKey(ctx, c.Scope)
 	if errors.Is(err, models.ErrNotFound) {
-		if k, err = s.store.CreateCompanyKeyIfNone(ctx, c.Scope, s.newCompanyKey(c.ID)); err == nil {
+		if k, err = s.store.Identity().CreateCompanyKeyIfNone(ctx, c.Scope, s.newCompanyKey(c.ID)); err == nil {
 			s.configureSite(ctx, c.Company)
 		}
 	}
@@ -50,11 +50,11 @@ func (s *Service) RotateCompanyAPIKey(ctx context.Context, companyID string) (Co
 	if p, _ := service.PrincipalFrom(ctx); !p.IsUser() {
 		return CompanyKey{}, models.Errorf(models.CodeForbidden, "Only a person can rotate a company's API key.")
 	}
-	k, err := s.store.RotateCompanyKey(ctx, c.Scope, s.newCompanyKey(c.ID), s.now())
+	k, err := s.store.Identity().RotateCompanyKey(ctx, c.Scope, s.newCompanyKey(c.ID), s.now())
 	if err != nil {
 		return CompanyKey{}, err
 	}
-	s.companyKeys.DeleteWhere(func(p service.Principal) bool { return p.CompanyID == c.ID })
+	s.companyKeys.DeleteWhere(func(p *service.Principal) bool { return p != nil && p.CompanyID == c.ID })
 	s.configureSite(ctx, c.Company)
 	return s.openCompanyKey(k)
 }

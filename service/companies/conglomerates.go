@@ -17,7 +17,7 @@ func (s *Service) MyConglomerates(ctx context.Context) ([]service.ConglomerateVi
 	if err != nil {
 		return nil, err
 	}
-	congs, err := s.store.ListConglomeratesForUser(ctx, p.UserID)
+	congs, err := s.store.Identity().ListConglomeratesForUser(ctx, p.UserID)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (s *Service) UpdateConglomerate(ctx context.Context, id string, u Conglomer
 		}
 		c.DailyCreditCap = u.DailyCreditCap.Value
 	}
-	if err := s.store.UpdateConglomerateSettings(ctx, view.Scope, c.Name, c.DailyCreditCap); err != nil {
+	if err := s.store.Identity().UpdateConglomerateSettings(ctx, view.Scope, c.Name, c.DailyCreditCap); err != nil {
 		return view, err
 	}
 	return s.core.AuthorizeConglomerate(ctx, id)

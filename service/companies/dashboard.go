@@ -25,7 +25,10 @@ const (
 )
 
 // Dashboard is everything the company page shows, read in one request
-// with a fixed number of queries whatever the size of the company's data.
+// with a fixed number of queries whatever the size of the company's data:
+// one per list (resources, activity, documents, milestones, open tasks,
+// the last turn), one for the figures (store.CompanySummary), one for the
+// analytics headline, after the authorization step.
 // Sections that later capabilities fill (the last turn, analytics,
 // domain, ads) are nil until they exist.
 type Dashboard struct {
@@ -68,33 +71,29 @@ func (s *Service) Dashboard(ctx context.Context, companyID string) (Dashboard, e
 		d.Resources[i] = tenantView(d.Resources[i])
 		d.Ready = d.Ready && d.Resources[i].Status == models.ResourceReady
 	}
-	if d.Credits, err = s.store.CompanyAccountCredits(ctx, c.Scope, s.now().UTC().Truncate(24*time.Hour)); err != nil {
+	// The figures in one statement: credits, files, inbox, revenue, domain
+	// and ads.
+	sum, err := s.store.Companies().CompanySummary(ctx, c.Scope, s.now().UTC().Truncate(24*time.Hour))
+	if err != nil {
 		return Dashboard{}, err
 	}
-	if d.RecentActivity, err = s.store.ListActivity(ctx, c.Scope, models.ActivityCursor{}, DashboardActivity); err != nil {
+	d.Credits, d.FileCount, d.FileBytes, d.Inbox, d.Revenue = sum.Credits, sum.FileCount, sum.FileBytes, sum.Inbox, sum.Revenue
+	d.Domain, d.Ads = sum.Domain, sum.Ads
+	if d.RecentActivity, err = s.store.Companies().ListActivity(ctx, c.Scope, models.ActivityCursor{}, DashboardActivity); err != nil {
 		return Dashboard{}, err
 	}
-	if d.Documents, d.DocumentsMore, err = s.store.RecentDocuments(ctx, c.Scope, DashboardDocuments); err != nil {
+	if d.Documents, d.DocumentsMore, err = s.store.Companies().RecentDocuments(ctx, c.Scope, DashboardDocuments); err != nil {
 		return Dashboard{}, err
 	}
-	ms, err := s.store.ListMilestones(ctx, c.Scope)
+	ms, err := s.store.Companies().ListMilestones(ctx, c.Scope)
 	if err != nil {
 		return Dashboard{}, err
 	}
 	d.Milestones = ShelfOf(ms)
-	if d.FileCount, d.FileBytes, err = s.store.FileUsage(ctx, c.Scope); err != nil {
+	if d.OpenTasks, err = s.store.Companies().OpenTasks(ctx, c.Scope, DashboardOpenTasks); err != nil {
 		return Dashboard{}, err
 	}
-	if d.Inbox, err = s.store.InboxCounts(ctx, c.Scope); err != nil {
-		return Dashboard{}, err
-	}
-	if d.Revenue, err = s.store.CompanyRevenue(ctx, c.Scope); err != nil {
-		return Dashboard{}, err
-	}
-	if d.OpenTasks, err = s.store.OpenTasks(ctx, c.Scope, DashboardOpenTasks); err != nil {
-		return Dashboard{}, err
-	}
-	switch t, err := s.store.LatestTurn(ctx, c.Scope, false); {
+	switch t, err := s.store.Turns().LatestTurn(ctx, c.Scope, false); {
 	case err == nil:
 		d.LastTurn = &t
 	case !errors.Is(err, models.ErrNotFound):
@@ -106,9 +105,6 @@ func (s *Service) Dashboard(ctx context.Context, companyID string) (Dashboard, e
 			return Dashboard{}, err
 		}
 		d.Analytics = &h
-	}
-	if d.Domain, d.Ads, err = s.store.CompanyGrowth(ctx, c.Scope); err != nil {
-		return Dashboard{}, err
 	}
 	return d, nil
 }

@@ -57,7 +57,7 @@ func (o *ProvisioningOutbox) start(ctx context.Context, scope store.CompanyScope
 	if err != nil {
 		return ProvisionTrigger{}, models.Errorf(models.CodeUpstreamUnavailable, "Provisioning could not be started; retry shortly.").Wrap(err)
 	}
-	if err := o.Store.MarkProvisioningStarted(ctx, scope, time.Now().UTC()); err != nil {
+	if err := o.Store.Companies().MarkProvisioningStarted(ctx, scope, time.Now().UTC()); err != nil {
 		// The run exists; the sweeper will find it again and only join it.
 		return ProvisionTrigger{}, err
 	}
@@ -71,12 +71,12 @@ func (o *ProvisioningOutbox) start(ctx context.Context, scope store.CompanyScope
 // waiting startTimeout for each of a batch would hold shutdown for minutes).
 func (o *ProvisioningOutbox) Sweep(ctx context.Context, grace time.Duration) (int, error) {
 	now := time.Now().UTC()
-	if _, err := o.Store.DeleteExpiredCompanyCreateKeys(ctx, now); err != nil {
+	if _, err := o.Store.Companies().DeleteExpiredCompanyCreateKeys(ctx, now); err != nil {
 		return 0, err
 	}
 	started := 0
 	for {
-		pending, err := o.Store.PendingProvisioning(ctx, now.Add(-grace), sweepBatch)
+		pending, err := o.Store.Companies().PendingProvisioning(ctx, now.Add(-grace), sweepBatch)
 		if err != nil {
 			return started, err
 		}
@@ -94,24 +94,6 @@ func (o *ProvisioningOutbox) Sweep(ctx context.Context, grace time.Duration) (in
 		}
 		if len(pending) < sweepBatch {
 			return started, ctx.Err()
-		}
-	}
-}
-
-// RunSweeper sweeps every interval until ctx ends.
-func (o *ProvisioningOutbox) RunSweeper(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		if n, err := o.Sweep(ctx, SweepGrace); err != nil && ctx.Err() == nil {
-			o.Logger.WarnContext(ctx, "provisioning sweep", "error", err)
-		} else if n > 0 {
-			o.Logger.InfoContext(ctx, "provisioning sweep: started pending provisioning", "companies", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"holdco/models"
+	"holdco/observability"
 	"holdco/service"
 	"holdco/store"
 	"holdco/workflows/contract"
@@ -50,7 +51,7 @@ func (s *Service) requestProvisioning(ctx context.Context, scope store.CompanySc
 	if s.temporal == nil {
 		return ProvisionTrigger{}, models.Errorf(models.CodeUpstreamUnavailable, "Provisioning is not available on this server.")
 	}
-	seed, err := s.store.ProvisioningSeedRepo(ctx, scope)
+	seed, err := s.store.Companies().ProvisioningSeedRepo(ctx, scope)
 	if err != nil {
 		return ProvisionTrigger{}, err
 	}
@@ -59,7 +60,7 @@ func (s *Service) requestProvisioning(ctx context.Context, scope store.CompanySc
 	if err != nil {
 		return ProvisionTrigger{}, models.Errorf(models.CodeUpstreamUnavailable, "Provisioning could not be started; retry shortly.").Wrap(err)
 	}
-	if err := s.store.MarkProvisioningStarted(ctx, scope, s.now()); err != nil {
+	if err := s.store.Companies().MarkProvisioningStarted(ctx, scope, s.now()); err != nil {
 		return ProvisionTrigger{}, err
 	}
 	return ProvisionTrigger{WorkflowID: run.GetID(), RunID: run.GetRunID()}, nil
@@ -76,7 +77,7 @@ func (s *Service) ProvisionCompany(ctx context.Context, companyID string, seedRe
 		return ProvisionTrigger{}, err
 	}
 	if !seedRepo {
-		if err := s.store.RecordImportResume(ctx, c.Scope, s.now()); err != nil {
+		if err := s.store.Companies().RecordImportResume(ctx, c.Scope, s.now()); err != nil {
 			return ProvisionTrigger{}, err
 		}
 	}
@@ -111,7 +112,7 @@ func (s *Service) CompanyResources(ctx context.Context, companyID string) ([]Res
 }
 
 func (s *Service) resourceViews(ctx context.Context, c store.CompanyScope) ([]ResourceView, error) {
-	rows, err := s.store.ListResources(ctx, c)
+	rows, err := s.store.Companies().ListResources(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +155,7 @@ func (s *Service) DiagnoseCompanies(ctx context.Context) ([]CompanyDiagnosis, er
 	if err != nil {
 		return nil, err
 	}
-	companies, err := s.store.ListLiveCompanies(ctx, admin)
+	companies, err := s.store.Companies().ListLiveCompanies(ctx, admin)
 	if err != nil {
 		return nil, err
 	}
@@ -276,11 +277,13 @@ func (s *Service) HealCompany(ctx context.Context, companyID string) (HealResult
 	d := ds[0]
 	res := HealResult{CompanyDiagnosis: d, WorkflowID: contract.ProvisionWorkflowID(c.ID)}
 	if d.Healthy {
+		observability.Healed(false)
 		return res, nil
 	}
 	if _, err := s.requestProvisioning(ctx, scope, c); err != nil {
 		return res, err
 	}
 	res.HealRequested = true
+	observability.Healed(true)
 	return res, nil
 }

@@ -21,7 +21,7 @@ func TestResourcesShowTenantsNoServerPathsOrRawErrors(t *testing.T) {
 	ctx := context.Background()
 	e := servicetest.New(t)
 	ada, cong := e.User(t, "ada@example.com")
-	c, err := e.Store.CreateCompany(ctx, e.Store.SystemConglomerateScope(cong), models.Company{Name: "Shop", Handle: "shop-" + uuid.NewString()[:8]})
+	c, err := e.Store.Companies().CreateCompany(ctx, e.Store.SystemConglomerateScope(cong), models.Company{Name: "Shop", Handle: "shop-" + uuid.NewString()[:8]})
 	require.NoError(t, err)
 
 	dataDir := filepath.Join(t.TempDir(), "srv", "holdco-data")
@@ -35,7 +35,7 @@ func TestResourcesShowTenantsNoServerPathsOrRawErrors(t *testing.T) {
 			LastError: `failed to connect to host=db.internal user=holdco_admin: dial tcp 10.0.0.7:5432: connect: connection refused`},
 	} {
 		r.CompanyID = c.ID
-		require.NoError(t, e.Store.SaveResource(ctx, systemScope(t, e.Store, r.CompanyID), r))
+		require.NoError(t, e.Store.Companies().SaveResource(ctx, systemScope(t, e.Store, r.CompanyID), r))
 	}
 
 	views, err := e.Svc.CompanyResources(ada, c.ID)

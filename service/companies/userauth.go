@@ -33,5 +33,5 @@ func (s *Service) DisableUserAuth(ctx context.Context, companyID, reason string)
 	// A company not provisioned yet gets a revoked placeholder, so its
 	// later provisioning finds the client revoked.
 	placeholder := models.CompanyOIDCClient{CompanyID: c.ID, ClientID: "co_revoked_" + strings.ReplaceAll(c.ID, "-", "")}
-	return s.store.RevokeCompanyOIDCClient(ctx, admin, scope, placeholder, reason, s.now())
+	return s.store.OAuth().RevokeCompanyOIDCClient(ctx, admin, scope, placeholder, reason, s.now())
 }

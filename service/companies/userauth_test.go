@@ -46,14 +46,14 @@ func TestDisableUserAuthSurvivesProvisioningAndArchive(t *testing.T) {
 	_, err = prov.EnsureOIDCClient(context.Background(), c.ID)
 	require.NoError(t, err)
 	require.NoError(t, e.Svc.ArchiveCompany(ada, c.ID))
-	row, err := e.Store.GetCompanyOIDCClient(context.Background(), systemScope(t, e.Store, c.ID))
+	row, err := e.Store.OAuth().GetCompanyOIDCClient(context.Background(), systemScope(t, e.Store, c.ID))
 	require.NoError(t, err)
 	require.NotNil(t, row.RevokedAt)
 	assert.Equal(t, "abuse report", row.RevokedReason)
 
 	// Only the operator's enable clears it.
-	require.NoError(t, e.Store.EnableCompanyOIDCClient(context.Background(), e.Store.SystemAdminScope(), c.ID))
-	row, _ = e.Store.GetCompanyOIDCClient(context.Background(), systemScope(t, e.Store, c.ID))
+	require.NoError(t, e.Store.OAuth().EnableCompanyOIDCClient(context.Background(), e.Store.SystemAdminScope(), c.ID))
+	row, _ = e.Store.OAuth().GetCompanyOIDCClient(context.Background(), systemScope(t, e.Store, c.ID))
 	assert.Nil(t, row.RevokedAt)
 }
 
@@ -68,7 +68,7 @@ func TestDisableBeforeProvisioningLeavesARevokedClient(t *testing.T) {
 	require.NoError(t, err)
 	_, err = (&activities.Provisioning{Store: e.Store}).EnsureOIDCClient(context.Background(), c.ID)
 	require.NoError(t, err)
-	row, err := e.Store.GetCompanyOIDCClient(context.Background(), systemScope(t, e.Store, c.ID))
+	row, err := e.Store.OAuth().GetCompanyOIDCClient(context.Background(), systemScope(t, e.Store, c.ID))
 	require.NoError(t, err)
 	assert.NotNil(t, row.RevokedAt, "provisioning after a disable finds the client revoked")
 }

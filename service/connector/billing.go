@@ -49,7 +49,7 @@ func (s *Service) GetBillingLinks(ctx context.Context) (BillingLinks, error) {
 	if err != nil {
 		return BillingLinks{}, err
 	}
-	wait, err := s.store.CountCall(ctx, v.Scope, s.now(), billingLinkWindows)
+	wait, err := s.store.Companies().CountCall(ctx, v.Scope, s.now(), billingLinkWindows)
 	if errors.Is(err, store.ErrRateLimited) {
 		secs := int64(math.Ceil(wait.Seconds()))
 		return BillingLinks{}, models.Errorf(models.CodeRateLimited,
@@ -59,7 +59,7 @@ func (s *Service) GetBillingLinks(ctx context.Context) (BillingLinks, error) {
 	if err != nil {
 		return BillingLinks{}, err
 	}
-	st, err := s.Billing.Billing(ctx, v.ID)
+	st, err := s.Billing.StateOf(ctx, v)
 	if err != nil {
 		return BillingLinks{}, err
 	}
@@ -85,7 +85,7 @@ func (s *Service) GetCredits(ctx context.Context) (Credits, error) {
 	if err != nil {
 		return Credits{}, err
 	}
-	st, err := s.Billing.Billing(ctx, v.ID)
+	st, err := s.Billing.StateOf(ctx, v)
 	if err != nil {
 		return Credits{}, err
 	}

@@ -38,7 +38,7 @@ func (s *Service) ListBusinesses(ctx context.Context) (BusinessList, error) {
 		if err != nil {
 			return BusinessList{}, err
 		}
-		cs, err := s.store.ListCompanies(ctx, v.Scope, false)
+		cs, err := s.store.Companies().ListCompanies(ctx, v.Scope, false)
 		if err != nil {
 			return BusinessList{}, err
 		}
@@ -46,11 +46,11 @@ func (s *Service) ListBusinesses(ctx context.Context) (BusinessList, error) {
 		for i, c := range cs {
 			ids[i] = c.ID
 		}
-		revenue, err := s.store.CompaniesRevenue(ctx, v.Scope, ids)
+		revenue, err := s.store.Sales().CompaniesRevenue(ctx, v.Scope, ids)
 		if err != nil {
 			return BusinessList{}, err
 		}
-		questions, err := s.store.WaitingQuestions(ctx, v.Scope, ids)
+		questions, err := s.store.Companies().WaitingQuestions(ctx, v.Scope, ids)
 		if err != nil {
 			return BusinessList{}, err
 		}

@@ -102,7 +102,7 @@ func (s *Service) Resolve(ctx context.Context, business string) (service.Authori
 		if !models.ValidHandle(handle) {
 			return service.AuthorizedCompany{}, models.Errorf(models.CodeInvalidArgument, "%q is neither a business id nor a handle.", ref).WithField("business")
 		}
-		id, err = s.store.CompanyIDByHandle(ctx, handle)
+		id, err = s.store.Companies().CompanyIDByHandle(ctx, handle)
 		if errors.Is(err, models.ErrNotFound) {
 			return service.AuthorizedCompany{}, models.Errorf(models.CodeNotFound, "There is no business with the handle %q.", handle).WithField("business")
 		}
@@ -118,6 +118,17 @@ func (s *Service) Resolve(ctx context.Context, business string) (service.Authori
 		}
 	}
 	return ac, err
+}
+
+// resolveFor is Resolve for a use case called next: the answered ctx
+// carries the authorized business, which the use cases take as authorized
+// (service.WithAuthorizedCompany) instead of authorizing it again.
+func (s *Service) resolveFor(ctx context.Context, business string) (context.Context, service.AuthorizedCompany, error) {
+	ac, err := s.Resolve(ctx, business)
+	if err != nil {
+		return ctx, ac, err
+	}
+	return service.WithAuthorizedCompany(ctx, ac), ac, nil
 }
 
 // siteURL is where the business's site is served.

@@ -39,8 +39,7 @@ func rebind(style, q string) string {
 func TestBillableToolIsPaidBeforeItsEffectEverywhere(t *testing.T) {
 	e := servicetest.New(t)
 	ada, cong := e.User(t, "ada@example.com")
-	co, err := e.Svc.CreateCompany(ada, cong, companies.CompanyInput{Name: "Ada Bakery"})
-	require.NoError(t, err)
+	co := e.SeedCompany(t, ada, companies.CompanyInput{Name: "Ada Bakery"})
 	grant := func(n int64) {
 		_, err := e.Svc.GrantCredits(context.Background(), e.Store.SystemConglomerateScope(cong), models.EntryAdminAdjustment, n, "test credits")
 		require.NoError(t, err)
@@ -68,7 +67,7 @@ func TestBillableToolIsPaidBeforeItsEffectEverywhere(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := conn.CallAgentTool(ada, co.Handle, "send_email", args)
+			_, err := conn.CallAgentTool(ada, co.Handle, "send_email", "", args)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -85,7 +84,7 @@ func TestBillableToolIsPaidBeforeItsEffectEverywhere(t *testing.T) {
 	assert.Equal(t, int64(0), balance())
 
 	// REST's send (the same use case): the same price, refused unpaid.
-	_, err = e.Svc.Mail.Send(ada, co.ID, mail.SendInput{To: "customer@example.com", Subject: "Again", Text: "More bread."})
+	_, err := e.Svc.Mail.Send(ada, co.ID, mail.SendInput{To: "customer@example.com", Subject: "Again", Text: "More bread."})
 	assert.Equal(t, models.CodeInsufficientCredits, models.ErrorCodeOf(err))
 	assert.Equal(t, int64(1), count("SELECT COUNT(*) FROM company_emails WHERE company_id = ? AND direction = ?", co.ID, string(models.EmailOutbound)),
 		"nothing stored or sent")

@@ -3,18 +3,18 @@ package connector
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"net/url"
-	"strings"
 
 	"holdco/models"
+	"holdco/service"
 	"holdco/service/agenttools"
 	"holdco/service/files"
 )
 
-// MaxUploadBytes is the largest file upload_file takes (decoded).
-const MaxUploadBytes = agenttools.MaxWriteFileBytes
+// MaxUploadBytes is the largest file upload_file takes (decoded): a file
+// sent inline.
+const MaxUploadBytes = files.MaxInlineBytes
 
 // FileSource labels the files assistants upload.
 const FileSource = "connector"
@@ -41,20 +41,13 @@ type Uploaded struct {
 // the business through service/files (its quota, path rules and rate
 // limit, shared with the business's agents).
 func (s *Service) UploadFile(ctx context.Context, in Upload) (Uploaded, error) {
-	ac, err := s.Resolve(ctx, in.Business)
+	ctx, ac, err := s.resolveFor(ctx, in.Business)
 	if err != nil {
 		return Uploaded{}, err
 	}
-	enc := strings.TrimSpace(in.ContentBase64)
-	if base64.StdEncoding.DecodedLen(len(enc)) > MaxUploadBytes+2 {
-		return Uploaded{}, tooLargeUpload(int64(base64.StdEncoding.DecodedLen(len(enc))))
-	}
-	data, err := base64.StdEncoding.DecodeString(enc)
+	data, err := files.InlineContent(in.ContentBase64, true, "content_base64")
 	if err != nil {
-		return Uploaded{}, models.Errorf(models.CodeInvalidArgument, "content_base64 is not standard base64.").WithField("content_base64")
-	}
-	if len(data) > MaxUploadBytes {
-		return Uploaded{}, tooLargeUpload(int64(len(data)))
+		return Uploaded{}, err
 	}
 	f, err := s.Files.Upload(ctx, ac.ID, files.UploadInput{Path: in.Path, Source: FileSource, Filename: in.Filename,
 		ContentType: in.ContentType, Size: int64(len(data)), Body: bytes.NewReader(data)})
@@ -62,11 +55,6 @@ func (s *Service) UploadFile(ctx context.Context, in Upload) (Uploaded, error) {
 		return Uploaded{}, err
 	}
 	return Uploaded{FileID: f.ID, BusinessID: ac.ID, Path: f.Path, SizeBytes: f.SizeBytes, ContentType: f.ContentType}, nil
-}
-
-func tooLargeUpload(n int64) error {
-	return models.Errorf(models.CodeTooLarge, "The file is %d bytes; upload_file takes at most %d bytes (3 MB).", n, MaxUploadBytes).
-		WithField("content_base64").With("size_bytes", n).With("limit_bytes", MaxUploadBytes)
 }
 
 // Subscription is cancel_subscription's answer.
@@ -79,7 +67,7 @@ type Subscription struct {
 // CancelSubscription cancels a subscription one of the business's
 // customers bought (service/sales keeps the rules).
 func (s *Service) CancelSubscription(ctx context.Context, business, subscription string) (Subscription, error) {
-	ac, err := s.Resolve(ctx, business)
+	ctx, ac, err := s.resolveFor(ctx, business)
 	if err != nil {
 		return Subscription{}, err
 	}
@@ -160,20 +148,37 @@ func (s *Service) OpenLink(ctx context.Context, action, business string) (Link, 
 }
 
 // CallAgentTool runs one of the agents' tools on the business, as the
-// user: each tool's use case authorizes the user itself and keeps its own
-// limits, so connector calls count on the business's own counters. A
-// billable tool (send_email, web_research, generate_image) is paid by the
-// same rule as an agent's or a REST call (billing.PayFor): its price is
+// user: each tool's use case keeps its own rules and limits (connector
+// calls count on the business's own counters) and takes the business as
+// authorized here (no second authorization step). A billable tool
+// (send_email, web_research, generate_image) is paid by its use case
+// under the one rule of billable acts (billing.PayForAct): its price is
 // held before the effect — an account that cannot pay, or whose plan
 // refuses paid work, gets the refusal and no effect — and charged as
-// TOOL_USAGE once the call succeeded, with the act's own id as run_id.
-func (s *Service) CallAgentTool(ctx context.Context, business, name string, args json.RawMessage) (json.RawMessage, error) {
-	ac, err := s.Resolve(ctx, business)
+// TOOL_USAGE once the call succeeded.
+//
+// idempotencyKey ("" for none) names the call (service.RequestCall): the
+// same key sent again for the same tool and business is the same call —
+// a keyed tool (agenttools.Keyed) answers the effect it made instead of
+// repeating it, and a billable one is not paid again.
+func (s *Service) CallAgentTool(ctx context.Context, business, name, idempotencyKey string, args json.RawMessage) (json.RawMessage, error) {
+	ctx, ac, err := s.resolveFor(ctx, business)
 	if err != nil {
 		return nil, err
 	}
+	if idempotencyKey != "" {
+		call, err := service.RequestCall(ac.ID, name, idempotencyKey, IdempotencyKeyArgument)
+		if err != nil {
+			return nil, err
+		}
+		ctx = service.WithCall(ctx, call)
+	}
 	return s.Tools.Call(ctx, ac.ID, name, args)
 }
+
+// IdempotencyKeyArgument is the optional argument of the keyed agents'
+// tools in the connector (agenttools.Keyed).
+const IdempotencyKeyArgument = "idempotency_key"
 
 // AgentTools are the agents' tools the connector offers (the control
 // tools the turn handles itself, like ask_question, are left out).

@@ -40,7 +40,7 @@ func (s *Service) List(ctx context.Context, companyID string, in ListInput) ([]m
 	if err != nil {
 		return nil, err
 	}
-	return s.store.ListDocuments(ctx, c.Scope, in.IncludeInternal)
+	return s.store.Companies().ListDocuments(ctx, c.Scope, in.IncludeInternal)
 }
 
 // Get returns the company's document of that type, internal ones included
@@ -53,7 +53,7 @@ func (s *Service) Get(ctx context.Context, companyID, docType string) (models.Do
 	if err != nil {
 		return models.Document{}, err
 	}
-	d, err := s.store.GetDocument(ctx, c.Scope, docType)
+	d, err := s.store.Companies().GetDocument(ctx, c.Scope, docType)
 	if errors.Is(err, models.ErrNotFound) {
 		return d, models.Errorf(models.CodeNotFound, "The company has no %s document.", docType).WithField("document_type")
 	}
@@ -109,7 +109,7 @@ func (s *Service) Upsert(ctx context.Context, companyID, docType string, in Upse
 	}
 	actor := service.ActorOf(ctx)
 	d := models.Document{DocumentType: docType, Title: title, Content: in.Content, Visibility: vis, UpdatedBy: actor}
-	return s.store.PutDocument(ctx, c.Scope, d, models.ActivityInput{Kind: models.ActivityDocumentUpdated, Actor: actor,
+	return s.store.Companies().PutDocument(ctx, c.Scope, d, models.ActivityInput{Kind: models.ActivityDocumentUpdated, Actor: actor,
 		Summary: fmt.Sprintf("Document %q updated", title), Subject: docType,
 		Data: map[string]any{"document_type": docType, "visibility": string(vis)}})
 }
@@ -124,7 +124,7 @@ func (s *Service) Delete(ctx context.Context, companyID, docType string) error {
 	if err != nil {
 		return err
 	}
-	err = s.store.DeleteDocument(ctx, c.Scope, docType, models.ActivityInput{Kind: models.ActivityDocumentDeleted,
+	err = s.store.Companies().DeleteDocument(ctx, c.Scope, docType, models.ActivityInput{Kind: models.ActivityDocumentDeleted,
 		Actor: service.ActorOf(ctx), Summary: fmt.Sprintf("Document %s deleted", docType), Subject: docType,
 		Data: map[string]any{"document_type": docType}})
 	if errors.Is(err, models.ErrNotFound) {

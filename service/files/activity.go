@@ -38,5 +38,5 @@ func filesDeleted(ctx context.Context, prefix string, deleted []models.CompanyFi
 }
 
 func recordActivity(ctx context.Context, tx *store.Store, scope store.CompanyScope, a models.ActivityInput) error {
-	return tx.RecordActivity(ctx, scope, a)
+	return tx.Companies().RecordActivity(ctx, scope, a)
 }

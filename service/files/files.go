@@ -15,9 +15,6 @@ import (
 	"mime"
 	"time"
 
-	"github.com/google/uuid"
-	"golang.org/x/time/rate"
-
 	"holdco/models"
 	"holdco/service"
 	"holdco/store"
@@ -69,12 +66,11 @@ const (
 
 // Service is the files use cases.
 type Service struct {
-	core    *service.Core
-	store   *store.Store
-	blobs   BlobStore
-	limits  Limits
-	limiter *keyedLimiter
-	logger  *slog.Logger
+	core   *service.Core
+	store  *store.Store
+	blobs  BlobStore
+	limits Limits
+	logger *slog.Logger
 }
 
 // New builds the use cases; blobs nil answers every use case that needs
@@ -91,8 +87,7 @@ func New(core *service.Core, blobs BlobStore, limits Limits) *Service {
 	}
 	return &Service{
 		core: core, store: core.Store(), blobs: blobs, limits: limits,
-		limiter: newKeyedLimiter(rate.Limit(float64(UploadsPerMinute)/60), UploadBurst, limiterMaxCompanies),
-		logger:  core.Logger().With("component", "files"),
+		logger: core.Logger().With("component", "files"),
 	}
 }
 
@@ -147,12 +142,14 @@ func (s *Service) Admit(ctx context.Context, companyID string, maxBytes int64) (
 	if err := s.needBlobs(); err != nil {
 		return nil, err
 	}
-	if ok, wait := s.limiter.reserve(co.ID, s.core.Now()); !ok {
-		secs := int64(math.Ceil(wait.Seconds()))
+	if wait, err := s.store.TakeToken(ctx, uploadBucket, co.ID, s.core.Now()); errors.Is(err, store.ErrRateLimited) {
+		secs := max(int64(math.Ceil(wait.Seconds())), 1)
 		return nil, models.Errorf(models.CodeRateLimited, "Too many uploads for this company: at most %d a minute (bursts of %d). Retry in %d s.", UploadsPerMinute, UploadBurst, secs).
 			With("retry_after_seconds", secs)
+	} else if err != nil {
+		return nil, err
 	}
-	_, used, err := s.store.FileUsage(ctx, co.Scope)
+	_, used, err := s.store.Files().FileUsage(ctx, co.Scope)
 	if err != nil {
 		return nil, err
 	}
@@ -199,12 +196,51 @@ func quotaFull(used, quota, size int64) error {
 // Upload admits and stores a file whose inputs are all at hand (agents'
 // tools, the connector). REST admits first and streams (Admit, Stage,
 // Commit).
+//
+// A call (service.Call in ctx: an agent's tool call, a client's
+// idempotency key) stores its blob under a key derived from the call:
+// the same call made again after a crash or a lost answer finds the file
+// it stored (StoredByCall) and answers it instead of storing it again.
 func (s *Service) Upload(ctx context.Context, companyID string, in UploadInput) (models.CompanyFile, error) {
+	if service.Keyed(ctx) {
+		co, err := s.core.AuthorizeCompany(ctx, companyID, false)
+		if err != nil {
+			return models.CompanyFile{}, err
+		}
+		ctx = service.WithAuthorizedCompany(ctx, co)
+		if f, ok, err := s.StoredByCall(ctx, companyID); err != nil || ok {
+			return f, err
+		}
+	}
 	a, err := s.Admit(ctx, companyID, in.Size)
 	if err != nil {
 		return models.CompanyFile{}, err
 	}
 	return a.Upload(ctx, in)
+}
+
+// StoredByCall is the file the call in ctx stored (ok false: none yet, or
+// ctx carries no call). A use case whose effect ends in a stored file
+// (generate_image) asks it before doing its work again.
+func (s *Service) StoredByCall(ctx context.Context, companyID string) (models.CompanyFile, bool, error) {
+	if !service.Keyed(ctx) {
+		return models.CompanyFile{}, false, nil
+	}
+	co, err := s.core.AuthorizeCompany(ctx, companyID, false)
+	if err != nil {
+		return models.CompanyFile{}, false, err
+	}
+	f, err := s.store.Files().FileByBlobKey(ctx, co.Scope, callBlobKey(ctx, co.ID))
+	if errors.Is(err, models.ErrNotFound) {
+		return models.CompanyFile{}, false, nil
+	}
+	return f, err == nil, err
+}
+
+// callBlobKey is the blob key of the upload of the call in ctx, a new
+// one without a call.
+func callBlobKey(ctx context.Context, companyID string) string {
+	return companyID + "/" + service.EffectID(ctx, "file")
 }
 
 // Upload stores an admitted file.
@@ -242,8 +278,8 @@ func (a *Admission) Stage(ctx context.Context, body io.Reader, size int64, conte
 		}
 	}
 	s := a.s
-	st := &Staged{a: a, key: a.company.ID + "/" + uuid.NewString(), contentType: normalizeContentType(contentType)}
-	if err := s.store.RecordUploadIntent(ctx, a.company.Scope, st.key, s.core.Now().Add(UploadGrace)); err != nil {
+	st := &Staged{a: a, key: callBlobKey(ctx, a.company.ID), contentType: normalizeContentType(contentType)}
+	if err := s.store.Files().RecordUploadIntent(ctx, a.company.Scope, st.key, s.core.Now().Add(UploadGrace)); err != nil {
 		return nil, err
 	}
 	capped := &capReader{r: body, left: a.capBytes}
@@ -294,7 +330,7 @@ func (st *Staged) Commit(ctx context.Context, path, filename, source string) (mo
 	var replaced *models.CompanyFile
 	err = s.store.InTx(ctx, func(tx *store.Store) error {
 		var err error
-		f, replaced, err = tx.CommitFile(ctx, a.company.Scope, f, s.limits.QuotaBytes)
+		f, replaced, err = tx.Files().CommitFile(ctx, a.company.Scope, f, s.limits.QuotaBytes)
 		if err != nil {
 			return err
 		}
@@ -336,7 +372,7 @@ func (s *Service) deleteBlobNow(ctx context.Context, scope store.CompanyScope, k
 		s.logger.WarnContext(ctx, "blob delete failed; the sweeper retries", "company", scope.ID(), "error", err)
 		return
 	}
-	if err := s.store.BlobDeleted(ctx, scope, key); err != nil {
+	if err := s.store.Files().BlobDeleted(ctx, scope, key); err != nil {
 		s.logger.WarnContext(ctx, "forgetting a deleted blob failed; the sweeper retries", "company", scope.ID(), "error", err)
 	}
 }
@@ -427,11 +463,11 @@ func (s *Service) List(ctx context.Context, companyID string) (FileList, error) 
 	if err != nil {
 		return FileList{}, err
 	}
-	files, err := s.store.ListFiles(ctx, co.Scope)
+	files, err := s.store.Files().ListFiles(ctx, co.Scope)
 	if err != nil {
 		return FileList{}, err
 	}
-	count, used, err := s.store.FileUsage(ctx, co.Scope)
+	count, used, err := s.store.Files().FileUsage(ctx, co.Scope)
 	if err != nil {
 		return FileList{}, err
 	}
@@ -441,7 +477,7 @@ func (s *Service) List(ctx context.Context, companyID string) (FileList, error) 
 // fileOf reads one of the company's files: a file of another company is
 // forbidden, a missing one not_found.
 func (s *Service) fileOf(ctx context.Context, co service.AuthorizedCompany, fileID string) (models.CompanyFile, error) {
-	f, err := s.store.GetFile(ctx, co.Scope, fileID)
+	f, err := s.store.Files().GetFile(ctx, co.Scope, fileID)
 	if errors.Is(err, models.ErrNotFound) {
 		return f, s.missingFile(ctx, co, fileID)
 	}
@@ -449,7 +485,7 @@ func (s *Service) fileOf(ctx context.Context, co service.AuthorizedCompany, file
 }
 
 func (s *Service) missingFile(ctx context.Context, co service.AuthorizedCompany, fileID string) error {
-	owner, err := s.store.FileCompany(ctx, fileID)
+	owner, err := s.store.Files().FileCompany(ctx, fileID)
 	switch {
 	case errors.Is(err, models.ErrNotFound):
 		return models.Errorf(models.CodeNotFound, "File %s does not exist.", fileID)
@@ -475,7 +511,7 @@ func (s *Service) Delete(ctx context.Context, companyID, fileID string) error {
 	var f models.CompanyFile
 	err = s.store.InTx(ctx, func(tx *store.Store) error {
 		var err error
-		if f, err = tx.DeleteFile(ctx, co.Scope, fileID); err != nil {
+		if f, err = tx.Files().DeleteFile(ctx, co.Scope, fileID); err != nil {
 			return err
 		}
 		return recordActivity(ctx, tx, co.Scope, fileDeleted(ctx, f))
@@ -518,7 +554,7 @@ func (s *Service) DeletePrefix(ctx context.Context, companyID, prefix string) (P
 	var deleted []models.CompanyFile
 	err = s.store.InTx(ctx, func(tx *store.Store) error {
 		var err error
-		if deleted, err = tx.DeleteFilesUnderPrefix(ctx, co.Scope, p); err != nil || len(deleted) == 0 {
+		if deleted, err = tx.Files().DeleteFilesUnderPrefix(ctx, co.Scope, p); err != nil || len(deleted) == 0 {
 			return err
 		}
 		return recordActivity(ctx, tx, co.Scope, filesDeleted(ctx, p, deleted))
@@ -534,7 +570,7 @@ func (s *Service) DeletePrefix(ctx context.Context, companyID, prefix string) (P
 			res.BlobsPending++
 			continue
 		}
-		if err := s.store.BlobDeleted(bg, co.Scope, f.BlobKey); err != nil {
+		if err := s.store.Files().BlobDeleted(bg, co.Scope, f.BlobKey); err != nil {
 			s.logger.WarnContext(ctx, "forgetting a deleted blob failed; the sweeper retries", "company", co.ID, "error", err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -120,7 +121,7 @@ func TestUploadListDownloadDelete(t *testing.T) {
 	require.NoError(t, w.svc.Delete(w.ada, w.adaCo, f.ID))
 	assert.False(t, w.exists(t, f.BlobKey))
 	assert.Equal(t, models.CodeNotFound, codeOf(w.svc.Delete(w.ada, w.adaCo, f.ID)))
-	count, used, err := w.e.Store.FileUsage(context.Background(), mustScope(t, w, w.ada, w.adaCo))
+	count, used, err := w.e.Store.Files().FileUsage(context.Background(), mustScope(t, w, w.ada, w.adaCo))
 	require.NoError(t, err)
 	assert.Equal(t, [2]int64{1, 3}, [2]int64{count, used})
 }
@@ -310,6 +311,28 @@ func TestUploadRateLimitPerCompany(t *testing.T) {
 	require.NoError(t, err, "one upload a second refills")
 }
 
+// Two replicas on one database share the company's upload budget: a
+// burst of 20 across both, not 20 each.
+func TestUploadRateLimitIsSharedByReplicas(t *testing.T) {
+	w := newWorld(t, files.Limits{}, nil)
+	replica := w.e.Replica(t).Files
+	ok := 0
+	for i := range 2 * files.UploadBurst {
+		svc := w.svc
+		if i%2 == 1 {
+			svc = replica
+		}
+		_, err := svc.Upload(w.ada, w.adaCo, files.UploadInput{Path: fmt.Sprintf("r/%d", i), Filename: "x.txt", ContentType: "text/plain", Size: 1, Body: strings.NewReader("x")})
+		if err == nil {
+			ok++
+			continue
+		}
+		require.Equal(t, models.CodeRateLimited, codeOf(err))
+		assert.Equal(t, int64(1), extra(t, err)["retry_after_seconds"])
+	}
+	assert.Equal(t, files.UploadBurst, ok)
+}
+
 // failingDeletes is a blob store whose deletes fail while failing is set:
 // the blob store is down, or the process died right after the commit.
 type failingDeletes struct {
@@ -331,7 +354,7 @@ func (f *failingDeletes) set(v bool) { f.mu.Lock(); f.failing = v; f.mu.Unlock()
 
 func dueDeletions(t *testing.T, w *world) []models.BlobDeletion {
 	t.Helper()
-	d, err := w.e.Store.DueBlobDeletions(context.Background(), time.Now().Add(48*time.Hour), 1000)
+	d, err := w.e.Store.Files().DueBlobDeletions(context.Background(), time.Now().Add(48*time.Hour), 1000)
 	require.NoError(t, err)
 	return d
 }
@@ -461,7 +484,7 @@ func TestChangesWriteActivityEvents(t *testing.T) {
 	_, err = w.upload(t, w.ada, w.adaCo, "big", strings.Repeat("x", files.DefaultMaxFileBytes+1))
 	require.Error(t, err)
 
-	events, err := w.e.Store.ListActivity(context.Background(), mustScope(t, w, w.ada, w.adaCo), models.ActivityCursor{}, 100)
+	events, err := w.e.Store.Companies().ListActivity(context.Background(), mustScope(t, w, w.ada, w.adaCo), models.ActivityCursor{}, 100)
 	require.NoError(t, err)
 	var kinds []models.ActivityKind
 	for _, e := range events {

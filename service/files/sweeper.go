@@ -64,7 +64,7 @@ func (w *BlobSweeper) sweepDue(ctx context.Context) (int, error) {
 	now := w.now()
 	deleted := 0
 	for {
-		due, err := w.Store.DueBlobDeletions(ctx, now, blobSweepBatch)
+		due, err := w.Store.Files().DueBlobDeletions(ctx, now, blobSweepBatch)
 		if err != nil {
 			return deleted, err
 		}
@@ -75,7 +75,7 @@ func (w *BlobSweeper) sweepDue(ctx context.Context) (int, error) {
 			}
 			// Claim first: an upload whose blob this is can no longer
 			// commit, so no row will name a blob being deleted.
-			ok, err := w.Store.ClaimBlobDeletion(ctx, d.BlobKey, now, now.Add(blobRetryAfter))
+			ok, err := w.Store.Files().ClaimBlobDeletion(ctx, d.BlobKey, now, now.Add(blobRetryAfter))
 			if err != nil {
 				return deleted, err
 			}
@@ -87,7 +87,7 @@ func (w *BlobSweeper) sweepDue(ctx context.Context) (int, error) {
 				w.Logger.WarnContext(ctx, "blob sweep: delete failed; retried later", "company", d.CompanyID, "error", err)
 				continue
 			}
-			if err := w.Store.CompleteBlobDeletion(ctx, d.BlobKey); err != nil {
+			if err := w.Store.Files().CompleteBlobDeletion(ctx, d.BlobKey); err != nil {
 				return deleted, err
 			}
 			deleted++
@@ -103,22 +103,4 @@ func (w *BlobSweeper) now() time.Time {
 		return w.Now()
 	}
 	return time.Now().UTC()
-}
-
-// Run sweeps every interval until ctx ends.
-func (w *BlobSweeper) Run(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		if n, err := w.Sweep(ctx); err != nil && ctx.Err() == nil {
-			w.Logger.WarnContext(ctx, "blob sweep", "error", err)
-		} else if n > 0 {
-			w.Logger.InfoContext(ctx, "blob sweep: deleted orphaned blobs and partial uploads", "deleted", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }

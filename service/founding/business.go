@@ -11,7 +11,6 @@ import (
 
 	"holdco/models"
 	"holdco/service"
-	"holdco/service/billing"
 	"holdco/service/companies"
 	"holdco/store"
 )
@@ -31,20 +30,17 @@ const createBusinessFingerprint = "create_business"
 // Input errors first: the idea (checkIdea), the name, a handle without a
 // name, a malformed handle (invalid_argument with field). A retry of the
 // same idea by the same user and client within DuplicateWindow returns the
-// business the first call created. Then the gates in order: the plan
-// (plan_*), the business limit of the account and of the platform
-// (business_limit_reached), the credits: at least
-// billing.MinCreditsToStart counting the welcome credits the account would
-// get now (insufficient_credits with needed). A handle given and taken is
-// handle_taken with suggested_handle; without a handle one is derived from
-// the name and a free one taken.
-//
-// The company, its provisioning intent, the duplicate key and the welcome
-// credits commit in one transaction: a refused start grants nothing, and
-// two concurrent starts grant the welcome credits once. Provisioning is
-// started after the commit (the worker's sweeper starts it after a crash).
-// A new company is not provisioned yet, so first_pass is provisioning:
-// the client calls StartFirstPass once the business is ready.
+// business the first call created. Then companies.StartBusiness, the one
+// business start: the gates in order (plan_*, business_limit_reached for
+// the account's limit and the platform's cap, insufficient_credits with
+// needed), the company with its provisioning intent, the duplicate key and
+// the welcome credits in one transaction (a refused start grants nothing;
+// two concurrent starts grant the welcome credits once), provisioning
+// after the commit. A handle given and taken is handle_taken with
+// suggested_handle; without a handle one is derived from the name (itself
+// drawn from the idea when not given). A new company is not provisioned
+// yet, so first_pass is provisioning: the client calls StartFirstPass once
+// the business is ready.
 func (s *Service) CreateBusiness(ctx context.Context, in CreateBusinessInput) (CreateBusinessResult, error) {
 	p, err := service.RequireUser(ctx)
 	if err != nil {
@@ -71,25 +67,19 @@ func (s *Service) CreateBusiness(ctx context.Context, in CreateBusinessInput) (C
 	}
 	now := s.now()
 	key := s.createBusinessKey(p, idea, now)
-	if c, err := s.store.CompanyCreateKeyCompany(ctx, v.Scope, key.KeyHash, now); err == nil {
+	if c, err := s.store.Founding().CompanyCreateKeyCompany(ctx, v.Scope, key.KeyHash, now); err == nil {
 		return s.replayed(ctx, c)
 	} else if !errors.Is(err, models.ErrNotFound) {
-		return CreateBusinessResult{}, err
-	}
-	if err := s.gates(ctx, v); err != nil {
 		return CreateBusinessResult{}, err
 	}
 	if name == "" {
 		name = SuggestName(idea)
 	}
-	c := models.Company{Name: name, Handle: in.Handle, Idea: idea, Status: models.CompanyActive}
-	if in.Paused {
-		c.Status = models.CompanyPaused
-	}
-	created, welcome, err := s.createWithWelcome(ctx, v, c, in.Handle != "", &key)
+	started, err := s.companies.StartBusiness(ctx, v, companies.StartBusinessInput{Name: name, Handle: in.Handle, HandleChosen: in.Handle != "",
+		Idea: idea, Paused: in.Paused, Key: &key})
 	if errors.Is(err, store.ErrCreateKeyUsed) {
 		// A concurrent retry of the same idea won: answer its business.
-		c, rerr := s.store.CompanyCreateKeyCompany(ctx, v.Scope, key.KeyHash, now)
+		c, rerr := s.store.Founding().CompanyCreateKeyCompany(ctx, v.Scope, key.KeyHash, now)
 		if rerr != nil {
 			return CreateBusinessResult{}, rerr
 		}
@@ -98,7 +88,7 @@ func (s *Service) CreateBusiness(ctx context.Context, in CreateBusinessInput) (C
 	if err != nil {
 		return CreateBusinessResult{}, err
 	}
-	return CreateBusinessResult{Business: created, WelcomeCreditsGranted: welcome, FirstPass: FirstPass{
+	return CreateBusinessResult{Business: started.Company, WelcomeCreditsGranted: started.WelcomeCreditsGranted, FirstPass: FirstPass{
 		Status: FirstPassProvisioning,
 		Detail: "The business is being set up (about a minute). Poll get_business until ready is true, then call start_first_pass.",
 	}}, nil
@@ -123,121 +113,9 @@ func (s *Service) replayed(ctx context.Context, c models.Company) (CreateBusines
 	}
 	fp, err := s.firstPassState(ctx, ac)
 	if err == nil && fp.Status == "" {
-		fp, err = s.startFirstPass(ctx, ac, firstPassBrief(ac.Company, false))
+		fp, err = s.startFirstPass(ctx, ac, firstPassBrief(ac.Company, ""))
 	}
 	return CreateBusinessResult{Business: ac.Company, FirstPass: fp}, err
-}
-
-// gates are the checks before a business starts, in order: the plan, the
-// account's business limit, the platform's company cap, the credits
-// (counting the welcome credits the account would get now).
-func (s *Service) gates(ctx context.Context, v service.ConglomerateView) error {
-	if e := s.billing.PlanDecision(v.Conglomerate, billing.ActionStartBusiness); e != nil {
-		return e
-	}
-	if err := s.businessLimit(ctx, v); err != nil {
-		return err
-	}
-	// Whether the welcome credits were granted is read before the balance:
-	// a concurrent start that grants them in between then shows in the
-	// balance, rather than being missed by both reads.
-	granted, err := s.store.WelcomeGranted(ctx, v.Scope)
-	if err != nil {
-		return err
-	}
-	bal, err := s.store.CreditBalance(ctx, v.Scope, s.now().UTC().Truncate(24*time.Hour))
-	if err != nil {
-		return err
-	}
-	balance := bal.Balance
-	if !granted {
-		balance += billing.WelcomeCredits
-	}
-	if balance < billing.MinCreditsToStart {
-		return s.billing.InsufficientCredits(v.Conglomerate, bal.Balance, billing.MinCreditsToStart)
-	}
-	return nil
-}
-
-// businessLimit refuses a new business when the account or the platform
-// has reached its number of live companies.
-func (s *Service) businessLimit(ctx context.Context, v service.ConglomerateView) error {
-	n, err := s.store.CountLiveCompanies(ctx, v.Scope)
-	if err != nil {
-		return err
-	}
-	if n >= s.limits.BusinessLimit {
-		return models.Errorf(models.CodeBusinessLimitReached, "This account has %d businesses and may have at most %d; archive one to start another.",
-			n, s.limits.BusinessLimit).With("limit", s.limits.BusinessLimit).With("count", n).With("scope", "account")
-	}
-	all, err := s.store.CountPlatformLiveCompanies(ctx)
-	if err != nil {
-		return err
-	}
-	if all >= s.limits.PlatformCompanies {
-		return models.Errorf(models.CodeBusinessLimitReached, "The service is not taking new businesses right now; try again later.").With("scope", "platform")
-	}
-	return nil
-}
-
-// createWithWelcome creates the company with its provisioning intent (and
-// key), grants the welcome credits unless the account had them, and checks
-// the balance reaches MinCreditsToStart, all in one transaction; then it
-// starts provisioning. An explicit handle that is taken is handle_taken;
-// a derived one takes a free suggestion.
-func (s *Service) createWithWelcome(ctx context.Context, v service.ConglomerateView, c models.Company, explicit bool, key *models.CompanyCreateKey) (models.Company, bool, error) {
-	if c.Handle == "" {
-		c.Handle = companies.Slugify(c.Name)
-	}
-	for attempt := 0; ; attempt++ {
-		var created models.Company
-		var scope store.CompanyScope
-		var welcome bool
-		err := s.store.InTx(ctx, func(tx *store.Store) error {
-			var err error
-			if created, scope, err = tx.CreateCompanyToProvision(ctx, v.Scope, c, true, key); err != nil {
-				return err
-			}
-			if welcome, err = s.billing.GrantWelcomeCreditsIn(ctx, tx, v.Scope); err != nil {
-				return err
-			}
-			bal, err := tx.CreditBalance(ctx, v.Scope, s.now().UTC().Truncate(24*time.Hour))
-			if err != nil {
-				return err
-			}
-			if bal.Balance < billing.MinCreditsToStart {
-				return s.billing.InsufficientCredits(v.Conglomerate, bal.Balance, billing.MinCreditsToStart)
-			}
-			return nil
-		})
-		if err == nil {
-			s.startProvisioning(ctx, scope, created)
-			return created, welcome, nil
-		}
-		if !errors.Is(err, models.ErrDuplicate) {
-			return models.Company{}, false, err
-		}
-		suggestion, serr := s.companies.SuggestHandle(ctx, c.Handle)
-		if serr != nil {
-			return models.Company{}, false, serr
-		}
-		if explicit || attempt >= 3 {
-			return models.Company{}, false, models.Errorf(models.CodeHandleTaken, "The handle %q is taken; %q is free.", c.Handle, suggestion).
-				WithField("handle").With("suggested_handle", suggestion)
-		}
-		c.Handle = suggestion
-	}
-}
-
-// startProvisioning starts the provisioning the company's creation
-// recorded; a failure is left to the worker's sweeper.
-func (s *Service) startProvisioning(ctx context.Context, scope store.CompanyScope, c models.Company) {
-	if s.outbox == nil {
-		return
-	}
-	if _, err := s.outbox.Start(ctx, scope, c, true); err != nil {
-		s.logger.WarnContext(ctx, "provisioning not started; the worker's sweeper will start it", "company", c.ID, "error", err)
-	}
 }
 
 // StartFirstPass is the connector's start_first_pass: it starts the first
@@ -260,19 +138,19 @@ func (s *Service) StartFirstPass(ctx context.Context, companyID string) (FirstPa
 	if err != nil || fp.Status != "" {
 		return fp, err
 	}
-	return s.startFirstPass(ctx, ac, firstPassBrief(ac.Company, false))
+	return s.startFirstPass(ctx, ac, firstPassBrief(ac.Company, ""))
 }
 
 // firstPassState is the first pass of a business when nothing needs
 // starting: skipped with a founding plan, provisioning before it is ready;
 // the zero FirstPass when a first pass may start.
 func (s *Service) firstPassState(ctx context.Context, ac service.AuthorizedCompany) (FirstPass, error) {
-	if _, err := s.store.GetDocument(ctx, ac.Scope, models.DocFoundingPlan); err == nil {
+	if _, err := s.store.Companies().GetDocument(ctx, ac.Scope, models.DocFoundingPlan); err == nil {
 		return FirstPass{Status: FirstPassSkipped, Detail: "The business already has its founding plan; nothing to start."}, nil
 	} else if !errors.Is(err, models.ErrNotFound) {
 		return FirstPass{}, err
 	}
-	ready, err := s.store.CompanyReady(ctx, ac.Scope)
+	ready, err := s.store.Turns().CompanyReady(ctx, ac.Scope)
 	if err != nil {
 		return FirstPass{}, err
 	}
@@ -313,22 +191,27 @@ func (s *Service) startFirstPass(ctx context.Context, ac service.AuthorizedCompa
 	return fp, nil
 }
 
-// firstPassBrief is the first turn's message. A business founded by the
-// web interview has its founding plan: the agent starts on it. Otherwise
-// the agent writes it first ("First pass:" is what the scripted model
-// reads as writing the founding plan).
-func firstPassBrief(c models.Company, planReady bool) string {
+// firstPassBrief is the first turn's message. A business founded (or
+// switched to the current generation) by the web interview has its
+// founding plan: the agent starts on it. Otherwise (kind "") the agent
+// writes it first ("First pass:" is what the scripted model reads as
+// writing the founding plan).
+func firstPassBrief(c models.Company, kind models.FoundingKind) string {
 	var b strings.Builder
-	if planReady {
+	switch kind {
+	case models.FoundingNew:
 		fmt.Fprintf(&b, "First pass on the founding plan: you run %s (handle %s), founded just now.\n\n", c.Name, c.Handle)
-	} else {
+	case models.FoundingV3Upgrade:
+		fmt.Fprintf(&b, "First pass on the new founding plan: you run %s (handle %s), switched to generation %d just now.\n\n",
+			c.Name, c.Handle, models.CurrentCompanyGeneration)
+	default:
 		fmt.Fprintf(&b, "First pass: you run %s (handle %s), founded just now.\n\n", c.Name, c.Handle)
 	}
 	fmt.Fprintf(&b, "Idea:\n%s\n", c.Idea)
 	if c.Mission != "" {
 		fmt.Fprintf(&b, "\nMission: %s\n", c.Mission)
 	}
-	if planReady {
+	if kind != "" {
 		b.WriteString("\nRead the document founding_plan, create the first tasks from it and start on the most important one.")
 	} else {
 		b.WriteString("\nWrite the founding plan as the document founding_plan (what to build first, for whom, how it earns its first dollar), " +

@@ -242,8 +242,11 @@ func TestRefusedStartKeepsWelcomeCredits(t *testing.T) {
 	e.Clock.Advance(-4 * 24 * time.Hour)
 	assert.EqualValues(t, 0, welcomeEntries(t, e, cong))
 
-	// A taken handle refuses: the transaction that would grant them rolls back.
-	_, err = e.Svc.CreateCompany(ada, cong, companies.CompanyInput{Name: "Taken", Handle: "taken"})
+	// A taken handle refuses: the transaction that would grant them rolls
+	// back. (Another account holds it: a start of ada's own would have
+	// granted her welcome credits.)
+	bob, bobCong := e.User(t, "bob@example.com")
+	_, err = e.Svc.CreateCompany(bob, bobCong, companies.CompanyInput{Name: "Taken", Handle: "taken"})
 	require.NoError(t, err)
 	_, err = e.Svc.Founding.CreateBusiness(ctx, founding.CreateBusinessInput{Idea: "Maps for hikers", Name: "Maps", Handle: "taken"})
 	var de *models.Error
@@ -306,6 +309,6 @@ func setReady(t testing.TB, e *servicetest.Env, companyID string) {
 	scope, err := e.Store.SystemCompanyScope(ctx, companyID)
 	require.NoError(t, err)
 	for _, k := range models.ResourceKinds {
-		require.NoError(t, e.Store.SaveResource(ctx, scope, models.CompanyResource{CompanyID: companyID, Kind: k, Status: models.ResourceReady, Ref: "ref"}))
+		require.NoError(t, e.Store.Companies().SaveResource(ctx, scope, models.CompanyResource{CompanyID: companyID, Kind: k, Status: models.ResourceReady, Ref: "ref"}))
 	}
 }

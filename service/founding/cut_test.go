@@ -20,8 +20,8 @@ import (
 type proposingModel struct{ mission string }
 
 func (m proposingModel) Complete(context.Context, models.ModelRequest, func(string)) (models.ModelResponse, error) {
-	in, _ := json.Marshal(founding.ProposeCompanyInput{Name: "Trail Kin", Handle: "trail-kin", Mission: m.mission, FoundingPlan: "# Plan\n\nWalk."})
-	return models.ModelResponse{Content: []models.ContentBlock{{Type: models.ContentToolUse, ToolUseID: "t1", ToolName: founding.ToolProposeCompany, Input: in}},
+	in, _ := json.Marshal(models.ProposeCompanyInput{Name: "Trail Kin", Handle: "trail-kin", Mission: m.mission, FoundingPlan: "# Plan\n\nWalk."})
+	return models.ModelResponse{Content: []models.ContentBlock{{Type: models.ContentToolUse, ToolUseID: "t1", ToolName: models.ToolProposeCompany, Input: in}},
 		StopReason: models.StopToolUse}, nil
 }
 

@@ -47,7 +47,7 @@ func (s *Service) CheckHandle(ctx context.Context, handle string) (HandleCheck, 
 	}
 	out := HandleCheck{Handle: handle, Normalized: companies.Slugify(handle)}
 	out.Valid = out.Normalized == handle
-	taken, err := s.store.HandleTaken(ctx, out.Normalized)
+	taken, err := s.store.Companies().HandleTaken(ctx, out.Normalized)
 	if err != nil {
 		return out, err
 	}

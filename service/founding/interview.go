@@ -74,7 +74,7 @@ func (s *Service) StartFounding(ctx context.Context, in StartInput) (Interview, 
 	if err := s.foundingCaps(ctx, p, v); err != nil {
 		return Interview{}, err
 	}
-	if err := s.businessLimit(ctx, v); err != nil {
+	if err := s.companies.CheckBusinessLimit(ctx, v); err != nil {
 		return Interview{}, err
 	}
 	return s.open(ctx, p, v, models.FoundingInterview{Kind: models.FoundingNew, Idea: idea, AnalyticsSessionID: in.AnalyticsSessionID,
@@ -101,12 +101,12 @@ func checkClient(sessionID string) error {
 
 // foundingCaps: one open interview per user, InterviewsPerDay per account.
 func (s *Service) foundingCaps(ctx context.Context, p service.Principal, v service.ConglomerateView) error {
-	if open, err := s.store.OpenFoundingInterview(ctx, v.Scope, p.UserID); err == nil {
+	if open, err := s.store.Founding().OpenFoundingInterview(ctx, v.Scope, p.UserID); err == nil {
 		return models.Errorf(models.CodeConflict, "A founding interview is open; answer it or withdraw it first.").With("interview_id", open.ID)
 	} else if !errors.Is(err, models.ErrNotFound) {
 		return err
 	}
-	n, err := s.store.CountFoundingInterviewsSince(ctx, v.Scope, s.now().Add(-24*time.Hour))
+	n, err := s.store.Founding().CountFoundingInterviewsSince(ctx, v.Scope, s.now().Add(-24*time.Hour))
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func (s *Service) open(ctx context.Context, p service.Principal, v service.Congl
 	f.UserID, f.State = p.UserID, models.FoundingNaming
 	f.SegmentRunning, f.SegmentHeartbeatAt = true, &at // the interviewer's first question is on its way
 	f.Transcript = []models.FoundingEntry{{Role: models.RoleFounder, Kind: models.EntryIdea, Text: first, At: at}}
-	f, err := s.store.CreateFoundingInterview(ctx, v.Scope, f)
+	f, err := s.store.Founding().CreateFoundingInterview(ctx, v.Scope, f)
 	if errors.Is(err, models.ErrDuplicate) {
 		return Interview{}, models.Errorf(models.CodeConflict, "A founding interview is open; answer it or withdraw it first.")
 	}
@@ -166,7 +166,7 @@ func StartInterviewWorkflow(ctx context.Context, st *store.Store, tc client.Clie
 	if err != nil {
 		return err
 	}
-	return st.MarkFoundingWorkflowStarted(ctx, cong, f.ID, time.Now().UTC())
+	return st.Founding().MarkFoundingWorkflowStarted(ctx, cong, f.ID, time.Now().UTC())
 }
 
 // runningInterview is the interview id the user's running founding
@@ -190,9 +190,9 @@ func (s *Service) CurrentFounding(ctx context.Context) (Interview, error) {
 	if err != nil {
 		return Interview{}, err
 	}
-	f, err := s.store.OpenFoundingInterview(ctx, v.Scope, p.UserID)
+	f, err := s.store.Founding().OpenFoundingInterview(ctx, v.Scope, p.UserID)
 	if errors.Is(err, models.ErrNotFound) {
-		f, err = s.store.LatestFoundingInterview(ctx, v.Scope, p.UserID)
+		f, err = s.store.Founding().LatestFoundingInterview(ctx, v.Scope, p.UserID)
 	}
 	if errors.Is(err, models.ErrNotFound) {
 		return Interview{}, models.Errorf(models.CodeNotFound, "No founding interview yet; start one with POST /founding.")
@@ -225,7 +225,7 @@ func (s *Service) Answer(ctx context.Context, in AnswerInput) (Interview, error)
 	if err != nil {
 		return Interview{}, err
 	}
-	f, err := s.store.OpenFoundingInterview(ctx, v.Scope, p.UserID)
+	f, err := s.store.Founding().OpenFoundingInterview(ctx, v.Scope, p.UserID)
 	if errors.Is(err, models.ErrNotFound) {
 		return Interview{}, models.Errorf(models.CodeNotFound, "No founding interview is open; start one with POST /founding.")
 	}
@@ -244,7 +244,7 @@ func (s *Service) Answer(ctx context.Context, in AnswerInput) (Interview, error)
 		}
 		// The row may show the interviewer done a moment before the
 		// workflow took the result: retry while the row says so.
-		cur, rerr := s.store.FoundingInterview(ctx, v.Scope, f.ID)
+		cur, rerr := s.store.Founding().FoundingInterview(ctx, v.Scope, f.ID)
 		if rerr != nil || cur.SegmentRunning || !cur.State.Open() {
 			break
 		}
@@ -256,7 +256,7 @@ func (s *Service) Answer(ctx context.Context, in AnswerInput) (Interview, error)
 	if err != nil {
 		return Interview{}, answerError(err)
 	}
-	f, err = s.store.FoundingInterview(ctx, v.Scope, f.ID)
+	f, err = s.store.Founding().FoundingInterview(ctx, v.Scope, f.ID)
 	if err != nil {
 		return Interview{}, err
 	}

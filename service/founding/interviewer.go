@@ -20,14 +20,6 @@ type Model interface {
 	Complete(ctx context.Context, req models.ModelRequest, onText func(delta string)) (models.ModelResponse, error)
 }
 
-// The interviewer's tools. A model conducts the interview by calling
-// exactly one of them per answer.
-const (
-	ToolAskFounder     = "ask_founder"
-	ToolProposeCompany = "propose_company"
-	ToolRejectIdea     = "reject_idea"
-)
-
 // Topics of ask_founder.
 const (
 	TopicName      = "name"
@@ -37,31 +29,14 @@ const (
 	TopicOther     = "other"
 )
 
-// AskFounderInput is ask_founder's input.
-type AskFounderInput struct {
-	Question string `json:"question"`
-	Topic    string `json:"topic"`
-}
-
-// ProposeCompanyInput is propose_company's input.
-type ProposeCompanyInput struct {
-	Name         string `json:"name"`
-	Handle       string `json:"handle"`
-	Mission      string `json:"mission"`
-	FoundingPlan string `json:"founding_plan"`
-}
-
-// RejectIdeaInput is reject_idea's input.
-type RejectIdeaInput struct {
-	Reason string `json:"reason"`
-}
-
+// interviewTools are the interviewer's tools (models.ToolAskFounder, …)
+// with their schemas.
 var interviewTools = []models.ToolSpec{
-	{Name: ToolAskFounder, Description: "Ask the founder one question. topic: name (what the business is called), customers, mission, plan or other.",
+	{Name: models.ToolAskFounder, Description: "Ask the founder one question. topic: name (what the business is called), customers, mission, plan or other.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"question":{"type":"string","maxLength":1000},"topic":{"type":"string","enum":["name","customers","mission","plan","other"]}},"required":["question","topic"]}`)},
-	{Name: ToolProposeCompany, Description: "Propose the company to found once you know its name, customers and mission: name, handle (lower-case slug), one-sentence mission, and the founding plan in Markdown.",
+	{Name: models.ToolProposeCompany, Description: "Propose the company to found once you know its name, customers and mission: name, handle (lower-case slug), one-sentence mission, and the founding plan in Markdown.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","maxLength":200},"handle":{"type":"string","maxLength":64},"mission":{"type":"string","maxLength":2000},"founding_plan":{"type":"string"}},"required":["name","handle","mission","founding_plan"]}`)},
-	{Name: ToolRejectIdea, Description: "End the interview without founding: the idea cannot become a legitimate business. Give the reason, addressed to the founder.",
+	{Name: models.ToolRejectIdea, Description: "End the interview without founding: the idea cannot become a legitimate business. Give the reason, addressed to the founder.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"reason":{"type":"string","maxLength":1000}},"required":["reason"]}`)},
 }
 
@@ -93,9 +68,9 @@ func request(f models.FoundingInterview) models.ModelRequest {
 		case e.Role == models.RoleInterviewer:
 			calls++
 			lastCall = fmt.Sprintf("call_%d", calls)
-			name, input := ToolAskFounder, any(AskFounderInput{Question: e.Text, Topic: e.Topic})
+			name, input := models.ToolAskFounder, any(models.AskFounderInput{Question: e.Text, Topic: e.Topic})
 			if e.Kind == models.EntryProposal && f.Proposal != nil {
-				name, input = ToolProposeCompany, ProposeCompanyInput(*f.Proposal)
+				name, input = models.ToolProposeCompany, *f.Proposal
 			}
 			raw, _ := json.Marshal(input)
 			req.Messages = append(req.Messages, models.ModelMessage{Role: models.RoleAssistant,
@@ -150,7 +125,7 @@ func statusOf(f models.FoundingInterview) contract.FoundingStatus {
 // activity's retry policy; an answer without a usable tool call is a
 // question when it has text.
 func (s *Service) RunSegment(ctx context.Context, cong store.ConglomerateScope, interviewID string, model Model) (contract.FoundingStatus, error) {
-	f, err := s.store.FoundingInterview(ctx, cong, interviewID)
+	f, err := s.store.Founding().FoundingInterview(ctx, cong, interviewID)
 	if err != nil {
 		return contract.FoundingStatus{}, err
 	}
@@ -158,7 +133,7 @@ func (s *Service) RunSegment(ctx context.Context, cong store.ConglomerateScope, 
 		return statusOf(f), nil
 	}
 	if !f.SegmentRunning {
-		if f, err = s.store.UpdateFoundingInterview(ctx, cong, f.ID, func(f *models.FoundingInterview) error {
+		if f, err = s.store.Founding().UpdateFoundingInterview(ctx, cong, f.ID, func(f *models.FoundingInterview) error {
 			at := s.now()
 			f.SegmentRunning, f.SegmentHeartbeatAt = true, &at
 			return nil
@@ -180,7 +155,7 @@ func (s *Service) RunSegment(ctx context.Context, cong store.ConglomerateScope, 
 			return contract.FoundingStatus{}, err
 		}
 	}
-	f, err = s.store.UpdateFoundingInterview(ctx, cong, f.ID, func(f *models.FoundingInterview) error {
+	f, err = s.store.Founding().UpdateFoundingInterview(ctx, cong, f.ID, func(f *models.FoundingInterview) error {
 		if !needsSegment(*f) {
 			return nil // stored by an earlier attempt
 		}
@@ -209,8 +184,8 @@ func (s *Service) RunSegment(ctx context.Context, cong store.ConglomerateScope, 
 func (s *Service) readAnswer(resp models.ModelResponse) (models.FoundingEntry, *models.FoundingProposal, error) {
 	for _, call := range resp.ToolCalls() {
 		switch call.ToolName {
-		case ToolAskFounder:
-			var in AskFounderInput
+		case models.ToolAskFounder:
+			var in models.AskFounderInput
 			if json.Unmarshal(call.Input, &in) == nil && strings.TrimSpace(in.Question) != "" {
 				topic := in.Topic
 				switch topic {
@@ -220,16 +195,16 @@ func (s *Service) readAnswer(resp models.ModelResponse) (models.FoundingEntry, *
 				}
 				return models.FoundingEntry{Role: models.RoleInterviewer, Kind: models.EntryQuestion, Text: cut(in.Question, maxQuestionLen), Topic: topic}, nil, nil
 			}
-		case ToolProposeCompany:
-			var in ProposeCompanyInput
+		case models.ToolProposeCompany:
+			var in models.ProposeCompanyInput
 			if json.Unmarshal(call.Input, &in) == nil {
 				if p, ok := s.proposal(in); ok {
 					return models.FoundingEntry{Role: models.RoleInterviewer, Kind: models.EntryProposal,
 						Text: fmt.Sprintf("I propose %s (%s): %s", p.Name, p.Handle, p.Mission)}, &p, nil
 				}
 			}
-		case ToolRejectIdea:
-			var in RejectIdeaInput
+		case models.ToolRejectIdea:
+			var in models.RejectIdeaInput
 			if json.Unmarshal(call.Input, &in) == nil && strings.TrimSpace(in.Reason) != "" {
 				return models.FoundingEntry{Role: models.RoleInterviewer, Kind: models.EntryRejection, Text: cut(in.Reason, maxReasonLen)}, nil, nil
 			}
@@ -245,7 +220,7 @@ func (s *Service) readAnswer(resp models.ModelResponse) (models.FoundingEntry, *
 // valid handle (derived from the name when the model's is not one; an
 // upgrade keeps its company's), a mission and a plan within the document
 // limit.
-func (s *Service) proposal(in ProposeCompanyInput) (models.FoundingProposal, bool) {
+func (s *Service) proposal(in models.ProposeCompanyInput) (models.FoundingProposal, bool) {
 	name := strings.Join(strings.Fields(in.Name), " ")
 	if name == "" || s.checkNameOK(name) != nil {
 		return models.FoundingProposal{}, false

@@ -8,6 +8,7 @@ import (
 
 	"holdco/models"
 	"holdco/service"
+	"holdco/service/companies"
 	"holdco/store"
 	"holdco/workflows/contract"
 )
@@ -21,9 +22,9 @@ import (
 // to founding, withdraw rejects the interview. Already stored (a retry):
 // nothing changes.
 func (s *Service) RecordAnswer(ctx context.Context, cong store.ConglomerateScope, interviewID string, seq int, a contract.FoundingAnswer) (contract.FoundingStatus, error) {
-	f, err := s.store.UpdateFoundingInterview(ctx, cong, interviewID, func(f *models.FoundingInterview) error {
+	f, err := s.store.Founding().UpdateFoundingInterview(ctx, cong, interviewID, func(f *models.FoundingInterview) error {
 		if founderAnswers(*f) >= seq || !f.State.Open() {
-			return nil
+			return store.ErrUnchanged
 		}
 		at := s.now()
 		entry := models.FoundingEntry{Role: models.RoleFounder, Kind: models.EntryAnswer, Text: a.Text, At: at}
@@ -46,14 +47,14 @@ func (s *Service) RecordAnswer(ctx context.Context, cong store.ConglomerateScope
 
 // HeartbeatSegment renews the interviewer's claim while it works.
 func (s *Service) HeartbeatSegment(ctx context.Context, cong store.ConglomerateScope, interviewID string) error {
-	return s.store.HeartbeatFoundingSegment(ctx, cong, interviewID, s.now())
+	return s.store.Founding().HeartbeatFoundingSegment(ctx, cong, interviewID, s.now())
 }
 
 // Reject ends an open interview rejected with reason (an idle interview).
 func (s *Service) Reject(ctx context.Context, cong store.ConglomerateScope, interviewID, reason string) (contract.FoundingStatus, error) {
-	f, err := s.store.UpdateFoundingInterview(ctx, cong, interviewID, func(f *models.FoundingInterview) error {
+	f, err := s.store.Founding().UpdateFoundingInterview(ctx, cong, interviewID, func(f *models.FoundingInterview) error {
 		if !f.State.Open() {
-			return nil
+			return store.ErrUnchanged
 		}
 		at := s.now()
 		f.State, f.RejectedReason, f.EndedAt = models.FoundingRejected, reason, &at
@@ -64,19 +65,36 @@ func (s *Service) Reject(ctx context.Context, cong store.ConglomerateScope, inte
 	return statusOf(f), err
 }
 
-// Found founds what an accepted interview proposed. A new company is
-// created with its provisioning intent, the welcome credits (unless the
-// account had them), its founding plan document and the interview's end,
-// all in one transaction; provisioning starts after the commit (the
-// sweeper covers a crash), and the first pass starts when provisioning is
-// ready (StartPendingFirstPass). A v3 upgrade renames the company, sets its
-// mission, replaces its founding plan and moves it to the current
-// generation. An account at its business limit, or a company archived
-// meanwhile, ends the interview rejected with the reason.
+// Found founds what an accepted interview proposed, through
+// companies.StartBusiness (the one business start: the plan, the business
+// limit, the platform's cap and the credits, counting the welcome
+// credits; the company with its provisioning intent and the welcome
+// credits unless the account had them). The founding plan document and
+// the interview's end are written on the company's transaction, so a
+// retry after a crash finds the interview founded and creates nothing
+// again. Provisioning starts after the commit (the sweeper covers a
+// crash), and the first pass starts when provisioning is ready
+// (StartPendingFirstPass). The interview's handle is a proposal: when it
+// is taken the next free one is used. A refusal of the start (the plan,
+// the business limit, the credits) ends the interview rejected with its
+// sentence.
+//
+// A v3 upgrade renames the company, sets its mission, replaces its
+// founding plan and moves it to the current generation; its first pass
+// then starts on the new plan at once when the company is ready (else
+// when provisioning is). A Temporal that does not take that turn is an
+// error, so the activity's retry tries the first pass again.
 func (s *Service) Found(ctx context.Context, cong store.ConglomerateScope, interviewID string) (contract.FoundingStatus, error) {
-	f, err := s.store.FoundingInterview(ctx, cong, interviewID)
-	if err != nil || f.State != models.FoundingFounding {
+	f, err := s.store.Founding().FoundingInterview(ctx, cong, interviewID)
+	if err != nil {
 		return statusOf(f), err
+	}
+	if f.State == models.FoundingFounded && f.Kind == models.FoundingV3Upgrade && f.FirstPassStatus == "" {
+		// A retry after the upgrade committed: its first pass is left.
+		return s.upgradeFirstPass(ctx, cong, f)
+	}
+	if f.State != models.FoundingFounding {
+		return statusOf(f), nil
 	}
 	if f.Proposal == nil {
 		return s.Reject(ctx, cong, interviewID, "There was no proposal to found.")
@@ -85,31 +103,17 @@ func (s *Service) Found(ctx context.Context, cong store.ConglomerateScope, inter
 		return s.upgrade(ctx, cong, f)
 	}
 	v := service.ConglomerateView{Scope: cong}
-	if v.Conglomerate, err = s.store.GetConglomerate(ctx, cong.ID()); err != nil {
+	if v.Conglomerate, err = s.store.Identity().GetConglomerate(ctx, cong.ID()); err != nil {
 		return contract.FoundingStatus{}, err
 	}
-	if err := s.businessLimit(ctx, v); err != nil {
-		return s.rejectRefused(ctx, cong, interviewID, err)
-	}
 	p := *f.Proposal
-	c := models.Company{Name: p.Name, Handle: p.Handle, Idea: f.Idea, Mission: p.Mission, Status: models.CompanyActive}
-	var scope store.CompanyScope
-	for attempt := 0; ; attempt++ {
-		err = s.store.InTx(ctx, func(tx *store.Store) error {
-			var err error
-			var created models.Company
-			if created, scope, err = tx.CreateCompanyToProvision(ctx, cong, c, true, nil); err != nil {
-				return err
-			}
-			c = created
-			if _, err := s.billing.GrantWelcomeCreditsIn(ctx, tx, cong); err != nil {
-				return err
-			}
-			if _, _, err := tx.PutDocument(ctx, scope, planDocument(p.FoundingPlan), models.ActivityInput{Kind: models.ActivityDocumentUpdated,
+	_, err = s.companies.StartBusiness(ctx, v, companies.StartBusinessInput{Name: p.Name, Handle: p.Handle, Idea: f.Idea, Mission: p.Mission,
+		With: func(tx *store.Store, scope store.CompanyScope, c models.Company) error {
+			if _, _, err := tx.Companies().PutDocument(ctx, scope, planDocument(p.FoundingPlan), models.ActivityInput{Kind: models.ActivityDocumentUpdated,
 				Actor: models.ActorSystem, Summary: "Founding plan written by the founding interview", Subject: models.DocFoundingPlan}); err != nil {
 				return err
 			}
-			_, err = tx.UpdateFoundingInterview(ctx, cong, interviewID, func(f *models.FoundingInterview) error {
+			_, err := tx.Founding().UpdateFoundingInterview(ctx, cong, interviewID, func(f *models.FoundingInterview) error {
 				if f.State != models.FoundingFounding {
 					return errFoundAlready
 				}
@@ -121,26 +125,18 @@ func (s *Service) Found(ctx context.Context, cong store.ConglomerateScope, inter
 				return nil
 			})
 			return err
-		})
-		if errors.Is(err, errFoundAlready) {
-			f, err = s.store.FoundingInterview(ctx, cong, interviewID)
-			return statusOf(f), err
-		}
-		if !errors.Is(err, models.ErrDuplicate) || attempt >= 5 {
-			break
-		}
-		// The handle was taken meanwhile: the interview's handle is a
-		// proposal, so a free one close to it is taken.
-		if c.Handle, err = s.companies.SuggestHandle(ctx, p.Handle); err != nil {
-			return contract.FoundingStatus{}, err
-		}
-		c.ID = ""
+		}})
+	var de *models.Error
+	switch {
+	case errors.Is(err, errFoundAlready):
+	case errors.As(err, &de) && de.Code == models.CodeHandleTaken:
+		// Taken twice in a row by others: the activity's retry tries
+		// the next free handle.
+		return contract.FoundingStatus{}, fmt.Errorf("founding: %s", de.Detail)
+	case err != nil:
+		return s.rejectRefused(ctx, cong, interviewID, err)
 	}
-	if err != nil {
-		return contract.FoundingStatus{}, err
-	}
-	s.startProvisioning(ctx, scope, c)
-	f, err = s.store.FoundingInterview(ctx, cong, interviewID)
+	f, err = s.store.Founding().FoundingInterview(ctx, cong, interviewID)
 	return statusOf(f), err
 }
 
@@ -175,76 +171,114 @@ func (s *Service) upgrade(ctx context.Context, cong store.ConglomerateScope, f m
 	p := *f.Proposal
 	err = s.store.InTx(ctx, func(tx *store.Store) error {
 		c.Name, c.Mission = p.Name, p.Mission
-		if err := tx.UpdateCompanyFields(ctx, scope, c); err != nil {
+		if err := tx.Companies().UpdateCompanyFields(ctx, scope, c); err != nil {
 			return err
 		}
-		if err := tx.SetCompanyGeneration(ctx, scope, models.CurrentCompanyGeneration); err != nil {
+		if err := tx.Founding().SetCompanyGeneration(ctx, scope, models.CurrentCompanyGeneration); err != nil {
 			return err
 		}
-		if _, _, err := tx.PutDocument(ctx, scope, planDocument(p.FoundingPlan), models.ActivityInput{Kind: models.ActivityDocumentUpdated,
+		if _, _, err := tx.Companies().PutDocument(ctx, scope, planDocument(p.FoundingPlan), models.ActivityInput{Kind: models.ActivityDocumentUpdated,
 			Actor: models.ActorSystem, Summary: "Founding plan rewritten by the v3 upgrade interview", Subject: models.DocFoundingPlan}); err != nil {
 			return err
 		}
-		_, err := tx.UpdateFoundingInterview(ctx, cong, f.ID, func(f *models.FoundingInterview) error {
+		_, err := tx.Founding().UpdateFoundingInterview(ctx, cong, f.ID, func(f *models.FoundingInterview) error {
 			if f.State != models.FoundingFounding {
-				return nil
+				return errFoundAlready
 			}
 			at := s.now()
 			f.State, f.EndedAt = models.FoundingFounded, &at
 			f.SegmentRunning, f.SegmentHeartbeatAt = false, nil
-			f.FirstPassStatus = string(FirstPassSkipped)
 			f.Transcript = append(f.Transcript, models.FoundingEntry{Role: models.RoleInterviewer, Kind: models.EntryProposal,
 				Text: c.Name + " moved to generation " + strconv.Itoa(models.CurrentCompanyGeneration) + ".", At: at})
 			return nil
 		})
 		return err
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, errFoundAlready) {
 		return contract.FoundingStatus{}, err
 	}
-	f, err = s.store.FoundingInterview(ctx, cong, f.ID)
+	if f, err = s.store.Founding().FoundingInterview(ctx, cong, f.ID); err != nil {
+		return contract.FoundingStatus{}, err
+	}
+	return s.upgradeFirstPass(ctx, cong, f)
+}
+
+// upgradeFirstPass starts the first pass of an upgraded company on its new
+// founding plan when the company is ready (StartPendingFirstPass; a
+// company not ready keeps it pending until provisioning is), and answers
+// the interview's status.
+func (s *Service) upgradeFirstPass(ctx context.Context, cong store.ConglomerateScope, f models.FoundingInterview) (contract.FoundingStatus, error) {
+	if f.State != models.FoundingFounded || f.FirstPassStatus != "" || f.CompanyID == nil {
+		return statusOf(f), nil
+	}
+	scope, _, err := s.store.CompanyInConglomerate(ctx, cong, *f.CompanyID)
+	if errors.Is(err, models.ErrNotFound) {
+		return statusOf(f), nil // gone with its account: nothing to start
+	}
+	if err != nil {
+		return statusOf(f), err
+	}
+	if err := s.StartPendingFirstPass(ctx, cong, scope); err != nil {
+		return statusOf(f), err
+	}
+	f, err = s.store.Founding().FoundingInterview(ctx, cong, f.ID)
 	return statusOf(f), err
 }
 
-// StartPendingFirstPass starts the first pass of a company founded by an
-// interview, once (the provisioning workflow calls it when the company is
-// ready; for the worker, which passes the company's scope and its
-// conglomerate's). The outcome is
-// kept on the interview (first_pass); a company without a pending first
-// pass is left alone.
+// StartPendingFirstPass starts the first pass of a company founded (or
+// upgraded) by an interview, once: the provisioning workflow calls it when
+// the company is ready, and the founding step of an upgrade right after
+// it (for the worker, which passes the company's scope and its
+// conglomerate's). The outcome is kept on the interview (first_pass); a
+// company without a pending first pass, or not ready yet, is left alone.
+// A first-pass turn made since the interview was founded (a retry after a
+// crash) is recorded rather than made again; an earlier founding's turn
+// does not count.
 func (s *Service) StartPendingFirstPass(ctx context.Context, cong store.ConglomerateScope, scope store.CompanyScope) error {
 	if scope.ConglomerateID() != cong.ID() {
 		return errors.New("founding: first pass: the company is not the conglomerate's")
 	}
-	f, err := s.store.PendingFirstPass(ctx, scope)
+	f, err := s.store.Founding().PendingFirstPass(ctx, scope)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	c, err := s.store.GetCompany(ctx, scope)
+	c, err := s.store.Companies().GetCompany(ctx, scope)
 	if err != nil {
 		return err
 	}
 	var fp FirstPass
-	if t, had, err := s.store.HasFirstPassTurn(ctx, scope); err != nil {
+	if t, had, err := s.store.Founding().FirstPassTurnSince(ctx, scope, f.UpdatedAt); err != nil {
 		return err
 	} else if had {
 		fp = FirstPass{Status: FirstPassStarted, TurnID: t.ID}
 	} else if c.Status == models.CompanyArchived {
 		fp = FirstPass{Status: FirstPassNotStarted, Error: models.CodeNotFound, Detail: "The company was archived."}
-	} else if fp, err = s.startFirstPass(ctx, service.AuthorizedCompany{Company: c, Scope: scope}, firstPassBrief(c, true)); err != nil {
+	} else if fp, err = s.startFirstPass(ctx, service.AuthorizedCompany{Company: c, Scope: scope}, firstPassBrief(c, f.Kind)); err != nil {
 		return err
 	}
 	if fp.Status == FirstPassProvisioning {
 		return nil // not ready after all: the next ready run tries again
 	}
+	if fp.Error == models.CodeConflict {
+		// Another caller (the provisioning run and the upgrade's founding
+		// step) may have started this first pass a moment ago.
+		if t, had, err := s.store.Founding().FirstPassTurnSince(ctx, scope, f.UpdatedAt); err != nil {
+			return err
+		} else if had {
+			fp = FirstPass{Status: FirstPassStarted, TurnID: t.ID}
+		}
+	}
 	if fp.Error == models.CodeUpstreamUnavailable {
 		// Temporal did not take the turn: the activity's retry tries again.
 		return fmt.Errorf("founding: first pass of %s not started: %s", c.ID, fp.Detail)
 	}
-	_, err = s.store.UpdateFoundingInterview(ctx, cong, f.ID, func(f *models.FoundingInterview) error {
+	_, err = s.store.Founding().UpdateFoundingInterview(ctx, cong, f.ID, func(f *models.FoundingInterview) error {
+		if f.FirstPassStatus != "" {
+			return store.ErrUnchanged // recorded meanwhile
+		}
 		f.FirstPassStatus, f.FirstPassError, f.FirstPassDetail = string(fp.Status), string(fp.Error), cut(fp.Detail, 1000)
 		if fp.TurnID != "" {
 			f.FirstPassTurnID = &fp.TurnID

@@ -31,7 +31,7 @@ const (
 // marked started; it returns how many it started and stops at the first
 // failure (Temporal is most likely unreachable).
 func (w *Sweeper) Sweep(ctx context.Context, grace time.Duration) (int, error) {
-	rows, err := w.Store.UnstartedFoundingInterviews(ctx, time.Now().UTC().Add(-grace), sweepBatch)
+	rows, err := w.Store.Founding().UnstartedFoundingInterviews(ctx, time.Now().UTC().Add(-grace), sweepBatch)
 	if err != nil {
 		return 0, err
 	}
@@ -41,22 +41,4 @@ func (w *Sweeper) Sweep(ctx context.Context, grace time.Duration) (int, error) {
 		}
 	}
 	return len(rows), nil
-}
-
-// Run sweeps every interval until ctx ends.
-func (w *Sweeper) Run(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		if n, err := w.Sweep(ctx, SweepGrace); err != nil && ctx.Err() == nil {
-			w.Logger.WarnContext(ctx, "founding sweep: start failed; retried next sweep", "error", err)
-		} else if n > 0 {
-			w.Logger.InfoContext(ctx, "founding sweep: started interviews", "interviews", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }

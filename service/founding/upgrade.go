@@ -62,13 +62,13 @@ func (s *Service) upgradeStatus(ctx context.Context, p service.Principal, ac ser
 	if e := s.billing.PlanDecision(cong.Conglomerate, billing.ActionStartBusiness); e != nil {
 		st.Standing = string(e.Code)
 	}
-	if f, err := s.store.LatestCompanyInterview(ctx, ac.Scope, models.FoundingV3Upgrade); err == nil {
+	if f, err := s.store.Founding().LatestCompanyInterview(ctx, ac.Scope, models.FoundingV3Upgrade); err == nil {
 		iv := s.view(f)
 		st.Interview = &iv
 	} else if !errors.Is(err, models.ErrNotFound) {
 		return st, err
 	}
-	_, openErr := s.store.OpenFoundingInterview(ctx, cong.Scope, p.UserID)
+	_, openErr := s.store.Founding().OpenFoundingInterview(ctx, cong.Scope, p.UserID)
 	switch {
 	case ac.Generation >= models.CurrentCompanyGeneration:
 		st.Reason = IneligibleCurrent

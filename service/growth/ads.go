@@ -11,6 +11,7 @@ import (
 	"holdco/service"
 	"holdco/service/billing"
 	"holdco/store"
+	"holdco/workflows/contract"
 )
 
 // Ad cap rules: 0 pauses, MinDailyCap to MaxDailyCap (credits a day) runs.
@@ -42,7 +43,7 @@ func (s *Service) Panel(ctx context.Context, companyID string) (AdPanel, error) 
 	if err != nil {
 		return AdPanel{}, err
 	}
-	a, err := s.store.AdCampaign(ctx, ac.Scope)
+	a, err := s.store.Growth().AdCampaign(ctx, ac.Scope)
 	if errors.Is(err, models.ErrNotFound) {
 		return s.panelOf(ctx, models.AdCampaign{CompanyID: ac.ID, ConglomerateID: ac.ConglomerateID, State: models.AdPaused}, false), nil
 	}
@@ -94,17 +95,17 @@ func (s *Service) SetDailyCap(ctx context.Context, companyID string, dailyCap in
 	}
 	today := dayOf(s.now())
 	if dailyCap > 0 {
-		cur, err := s.store.AdCampaign(ctx, ac.Scope)
+		cur, err := s.store.Growth().AdCampaign(ctx, ac.Scope)
 		if err != nil && !errors.Is(err, models.ErrNotFound) {
 			return AdPanel{}, err
 		}
 		if !cur.Day.Equal(today) || cur.ReservedToday == 0 {
-			bal, err := s.store.CompanyAccountCredits(ctx, ac.Scope, today)
+			bal, err := s.store.Companies().CompanyAccountCredits(ctx, ac.Scope, today)
 			if err != nil {
 				return AdPanel{}, err
 			}
 			if bal.Balance < dailyCap {
-				cong, err := s.store.GetConglomerate(ctx, ac.ConglomerateID)
+				cong, err := s.store.Identity().GetConglomerate(ctx, ac.ConglomerateID)
 				if err != nil {
 					return AdPanel{}, err
 				}
@@ -113,7 +114,7 @@ func (s *Service) SetDailyCap(ctx context.Context, companyID string, dailyCap in
 		}
 	}
 	actor := service.ActorOf(ctx)
-	a, err := s.store.UpdateAdCampaign(ctx, ac.Scope, func(a *models.AdCampaign) ([]models.ActivityInput, error) {
+	a, err := s.store.Growth().UpdateAdCampaign(ctx, ac.Scope, func(a *models.AdCampaign) ([]models.ActivityInput, error) {
 		before := a.State
 		a.DailyCap, a.ReconcilePending = dailyCap, true
 		switch {
@@ -136,13 +137,23 @@ func (s *Service) SetDailyCap(ctx context.Context, companyID string, dailyCap in
 
 // Regenerate makes a new creative (at most RegenerationsPerDay a UTC day,
 // then rate_limited with when it resets); a running campaign swaps to it.
+//
+// A call (service.Call in ctx) is recorded on the campaign with the
+// creative it made, in the same transaction: the same call made again
+// after a crash finds it and answers the panel without regenerating (nor
+// using up a regeneration).
 func (s *Service) Regenerate(ctx context.Context, companyID string) (AdPanel, error) {
 	ac, err := s.core.AuthorizeCompany(ctx, companyID, false)
 	if err != nil {
 		return AdPanel{}, err
 	}
 	today := dayOf(s.now())
-	a, err := s.store.UpdateAdCampaign(ctx, ac.Scope, func(a *models.AdCampaign) ([]models.ActivityInput, error) {
+	effectID := service.EffectID(ctx, "ad_creative")
+	a, err := s.store.Growth().UpdateAdCampaign(ctx, ac.Scope, func(a *models.AdCampaign) ([]models.ActivityInput, error) {
+		if service.Keyed(ctx) && a.RegenerationEffectID == effectID {
+			return nil, nil // made by this call already
+		}
+		a.RegenerationEffectID = effectID
 		if !a.RegenerationDay.Equal(today) {
 			a.RegenerationDay, a.RegenerationsDay = today, 0
 		}
@@ -207,7 +218,7 @@ func (s *Service) Preview(ctx context.Context, companyID, placement string) (Pre
 		return Preview{}, models.Errorf(models.CodeInvalidArgument, "placement must be one of %s.", strings.Join(PlacementNames(), ", ")).
 			WithField("placement").With("allowed", PlacementNames())
 	}
-	a, err := s.store.AdCampaign(ctx, ac.Scope)
+	a, err := s.store.Growth().AdCampaign(ctx, ac.Scope)
 	if errors.Is(err, models.ErrNotFound) || (err == nil && a.CreativeVersion == 0) {
 		return Preview{}, models.Errorf(models.CodeNotFound, "The company has no ad creative yet; set a daily cap or regenerate to make one.")
 	}
@@ -223,14 +234,6 @@ func (s *Service) Preview(ctx context.Context, companyID, placement string) (Pre
 
 // Worker side: the reconciler's activity.
 
-// ReconcileResult is the campaign after a reconcile.
-type ReconcileResult struct {
-	State    models.AdState
-	DailyCap int64
-	// Reserved: the day has a reservation to close at its end.
-	Reserved bool
-}
-
 func reservationKey(companyID string, day time.Time) string {
 	return adReservationKeyBase + companyID + "/" + day.Format(time.DateOnly)
 }
@@ -243,29 +246,29 @@ func reservationKey(companyID string, day time.Time) string {
 // INSUFFICIENT_CREDITS when the balance (or the account's daily credit
 // cap) cannot fund it. A cap change after the day's reservation applies
 // from the next day; a creative change swaps at once.
-func (s *Service) Reconcile(ctx context.Context, scope store.CompanyScope, cong store.ConglomerateScope, day time.Time) (ReconcileResult, error) {
+func (s *Service) Reconcile(ctx context.Context, scope store.CompanyScope, cong store.ConglomerateScope, day time.Time) (contract.ReconcileAdsResult, error) {
 	if s.ads == nil {
-		return ReconcileResult{}, models.Errorf(models.CodeUpstreamUnavailable, "No ads network is configured on this server.")
+		return contract.ReconcileAdsResult{}, models.Errorf(models.CodeUpstreamUnavailable, "No ads network is configured on this server.")
 	}
 	day = dayOf(day)
-	a, err := s.store.AdCampaign(ctx, scope)
+	a, err := s.store.Growth().AdCampaign(ctx, scope)
 	if errors.Is(err, models.ErrNotFound) {
-		return ReconcileResult{State: models.AdPaused}, nil
+		return contract.ReconcileAdsResult{State: models.AdPaused}, nil
 	}
 	if err != nil {
-		return ReconcileResult{}, err
+		return contract.ReconcileAdsResult{}, err
 	}
 	if !a.Day.IsZero() && a.Day.Before(day) {
 		if a, err = s.closeDay(ctx, scope, cong, a, day); err != nil {
-			return ReconcileResult{}, err
+			return contract.ReconcileAdsResult{}, err
 		}
 	}
 	if a.DailyCap == 0 {
 		if err := s.ads.Pause(ctx, scope.ID()); err != nil {
-			return ReconcileResult{}, err
+			return contract.ReconcileAdsResult{}, err
 		}
 		a, err = s.setState(ctx, scope, models.AdPaused, nil)
-		return ReconcileResult{State: a.State, Reserved: a.ReservedToday > 0}, err
+		return contract.ReconcileAdsResult{State: a.State, Reserved: a.ReservedToday > 0}, err
 	}
 	if !a.Day.Equal(day) || a.ReservedToday == 0 {
 		dailyCap := a.DailyCap
@@ -273,13 +276,13 @@ func (s *Service) Reconcile(ctx context.Context, scope store.CompanyScope, cong 
 		_, charged, err := s.billing.SpendOnce(ctx, cong, billing.Usage{CompanyID: scope.ID(), Type: models.EntryAdSpend, Credits: dailyCap, Key: key})
 		if models.IsCode(err, models.CodeInsufficientCredits) || models.IsCode(err, models.CodeRateLimited) {
 			if err := s.ads.Pause(ctx, scope.ID()); err != nil {
-				return ReconcileResult{}, err
+				return contract.ReconcileAdsResult{}, err
 			}
 			a, err = s.setState(ctx, scope, models.AdInsufficientCredits, func(a *models.AdCampaign) { a.Day = day })
-			return ReconcileResult{State: a.State, DailyCap: a.DailyCap}, err
+			return contract.ReconcileAdsResult{State: a.State, DailyCap: a.DailyCap}, err
 		}
 		if err != nil {
-			return ReconcileResult{}, err
+			return contract.ReconcileAdsResult{}, err
 		}
 		if !charged {
 			// The day was charged by an attempt that did not record it (a
@@ -287,18 +290,18 @@ func (s *Service) Reconcile(ctx context.Context, scope store.CompanyScope, cong 
 			// reservation is what was charged: the day's refund gives back
 			// at most that.
 			if dailyCap, err = s.billing.ChargedCredits(ctx, cong, key); err != nil {
-				return ReconcileResult{}, err
+				return contract.ReconcileAdsResult{}, err
 			}
 		}
 		if a, err = s.setState(ctx, scope, a.State, func(a *models.AdCampaign) { a.Day, a.ReservedToday = day, dailyCap }); err != nil {
-			return ReconcileResult{}, err
+			return contract.ReconcileAdsResult{}, err
 		}
 	}
 	if err := s.ads.Launch(ctx, models.AdLaunch{CompanyID: scope.ID(), Day: day, BudgetCredits: a.ReservedToday, Creative: creativeOf(a)}); err != nil {
-		return ReconcileResult{}, err
+		return contract.ReconcileAdsResult{}, err
 	}
 	a, err = s.setState(ctx, scope, models.AdActive, nil)
-	return ReconcileResult{State: a.State, DailyCap: a.DailyCap, Reserved: true}, err
+	return contract.ReconcileAdsResult{State: a.State, DailyCap: a.DailyCap, Reserved: true}, err
 }
 
 // closeDay ends a.Day: the network's figures for it go into the totals
@@ -319,7 +322,7 @@ func (s *Service) closeDay(ctx context.Context, scope store.CompanyScope, cong s
 			}
 		}
 	}
-	return s.store.UpdateAdCampaign(ctx, scope, func(c *models.AdCampaign) ([]models.ActivityInput, error) {
+	return s.store.Growth().UpdateAdCampaign(ctx, scope, func(c *models.AdCampaign) ([]models.ActivityInput, error) {
 		if !c.Day.Equal(closing) {
 			return nil, nil // closed by an earlier attempt
 		}
@@ -334,7 +337,7 @@ func (s *Service) closeDay(ctx context.Context, scope store.CompanyScope, cong s
 // setState stores the campaign's state (with its event when it changed)
 // and whatever more change sets.
 func (s *Service) setState(ctx context.Context, scope store.CompanyScope, st models.AdState, change func(*models.AdCampaign)) (models.AdCampaign, error) {
-	return s.store.UpdateAdCampaign(ctx, scope, func(a *models.AdCampaign) ([]models.ActivityInput, error) {
+	return s.store.Growth().UpdateAdCampaign(ctx, scope, func(a *models.AdCampaign) ([]models.ActivityInput, error) {
 		before := a.State
 		if change != nil {
 			change(a)

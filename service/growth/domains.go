@@ -10,7 +10,6 @@ import (
 
 	"holdco/models"
 	"holdco/service"
-	"holdco/service/billing"
 	"holdco/store"
 )
 
@@ -56,7 +55,7 @@ func (s *Service) Search(ctx context.Context, companyID, q string) ([]SearchResu
 	if err != nil {
 		return nil, models.Errorf(models.CodeUpstreamUnavailable, "The domain registrar did not answer; retry shortly.").Wrap(err)
 	}
-	held, err := s.store.HeldDomains(ctx, names)
+	held, err := s.store.Growth().HeldDomains(ctx, names)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +134,7 @@ func (s *Service) CreateCheckout(ctx context.Context, companyID string, in Check
 		return Checkout{}, models.Errorf(models.CodeUpstreamUnavailable, "The domain registrar did not answer; retry shortly.").Wrap(err)
 	}
 	a := avail[0]
-	held, err := s.store.HeldDomains(ctx, []string{a.Domain})
+	held, err := s.store.Growth().HeldDomains(ctx, []string{a.Domain})
 	if err != nil {
 		return Checkout{}, err
 	}
@@ -151,7 +150,7 @@ func (s *Service) CreateCheckout(ctx context.Context, companyID string, in Check
 			With("reason", "price_changed").With("price_cents", a.PriceCents)
 	}
 	exp := s.now().Add(localCheckoutTTL)
-	p, err := s.store.CreateDomainPurchase(ctx, ac.Scope, models.DomainPurchase{Domain: a.Domain, PriceCents: a.PriceCents, Currency: a.Currency, ExpiresAt: &exp})
+	p, err := s.store.Growth().CreateDomainPurchase(ctx, ac.Scope, models.DomainPurchase{Domain: a.Domain, PriceCents: a.PriceCents, Currency: a.Currency, ExpiresAt: &exp})
 	if err != nil {
 		return Checkout{}, err
 	}
@@ -171,7 +170,7 @@ func (s *Service) CreateCheckout(ctx context.Context, companyID string, in Check
 			rowExp = cs.ExpiresAt
 		}
 		rowExp = rowExp.Add(CheckoutExpiryGrace)
-		if err := s.store.SetDomainCheckout(ctx, ac.Scope, p.ID, cs.ID, rowExp); err != nil {
+		if err := s.store.Growth().SetDomainCheckout(ctx, ac.Scope, p.ID, cs.ID, rowExp); err != nil {
 			return Checkout{}, err
 		}
 		out.Purchase.CheckoutID, out.Purchase.ExpiresAt = cs.ID, &rowExp
@@ -194,13 +193,24 @@ const (
 	CheckoutExpiryGrace = time.Hour
 )
 
-// markPaid records a paid checkout with the money received and starts the
-// registration (the payment webhook's and the local page's path). A
+// DomainPayment is a paid domain checkout as the payment provider reports
+// it.
+type DomainPayment struct {
+	PurchaseID string
+	CheckoutID string
+	// AmountCents is the money received (the session's amount_total):
+	// what a failed purchase may give back as credits, never more.
+	AmountCents int64
+}
+
+// MarkDomainPaid records a paid checkout with the money received and
+// starts the registration (the payment webhook's and the local page's
+// path; an error makes the provider deliver the event again). A
 // domain another paid purchase took meanwhile fails at once, giving back
 // as credits what was received and nothing more: a local confirmation
 // (payments not configured) received nothing, so it grants nothing.
-func (s *Service) markPaid(ctx context.Context, scope store.ConglomerateScope, pay billing.DomainPayment) error {
-	p, err := s.store.DomainPurchaseInPool(ctx, scope, pay.PurchaseID)
+func (s *Service) MarkDomainPaid(ctx context.Context, scope store.ConglomerateScope, pay DomainPayment) error {
+	p, err := s.store.Growth().DomainPurchaseInPool(ctx, scope, pay.PurchaseID)
 	if errors.Is(err, models.ErrNotFound) {
 		s.logger.WarnContext(ctx, "domain payment for no known purchase: ignored", "purchase", pay.PurchaseID)
 		return nil
@@ -213,7 +223,7 @@ func (s *Service) markPaid(ctx context.Context, scope store.ConglomerateScope, p
 	if local {
 		paid.PaidCents = 0
 	}
-	changed, err := s.store.MarkDomainPaid(ctx, scope, p.ID, paid)
+	changed, err := s.store.Growth().MarkDomainPaid(ctx, scope, p.ID, paid)
 	if errors.Is(err, models.ErrDuplicate) {
 		credits := s.refundCredits(paid.PaidCents)
 		reason := "Another purchase registered this domain first; nothing was charged."
@@ -223,7 +233,7 @@ func (s *Service) markPaid(ctx context.Context, scope store.ConglomerateScope, p
 			}
 			reason = fmt.Sprintf("Another purchase registered this domain first; the %d cents paid were refunded as %d credits.", paid.PaidCents, credits)
 		}
-		return s.store.FailUnpaidDomain(ctx, scope, p.ID, reason, paid, credits)
+		return s.store.Growth().FailUnpaidDomain(ctx, scope, p.ID, reason, paid, credits)
 	}
 	if err != nil {
 		return err
@@ -267,7 +277,7 @@ func (s *Service) ListDomains(ctx context.Context, companyID string) ([]PoolEntr
 	if err != nil {
 		return nil, err
 	}
-	ps, err := s.store.DomainPool(ctx, ac.Scope)
+	ps, err := s.store.Growth().DomainPool(ctx, ac.Scope)
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +302,7 @@ func (s *Service) pooled(ctx context.Context, companyID, purchaseID string) (ser
 	if err != nil {
 		return ac, models.DomainPurchase{}, err
 	}
-	p, err := s.store.DomainPurchaseOf(ctx, ac.Scope, purchaseID)
+	p, err := s.store.Growth().DomainPurchaseOf(ctx, ac.Scope, purchaseID)
 	switch {
 	case errors.Is(err, store.ErrForbidden):
 		return ac, p, models.Errorf(models.CodeForbidden, "Domain purchase %s belongs to another account.", purchaseID)
@@ -316,7 +326,7 @@ func (s *Service) Attach(ctx context.Context, companyID, purchaseID string) (Poo
 	if err != nil {
 		return PoolEntry{}, err
 	}
-	p, err = s.store.AttachDomain(ctx, ac.Scope, p.ID, models.ActivityInput{Kind: models.ActivityDomainAttached, Actor: service.ActorOf(ctx),
+	p, err = s.store.Growth().AttachDomain(ctx, ac.Scope, p.ID, models.ActivityInput{Kind: models.ActivityDomainAttached, Actor: service.ActorOf(ctx),
 		Summary: fmt.Sprintf("Domain %s attached", unicodeOf(p.Domain)), Subject: p.ID, Data: map[string]any{"domain": p.Domain}})
 	if errors.Is(err, store.ErrDomainState) {
 		if p.State != models.DomainRegistered {
@@ -336,7 +346,7 @@ func (s *Service) Detach(ctx context.Context, companyID, purchaseID string) (Poo
 	if err != nil {
 		return PoolEntry{}, err
 	}
-	p, err = s.store.DetachDomain(ctx, ac.Scope, p.ID, models.ActivityInput{Kind: models.ActivityDomainDetached, Actor: service.ActorOf(ctx),
+	p, err = s.store.Growth().DetachDomain(ctx, ac.Scope, p.ID, models.ActivityInput{Kind: models.ActivityDomainDetached, Actor: service.ActorOf(ctx),
 		Summary: fmt.Sprintf("Domain %s detached (parked)", unicodeOf(p.Domain)), Subject: p.ID, Data: map[string]any{"domain": p.Domain}})
 	if errors.Is(err, store.ErrDomainState) {
 		state := string(p.State)
@@ -359,7 +369,7 @@ func (s *Service) PlaceOrder(ctx context.Context, scope store.ConglomerateScope,
 	if err := s.requireRegistrar(); err != nil {
 		return "", err
 	}
-	p, err := s.store.DomainPurchaseInPool(ctx, scope, purchaseID)
+	p, err := s.store.Growth().DomainPurchaseInPool(ctx, scope, purchaseID)
 	if err != nil {
 		return "", err
 	}
@@ -370,7 +380,7 @@ func (s *Service) PlaceOrder(ctx context.Context, scope store.ConglomerateScope,
 	if err != nil {
 		return "", err
 	}
-	return id, s.store.SetDomainOrder(ctx, scope, p.ID, id)
+	return id, s.store.Growth().SetDomainOrder(ctx, scope, p.ID, id)
 }
 
 // OrderStatus asks the registrar about an order.
@@ -385,7 +395,7 @@ func (s *Service) OrderStatus(ctx context.Context, orderID string) (models.Regis
 // the buying company when it has no domain yet) or failed with the price
 // refunded as credits.
 func (s *Service) FinishPurchase(ctx context.Context, scope store.ConglomerateScope, purchaseID string, registered bool, reason string) (models.DomainPurchase, error) {
-	p, err := s.store.DomainPurchaseInPool(ctx, scope, purchaseID)
+	p, err := s.store.Growth().DomainPurchaseInPool(ctx, scope, purchaseID)
 	if err != nil {
 		return p, err
 	}
@@ -412,7 +422,7 @@ func (s *Service) FinishPurchase(ctx context.Context, scope store.ConglomerateSc
 			ev.Summary = fmt.Sprintf("Domain %s could not be registered; nothing was paid, nothing refunded", unicodeOf(p.Domain))
 		}
 	}
-	p, _, err = s.store.FinishDomainPurchase(ctx, scope, p.ID, o, ev)
+	p, _, err = s.store.Growth().FinishDomainPurchase(ctx, scope, p.ID, o, ev)
 	return p, err
 }
 

@@ -68,17 +68,17 @@ type Service struct {
 	now       func() time.Time
 }
 
-// New builds the growth use cases and hooks them into billing: grants
-// resume campaigns waiting for credits; paid domain checkouts start the
-// registration.
+// New builds the growth use cases on billing (credits for domains and
+// ads). Nothing is installed in billing: a grant marks the campaigns
+// waiting for credits in its own transaction (store.CreditOutcome.Woken),
+// and a paid domain checkout reaches MarkDomainPaid through the payment
+// events' router (service/paymentevents).
 func New(core *service.Core, bill *billing.Service, opts Options) *Service {
 	s := &Service{core: core, store: core.Store(), billing: bill, registrar: opts.Registrar, ads: opts.Ads,
 		temporal: opts.Temporal, tlds: opts.TLDs, logger: core.Logger(), now: core.Clock()}
 	if len(s.tlds) == 0 {
 		s.tlds = DefaultTLDs
 	}
-	bill.SetGrantHook(s.resumeStalled)
-	bill.SetDomainPaidHook(s.markPaid)
 	return s
 }
 

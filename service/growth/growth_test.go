@@ -50,8 +50,7 @@ func newWorldTB(t testing.TB) *world {
 		name string
 		dst  *string
 	}{{w.ada, w.adaCong, "Tea Shop", &w.shop}, {w.ada, w.adaCong, "Cafe Ada", &w.cafe}, {w.bob, bobCong, "Bob Bikes", &w.bobCo}} {
-		co, err := e.Svc.CreateCompany(c.ctx, c.cong, companies.CompanyInput{Name: c.name, Mission: "Sell good things. More later."})
-		require.NoError(t, err)
+		co := e.SeedCompany(t, c.ctx, companies.CompanyInput{Name: c.name, Mission: "Sell good things. More later."})
 		*c.dst = co.ID
 	}
 	return w
@@ -93,7 +92,7 @@ func (w *world) register(t *testing.T, p models.DomainPurchase) models.DomainPur
 }
 
 // freeName is an available name of the local registrar.
-func freeName(t *testing.T, w *world, companyID, label string) string {
+func freeName(t testing.TB, w *world, companyID, label string) string {
 	t.Helper()
 	rs, err := w.e.Svc.Growth.Search(w.ada, companyID, label)
 	require.NoError(t, err)
@@ -208,10 +207,10 @@ func TestDomainPoolVisibility(t *testing.T) {
 	assert.Nil(t, second.AttachedCompanyID, "the cafe already had a domain: the new one is parked")
 	_, err = w.e.Svc.Growth.Attach(w.ada, w.cafe, second.ID)
 	require.NoError(t, err)
-	got, err := w.e.Store.CompanyOfDomain(context.Background(), name)
+	got, err := w.e.Store.Growth().CompanyOfDomain(context.Background(), name)
 	require.NoError(t, err)
 	assert.Empty(t, got, "the first domain was parked")
-	got, err = w.e.Store.CompanyOfDomain(context.Background(), second.Domain)
+	got, err = w.e.Store.Growth().CompanyOfDomain(context.Background(), second.Domain)
 	require.NoError(t, err)
 	assert.Equal(t, w.cafe, got, "the sites listener routes the attached domain to the cafe")
 }
@@ -430,11 +429,11 @@ func TestSweeperSignalsWhatACrashLeft(t *testing.T) {
 	w.grant(t, 10)
 	_, err := w.e.Svc.Growth.SetDailyCap(w.ada, w.shop, 3)
 	require.NoError(t, err)
-	pending, err := w.e.Store.PendingAdReconciles(context.Background(), time.Now().Add(time.Minute), 10)
+	pending, err := w.e.Store.Growth().PendingAdReconciles(context.Background(), time.Now().Add(time.Minute), 10)
 	require.NoError(t, err)
 	require.Len(t, pending, 1, "no Temporal: the campaign waits in its outbox")
 	p := w.buy(t, w.ada, w.shop, freeName(t, w, w.shop, "matcha"))
-	unstarted, err := w.e.Store.UnstartedDomainPurchases(context.Background(), time.Now().Add(time.Minute), 10)
+	unstarted, err := w.e.Store.Growth().UnstartedDomainPurchases(context.Background(), time.Now().Add(time.Minute), 10)
 	require.NoError(t, err)
 	require.Len(t, unstarted, 1)
 	assert.Equal(t, p.ID, unstarted[0].Purchase.ID)
@@ -460,7 +459,7 @@ func TestReservationIsWhatWasCharged(t *testing.T) {
 	require.NoError(t, err)
 	_, err = w.e.Svc.Growth.Reconcile(ctx, scope, cong, w.e.Clock.Now())
 	require.NoError(t, err)
-	a, err := w.e.Store.AdCampaign(ctx, scope)
+	a, err := w.e.Store.Growth().AdCampaign(ctx, scope)
 	require.NoError(t, err)
 	assert.EqualValues(t, 3, a.ReservedToday, "what was charged")
 

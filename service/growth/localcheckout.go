@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"holdco/models"
-	"holdco/service/billing"
 )
 
 // The local checkout (payments not configured): holdco's own page stands
@@ -29,7 +28,7 @@ func (s *Service) openLocalCheckout(ctx context.Context, token string) (localChe
 	}
 	// The signed link is the credential: it names one purchase of one
 	// account, handed to that account's user by CreateCheckout.
-	p, err := s.store.DomainPurchaseInPool(ctx, s.store.SystemConglomerateScope(cl.ConglomerateID), cl.PurchaseID)
+	p, err := s.store.Growth().DomainPurchaseInPool(ctx, s.store.SystemConglomerateScope(cl.ConglomerateID), cl.PurchaseID)
 	if errors.Is(err, models.ErrNotFound) {
 		return cl, p, models.Errorf(models.CodeNotFound, "This purchase no longer exists.")
 	}
@@ -59,9 +58,9 @@ func (s *Service) ConfirmLocalCheckout(ctx context.Context, token string) (Local
 		return LocalCheckout{}, models.Errorf(models.CodeNotFound, "This checkout expired unpaid; start the purchase again.")
 	}
 	scope := s.store.SystemConglomerateScope(cl.ConglomerateID)
-	if err := s.markPaid(ctx, scope, billing.DomainPayment{PurchaseID: p.ID, CheckoutID: localCheckoutPrefix + p.ID}); err != nil {
+	if err := s.MarkDomainPaid(ctx, scope, DomainPayment{PurchaseID: p.ID, CheckoutID: localCheckoutPrefix + p.ID}); err != nil {
 		return LocalCheckout{}, err
 	}
-	p, err = s.store.DomainPurchaseInPool(ctx, scope, p.ID)
+	p, err = s.store.Growth().DomainPurchaseInPool(ctx, scope, p.ID)
 	return LocalCheckout{Purchase: p, Unicode: unicodeOf(p.Domain)}, err
 }

@@ -15,6 +15,7 @@ import (
 	"holdco/service/growth"
 	"holdco/service/servicetest"
 	"holdco/store"
+	"holdco/testenv"
 )
 
 // TestNoUserActionsMintCredits is the money property: with payments off
@@ -31,19 +32,22 @@ func TestNoUserActionsMintCredits(t *testing.T) {
 	accounts := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		accounts++
-		e := servicetest.New(t) // its own clock: days pass in each sequence
-		user, cong := e.User(t, fmt.Sprintf("prop%d@example.com", accounts))
+		// Its own clock (days pass in each sequence) and its own store,
+		// closed when the sequence ends.
+		it := testenv.NewIteration(t)
+		defer it.End()
+		e := servicetest.New(it)
+		user, cong := e.User(it, fmt.Sprintf("prop%d@example.com", accounts))
 		var cos []string
 		for i := range 2 {
-			co, err := e.Svc.CreateCompany(user, cong, companies.CompanyInput{Name: fmt.Sprintf("Prop %d %d", accounts, i), Mission: "Sell tea."})
-			require.NoError(rt, err)
+			co := e.SeedCompany(it, user, companies.CompanyInput{Name: fmt.Sprintf("Prop %d %d", accounts, i), Mission: "Sell tea."})
 			cos = append(cos, co.ID)
 		}
 		congScope := e.Store.SystemConglomerateScope(cong)
 		_, err := e.Svc.GrantCredits(ctx, congScope, models.EntryAdminAdjustment, granted, "operator")
 		require.NoError(rt, err)
 		w := &world{e: e, ada: user, adaCong: cong}
-		names := []string{freeName(t, w, cos[0], fmt.Sprintf("propa%d", accounts)), freeName(t, w, cos[0], fmt.Sprintf("propb%d", accounts))}
+		names := []string{freeName(it, w, cos[0], fmt.Sprintf("propa%d", accounts)), freeName(it, w, cos[0], fmt.Sprintf("propb%d", accounts))}
 		var links []string     // local confirmation tokens
 		var purchases []string // purchase ids
 		companyOf := rapid.SampledFrom(cos)

@@ -68,8 +68,7 @@ func TestStripeDomainCheckout(t *testing.T) {
 func TestStripeDomainRefundsOnlyWhatWasPaid(t *testing.T) {
 	e := servicetest.NewWith(t, usecases.Options{Payments: testenv.StripePayments(t, growthWebhookSecret)})
 	ada, cong := e.User(t, "ada@example.com")
-	co, err := e.Svc.CreateCompany(ada, cong, companies.CompanyInput{Name: "Refund Tea"})
-	require.NoError(t, err)
+	co := e.SeedCompany(t, ada, companies.CompanyInput{Name: "Refund Tea"})
 	w := &world{e: e, ada: ada, adaCong: cong, shop: co.ID}
 	name := freeName(t, w, co.ID, "refundtea")
 	open := func() growth.Checkout {
@@ -97,7 +96,7 @@ func TestStripeDomainRefundsOnlyWhatWasPaid(t *testing.T) {
 	for _, id := range []string{"evt_second_1", "evt_second_2"} {
 		require.NoError(t, deliver(second, id, 1250, growthWebhookSecret))
 	}
-	lost, err := e.Store.DomainPurchaseInPool(context.Background(), e.Store.SystemConglomerateScope(cong), second.Purchase.ID)
+	lost, err := e.Store.Growth().DomainPurchaseInPool(context.Background(), e.Store.SystemConglomerateScope(cong), second.Purchase.ID)
 	require.NoError(t, err)
 	assert.Equal(t, models.DomainFailed, lost.State)
 	assert.EqualValues(t, 1250, lost.PaidCents)

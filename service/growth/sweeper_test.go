@@ -51,7 +51,7 @@ func TestWorkflowSeamsSurviveACrash(t *testing.T) {
 	live := crashed.NewServices(t, usecases.Options{Temporal: tmp.Client})
 	_, err = live.Growth.SetDailyCap(ada, co.ID, 4)
 	require.NoError(t, err)
-	pending, err := crashed.Store.PendingAdReconciles(ctx, time.Now().Add(time.Hour), 10)
+	pending, err := crashed.Store.Growth().PendingAdReconciles(ctx, time.Now().Add(time.Hour), 10)
 	require.NoError(t, err)
 	assert.Empty(t, pending)
 }

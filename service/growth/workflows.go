@@ -31,7 +31,7 @@ func (s *Service) startDomain(ctx context.Context, scope store.ConglomerateScope
 		s.logger.WarnContext(ctx, "domain purchase: workflow not started; the sweeper retries", "purchase", p.ID, "error", err)
 		return
 	}
-	if err := s.store.SetDomainWorkflowStarted(ctx, scope, p.ID); err != nil {
+	if err := s.store.Growth().SetDomainWorkflowStarted(ctx, scope, p.ID); err != nil {
 		s.logger.WarnContext(ctx, "domain purchase: started but not marked", "purchase", p.ID, "error", err)
 	}
 }
@@ -58,43 +58,12 @@ func (s *Service) signalAds(ctx context.Context, scope store.CompanyScope, a mod
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
 	defer cancel()
-	if err := signalAdsWorkflow(ctx, s.temporal, a); err != nil {
+	if err := contract.SignalAds(ctx, s.temporal, a.CompanyID, a.ConglomerateID); err != nil {
 		s.logger.WarnContext(ctx, "ads: reconciler not signalled; the sweeper retries", "company", a.CompanyID, "error", err)
 		return
 	}
-	if err := s.store.ClearAdReconcilePending(ctx, scope, a.UpdatedAt); err != nil {
+	if err := s.store.Growth().ClearAdReconcilePending(ctx, scope, a.UpdatedAt); err != nil {
 		s.logger.WarnContext(ctx, "ads: signalled but not marked", "company", a.CompanyID, "error", err)
-	}
-}
-
-func signalAdsWorkflow(ctx context.Context, c client.Client, a models.AdCampaign) error {
-	_, err := c.SignalWithStartWorkflow(ctx, contract.AdsWorkflowID(a.CompanyID), contract.SignalAdsReconcile, nil,
-		client.StartWorkflowOptions{TaskQueue: contract.TaskQueue, WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-			TypedSearchAttributes: temporal.NewSearchAttributes(contract.CompanyIDKey.ValueSet(a.CompanyID),
-				contract.ConglomerateIDKey.ValueSet(a.ConglomerateID))},
-		contract.AdsWorkflowName, contract.AdsInput{CompanyID: a.CompanyID, ConglomerateID: a.ConglomerateID})
-	return err
-}
-
-// resumeStalled is billing's grant hook: campaigns of the account waiting
-// for credits are marked and their reconcilers signalled (the mark makes
-// the signal survive a crash).
-func (s *Service) resumeStalled(ctx context.Context, scope store.ConglomerateScope) {
-	stalled, err := s.store.StalledAdCampaigns(ctx, scope)
-	if err != nil {
-		s.logger.WarnContext(ctx, "ads: stalled campaigns not read after a grant", "error", err)
-		return
-	}
-	for _, c := range stalled {
-		a, err := s.store.UpdateAdCampaign(ctx, c, func(a *models.AdCampaign) ([]models.ActivityInput, error) {
-			a.ReconcilePending = true
-			return nil, nil
-		})
-		if err != nil {
-			s.logger.WarnContext(ctx, "ads: stalled campaign not marked after a grant", "company", c.ID(), "error", err)
-			continue
-		}
-		s.signalAds(ctx, c, a)
 	}
 }
 
@@ -119,7 +88,7 @@ func (w *Sweeper) ExpireCheckouts(ctx context.Context) (int64, error) {
 	}
 	var total int64
 	for {
-		n, err := w.Store.ExpireDomainCheckouts(ctx, now().UTC(), sweepBatch)
+		n, err := w.Store.Growth().ExpireDomainCheckouts(ctx, now().UTC(), sweepBatch)
 		total += n
 		if err != nil || n < sweepBatch {
 			return total, err
@@ -139,7 +108,7 @@ const (
 // and stops at the first Temporal failure.
 func (w *Sweeper) Sweep(ctx context.Context, grace time.Duration) (int, error) {
 	before := time.Now().UTC().Add(-grace)
-	domains, err := w.Store.UnstartedDomainPurchases(ctx, before, sweepBatch)
+	domains, err := w.Store.Growth().UnstartedDomainPurchases(ctx, before, sweepBatch)
 	if err != nil {
 		return 0, err
 	}
@@ -148,46 +117,23 @@ func (w *Sweeper) Sweep(ctx context.Context, grace time.Duration) (int, error) {
 		if err := startDomainWorkflow(ctx, w.Temporal, d.Purchase); err != nil {
 			return n, err
 		}
-		if err := w.Store.SetDomainWorkflowStarted(ctx, d.Scope, d.Purchase.ID); err != nil {
+		if err := w.Store.Growth().SetDomainWorkflowStarted(ctx, d.Scope, d.Purchase.ID); err != nil {
 			return n, err
 		}
 		n++
 	}
-	ads, err := w.Store.PendingAdReconciles(ctx, before, sweepBatch)
+	ads, err := w.Store.Growth().PendingAdReconciles(ctx, before, sweepBatch)
 	if err != nil {
 		return n, err
 	}
 	for _, a := range ads {
-		if err := signalAdsWorkflow(ctx, w.Temporal, a.Campaign); err != nil {
+		if err := contract.SignalAds(ctx, w.Temporal, a.Campaign.CompanyID, a.Campaign.ConglomerateID); err != nil {
 			return n, err
 		}
-		if err := w.Store.ClearAdReconcilePending(ctx, a.Scope, a.Campaign.UpdatedAt); err != nil {
+		if err := w.Store.Growth().ClearAdReconcilePending(ctx, a.Scope, a.Campaign.UpdatedAt); err != nil {
 			return n, err
 		}
 		n++
 	}
 	return n, nil
-}
-
-// Run sweeps every interval until ctx ends.
-func (w *Sweeper) Run(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		if n, err := w.Sweep(ctx, SweepGrace); err != nil && ctx.Err() == nil {
-			w.Logger.WarnContext(ctx, "growth sweep", "error", err)
-		} else if n > 0 {
-			w.Logger.InfoContext(ctx, "growth sweep: started or signalled what a crash left behind", "count", n)
-		}
-		if n, err := w.ExpireCheckouts(ctx); err != nil && ctx.Err() == nil {
-			w.Logger.WarnContext(ctx, "growth sweep: expiring unpaid domain checkouts", "error", err)
-		} else if n > 0 {
-			w.Logger.InfoContext(ctx, "growth sweep: unpaid domain checkouts expired", "count", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }

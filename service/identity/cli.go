@@ -92,7 +92,7 @@ func (s *Service) CompleteCLILogin(ctx context.Context, state, code, idpError st
 	}
 	otc := service.NewSecret(32)
 	now := s.now()
-	if err := s.store.CreateCLIAuthCode(ctx, &models.CLIAuthCode{
+	if err := s.store.Identity().CreateCLIAuthCode(ctx, &models.CLIAuthCode{
 		CodeHash: service.HashSecret(otc), UserID: user.ID, CodeChallenge: st.Challenge, Env: st.Env, ExpiresAt: now.Add(cliCodeTTL),
 	}); err != nil {
 		s.logger.ErrorContext(ctx, "cli login: store code", "error", err)
@@ -131,7 +131,7 @@ func errBadGrant() *models.Error {
 // replay or a guessed verifier leaves the grant unusable.
 func (s *Service) ExchangeCLICode(ctx context.Context, code, verifier string) (SessionGrant, error) {
 	now := s.now()
-	c, err := s.store.ConsumeCLIAuthCode(ctx, service.HashSecret(code), now)
+	c, err := s.store.Identity().ConsumeCLIAuthCode(ctx, service.HashSecret(code), now)
 	if errors.Is(err, models.ErrNotFound) {
 		return SessionGrant{}, errBadGrant()
 	}
@@ -149,11 +149,11 @@ func (s *Service) ExchangeCLICode(ctx context.Context, code, verifier string) (S
 }
 
 func (s *Service) mintSessionKey(ctx context.Context, userID, name string) (SessionGrant, error) {
-	user, err := s.store.GetUser(ctx, userID)
+	user, err := s.store.Identity().GetUser(ctx, userID)
 	if err != nil {
 		return SessionGrant{}, err
 	}
-	congs, err := s.store.ListConglomeratesForUser(ctx, userID)
+	congs, err := s.store.Identity().ListConglomeratesForUser(ctx, userID)
 	if err != nil {
 		return SessionGrant{}, err
 	}
@@ -162,7 +162,7 @@ func (s *Service) mintSessionKey(ctx context.Context, userID, name string) (Sess
 	}
 	raw, hash := service.NewCredential(service.PrefixUserKey)
 	key := models.APIKey{UserID: userID, ConglomerateID: congs[0].ID, Kind: models.APIKeySession, Name: name, TokenHash: hash}
-	if err := s.store.CreateAPIKey(ctx, &key); err != nil {
+	if err := s.store.Identity().CreateAPIKey(ctx, &key); err != nil {
 		return SessionGrant{}, err
 	}
 	return SessionGrant{Token: raw, KeyID: key.ID, User: user, ConglomerateID: key.ConglomerateID}, nil
@@ -189,14 +189,14 @@ func (s *Service) CLILogout(ctx context.Context, bearer string) error {
 		return err // web JWT: a no-op when valid
 	}
 	hash := service.HashSecret(bearer)
-	key, err := s.store.GetAPIKeyByHash(ctx, hash)
+	key, err := s.store.Identity().GetAPIKeyByHash(ctx, hash)
 	if errors.Is(err, models.ErrNotFound) {
 		return errBadCredential()
 	}
 	if err != nil {
 		return err
 	}
-	if err := s.store.RevokeAPIKey(ctx, key.ID, s.now()); err != nil {
+	if err := s.store.Identity().RevokeAPIKey(ctx, key.ID, s.now()); err != nil {
 		return err
 	}
 	s.userKeys.Delete(hash)

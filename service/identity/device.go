@@ -57,7 +57,7 @@ func (s *Service) StartDevice(ctx context.Context, from string) (DeviceStart, er
 		IntervalSeconds: int(devicePollInterval.Seconds()),
 		ExpiresAt:       s.now().Add(deviceCodeTTL),
 	}
-	if err := s.store.CreateDeviceAuthorization(ctx, &d); err != nil {
+	if err := s.store.Identity().CreateDeviceAuthorization(ctx, &d); err != nil {
 		return DeviceStart{}, err
 	}
 	page := s.cfg.PublicURL + DevicePagePath
@@ -121,7 +121,7 @@ type DevicePoll struct {
 // later polls are refused (400) like an unknown code.
 func (s *Service) PollDevice(ctx context.Context, deviceCode string) (DevicePoll, error) {
 	now := s.now()
-	d, err := s.store.GetDeviceAuthorizationByDeviceCode(ctx, service.HashSecret(deviceCode))
+	d, err := s.store.Identity().GetDeviceAuthorizationByDeviceCode(ctx, service.HashSecret(deviceCode))
 	if errors.Is(err, models.ErrNotFound) {
 		return DevicePoll{}, models.Errorf(models.CodeBadRequest, "The device code is unknown; run `holdco login --device` again.")
 	}
@@ -139,7 +139,7 @@ func (s *Service) PollDevice(ctx context.Context, deviceCode string) (DevicePoll
 	if tooSoon {
 		interval += 5
 	}
-	if err := s.store.RecordDevicePoll(ctx, d.ID, now, interval); err != nil {
+	if err := s.store.Identity().RecordDevicePoll(ctx, d.ID, now, interval); err != nil {
 		return DevicePoll{}, err
 	}
 	if tooSoon {
@@ -149,7 +149,7 @@ func (s *Service) PollDevice(ctx context.Context, deviceCode string) (DevicePoll
 	case models.DeviceDenied:
 		// The denial is told once; the code is then spent like an
 		// approved one (RFC 8628: the client stops polling).
-		won, err := s.store.TransitionDevice(ctx, d.ID, models.DeviceDenied, models.DeviceConsumed, nil)
+		won, err := s.store.Identity().TransitionDevice(ctx, d.ID, models.DeviceDenied, models.DeviceConsumed, nil)
 		if err != nil {
 			return DevicePoll{}, err
 		}
@@ -161,7 +161,7 @@ func (s *Service) PollDevice(ctx context.Context, deviceCode string) (DevicePoll
 		return DevicePoll{Status: DeviceAuthorizationPending, Interval: interval}, nil
 	}
 	// Approved: exactly one poll wins the transition to consumed.
-	won, err := s.store.TransitionDevice(ctx, d.ID, models.DeviceApproved, models.DeviceConsumed, nil)
+	won, err := s.store.Identity().TransitionDevice(ctx, d.ID, models.DeviceApproved, models.DeviceConsumed, nil)
 	if err != nil {
 		return DevicePoll{}, err
 	}
@@ -185,7 +185,7 @@ type DeviceRequest struct {
 
 // LookupDevice finds a pending grant by user code for the approval page.
 func (s *Service) LookupDevice(ctx context.Context, userCode string) (DeviceRequest, error) {
-	d, err := s.store.GetDeviceAuthorizationByUserCode(ctx, NormalizeUserCode(userCode))
+	d, err := s.store.Identity().GetDeviceAuthorizationByUserCode(ctx, NormalizeUserCode(userCode))
 	if errors.Is(err, models.ErrNotFound) {
 		return DeviceRequest{}, models.Errorf(models.CodeNotFound, "No login request has the code %q; check the code shown by the CLI.", userCode)
 	}
@@ -211,11 +211,11 @@ func (s *Service) DecideDevice(ctx context.Context, p service.Principal, userCod
 	if approve {
 		to = models.DeviceApproved
 	}
-	d, err := s.store.GetDeviceAuthorizationByUserCode(ctx, req.UserCode)
+	d, err := s.store.Identity().GetDeviceAuthorizationByUserCode(ctx, req.UserCode)
 	if err != nil {
 		return err
 	}
-	won, err := s.store.TransitionDevice(ctx, d.ID, models.DevicePending, to, &p.UserID)
+	won, err := s.store.Identity().TransitionDevice(ctx, d.ID, models.DevicePending, to, &p.UserID)
 	if err != nil {
 		return err
 	}

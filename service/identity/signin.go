@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"holdco/config"
+	"holdco/internal/origin"
 	"holdco/models"
 	"holdco/service"
 )
@@ -136,7 +136,7 @@ func (s *Service) CompleteWebLogin(ctx context.Context, code, state, binding str
 	// page it opens, so it carries only a code that is spent within a
 	// minute, never the 30-day token itself.
 	loginCode := service.NewSecret(32)
-	if err := s.store.CreateWebLoginCode(ctx, &models.WebLoginCode{
+	if err := s.store.Identity().CreateWebLoginCode(ctx, &models.WebLoginCode{
 		CodeHash: service.HashSecret(loginCode), UserID: user.ID, ExpiresAt: s.now().Add(LoginCodeTTL),
 	}); err != nil {
 		return WebLoginResult{}, err
@@ -165,6 +165,8 @@ func (s *Service) exchangesLoginCode(target *url.URL) bool {
 		return false
 	case target.Path == actionPagesPath && target.Query().Get("action") != "":
 		return false
+	case consolePage(target.Path):
+		return false
 	}
 	return true
 }
@@ -183,7 +185,7 @@ func errBadLoginCode() *models.Error {
 // web session token. The first attempt uses the code up.
 func (s *Service) ExchangeLoginCode(ctx context.Context, code string) (WebSession, error) {
 	now := s.now()
-	c, err := s.store.ConsumeWebLoginCode(ctx, service.HashSecret(code), now)
+	c, err := s.store.Identity().ConsumeWebLoginCode(ctx, service.HashSecret(code), now)
 	if errors.Is(err, models.ErrNotFound) {
 		return WebSession{}, errBadLoginCode()
 	}
@@ -193,7 +195,7 @@ func (s *Service) ExchangeLoginCode(ctx context.Context, code string) (WebSessio
 	if now.After(c.ExpiresAt) {
 		return WebSession{}, errBadLoginCode()
 	}
-	if _, err := s.store.GetUser(ctx, c.UserID); errors.Is(err, models.ErrNotFound) {
+	if _, err := s.store.Identity().GetUser(ctx, c.UserID); errors.Is(err, models.ErrNotFound) {
 		return WebSession{}, errBadLoginCode() // the account was deleted meanwhile
 	} else if err != nil {
 		return WebSession{}, err
@@ -209,7 +211,7 @@ func (s *Service) ExchangeLoginCode(ctx context.Context, code string) (WebSessio
 // user gets a conglomerate whose 3-day trial starts now. A mailbox that
 // belonged to a deleted account cannot sign up again.
 func (s *Service) signIn(ctx context.Context, id models.Identity) (models.User, error) {
-	user, err := s.store.GetUserBySubject(ctx, id.Issuer, id.Subject)
+	user, err := s.store.Identity().GetUserBySubject(ctx, id.Issuer, id.Subject)
 	if err == nil {
 		return user, nil
 	}
@@ -217,7 +219,7 @@ func (s *Service) signIn(ctx context.Context, id models.Identity) (models.User, 
 		return models.User{}, err
 	}
 	mailbox := NormalizeMailbox(id.Email)
-	deleted, err := s.store.MailboxOfDeletedUser(ctx, mailbox)
+	deleted, err := s.store.Identity().MailboxOfDeletedUser(ctx, mailbox)
 	if err != nil {
 		return models.User{}, err
 	}
@@ -229,12 +231,12 @@ func (s *Service) signIn(ctx context.Context, id models.Identity) (models.User, 
 		name, _, _ = strings.Cut(id.Email, "@")
 	}
 	issuer, subject := id.Issuer, id.Subject
-	user, _, err = s.store.CreateUserWithConglomerate(ctx, models.User{
+	user, _, err = s.store.Identity().CreateUserWithConglomerate(ctx, models.User{
 		Email: id.Email, NormalizedEmail: mailbox, Name: name, Issuer: &issuer, Subject: &subject,
 	}, name+"'s conglomerate")
 	if errors.Is(err, models.ErrDuplicate) {
 		// A concurrent first sign-in of the same identity won the race.
-		return s.store.GetUserBySubject(ctx, id.Issuer, id.Subject)
+		return s.store.Identity().GetUserBySubject(ctx, id.Issuer, id.Subject)
 	}
 	return user, err
 }
@@ -280,8 +282,8 @@ const legacySitesPath = "/sites"
 
 // sameOrigin reports whether u has the scheme and host (default port
 // filled in) of the absolute URL base: one rule with the start-up check
-// that keeps the sites origin apart (config.SameOrigin).
-func sameOrigin(u *url.URL, base string) bool { return config.SameOrigin(u.String(), base) }
+// that keeps the sites origin apart (origin.Same).
+func sameOrigin(u *url.URL, base string) bool { return origin.Same(u.String(), base) }
 
 // Logout ends every web session of the token's user. It returns where to
 // send the browser: the provider's logout (when it has one), which returns
@@ -293,11 +295,18 @@ func (s *Service) Logout(ctx context.Context, token string) string {
 	if err != nil {
 		return login
 	}
-	if err := s.store.RevokeWebSessionsOfUser(ctx, claims.Subject, s.now()); err != nil {
+	return s.endSessions(ctx, claims.Subject)
+}
+
+// endSessions revokes every web session of the user and returns where the
+// browser goes next: the provider's logout, else the login page.
+func (s *Service) endSessions(ctx context.Context, userID string) string {
+	login := s.LoginPageURL("")
+	if err := s.store.Identity().RevokeWebSessionsOfUser(ctx, userID, s.now()); err != nil {
 		s.logger.ErrorContext(ctx, "logout: revoke sessions", "error", err)
 		return login
 	}
-	s.sessions.DeleteWhere(func(p service.Principal) bool { return p.UserID == claims.Subject })
+	s.sessions.DeleteWhere(func(p *service.Principal) bool { return p != nil && p.UserID == userID })
 	if end := s.idp.EndSessionURL(ctx, s.cfg.PublicURL+WebCallbackPath, login); end != "" {
 		return end
 	}
@@ -333,7 +342,7 @@ func (s *Service) SessionFromCookie(ctx context.Context, cookie string) (service
 		return service.Principal{}, service.ErrUnauthenticated()
 	}
 	hash := service.HashSecret(cookie)
-	sess, err := s.store.GetWebSessionByCookieHash(ctx, hash)
+	sess, err := s.store.Identity().GetWebSessionByCookieHash(ctx, hash)
 	if errors.Is(err, models.ErrNotFound) {
 		return service.Principal{}, service.ErrUnauthenticated()
 	}
@@ -343,7 +352,14 @@ func (s *Service) SessionFromCookie(ctx context.Context, cookie string) (service
 	if !sess.Live(s.now()) || sess.CookieHash == nil || !service.EqualHash(*sess.CookieHash, hash) {
 		return service.Principal{}, service.ErrUnauthenticated()
 	}
-	return s.sessionPrincipal(ctx, sess)
+	p, err := s.sessionPrincipal(ctx, sess)
+	if err != nil {
+		return service.Principal{}, err
+	}
+	if p == nil {
+		return service.Principal{}, service.ErrUnauthenticated()
+	}
+	return *p, nil
 }
 
 // LoginURL is holdco's sign-in start for a page of holdco's (a path on

@@ -9,7 +9,8 @@ import (
 )
 
 // Expired sign-in codes (browser login codes, CLI loopback codes,
-// device-flow grants) are deleted CodeRetention after they expire: until
+// device-flow grants, and the development identity provider's sign-ins
+// and access tokens) are deleted CodeRetention after they expire: until
 // then a late exchange or poll still gets its precise answer (a device
 // poll says expired_token, not "unknown device code"). The worker sweeps
 // every CodeSweepEvery.
@@ -33,23 +34,5 @@ func (w *CodeSweeper) Sweep(ctx context.Context) (int64, error) {
 	if w.Now != nil {
 		now = w.Now
 	}
-	return w.Store.DeleteExpiredSignInCodes(ctx, now().Add(-CodeRetention), codeSweepBatch)
-}
-
-// Run sweeps every interval until ctx ends.
-func (w *CodeSweeper) Run(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		if n, err := w.Sweep(ctx); err != nil && ctx.Err() == nil {
-			w.Logger.WarnContext(ctx, "expired sign-in code sweep failed", "error", err)
-		} else if n > 0 {
-			w.Logger.InfoContext(ctx, "expired sign-in codes deleted", "count", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	return w.Store.Identity().DeleteExpiredSignInCodes(ctx, now().Add(-CodeRetention), codeSweepBatch)
 }

@@ -43,7 +43,7 @@ func (s *Service) CreatePersonalToken(ctx context.Context, name string, expiresI
 	}
 	raw, hash := service.NewCredential(service.PrefixUserKey)
 	key.TokenHash = hash
-	if err := s.store.CreateAPIKey(ctx, &key); err != nil {
+	if err := s.store.Identity().CreateAPIKey(ctx, &key); err != nil {
 		return CreatedToken{}, err
 	}
 	return CreatedToken{Key: key, Raw: raw}, nil
@@ -56,7 +56,7 @@ func (s *Service) ListPersonalTokens(ctx context.Context) ([]models.APIKey, erro
 	if err != nil {
 		return nil, err
 	}
-	return s.store.ListLiveAPIKeys(ctx, p.UserID, models.APIKeyPersonal, s.now())
+	return s.store.Identity().ListLiveAPIKeys(ctx, p.UserID, models.APIKeyPersonal, s.now())
 }
 
 // RevokePersonalToken soft-revokes one of the caller's personal access
@@ -67,7 +67,7 @@ func (s *Service) RevokePersonalToken(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	key, err := s.store.GetAPIKey(ctx, id)
+	key, err := s.store.Identity().GetAPIKey(ctx, id)
 	if errors.Is(err, models.ErrNotFound) || err == nil && key.Kind != models.APIKeyPersonal {
 		return models.Errorf(models.CodeNotFound, "No personal access token has id %s.", id)
 	}
@@ -77,7 +77,7 @@ func (s *Service) RevokePersonalToken(ctx context.Context, id string) error {
 	if key.UserID != p.UserID {
 		return models.Errorf(models.CodeForbidden, "Token %s belongs to another user.", id)
 	}
-	if err := s.store.RevokeAPIKey(ctx, key.ID, s.now()); err != nil {
+	if err := s.store.Identity().RevokeAPIKey(ctx, key.ID, s.now()); err != nil {
 		return err
 	}
 	s.userKeys.Delete(key.TokenHash)

@@ -47,7 +47,7 @@ func (s *Service) BackfillContent(ctx context.Context, in BackfillInput) (Backfi
 	if s.bodies == nil {
 		return BackfillResult{}, models.Errorf(models.CodeConflict, "The configured mail provider cannot hand out bodies again.")
 	}
-	rows, err := s.core.Store().MissingEmailBodies(ctx, admin, limit)
+	rows, err := s.core.Store().Sales().MissingEmailBodies(ctx, admin, limit)
 	if err != nil {
 		return BackfillResult{}, err
 	}
@@ -67,7 +67,7 @@ func (s *Service) BackfillContent(ctx context.Context, in BackfillInput) (Backfi
 			continue
 		}
 		body = models.EmailBody{Text: cleanBody(body.Text), HTML: cleanBody(body.HTML)}
-		filled, err := s.core.Store().FillEmailBody(ctx, admin, row.ID, body)
+		filled, err := s.core.Store().Sales().FillEmailBody(ctx, admin, row.ID, body)
 		if err != nil {
 			return r, err
 		}

@@ -133,7 +133,7 @@ func (s *Service) ReceiveInbound(ctx context.Context, d InboundDelivery) (Inboun
 		s.core.Logger().Info("inbound email dropped: the recipient is no inbox of this domain")
 		return InboundResult{Dropped: true}, nil
 	}
-	stored, delivered, err := s.core.Store().DeliverInboundEmail(ctx, handle, row, models.ActivityInput{
+	stored, delivered, err := s.core.Store().Sales().DeliverInboundEmail(ctx, handle, row, models.ActivityInput{
 		Kind: models.ActivityEmailReceived, Actor: models.ActorCustomer, Summary: "Email received", Data: map[string]any{"body_state": row.BodyState}})
 	if errors.Is(err, models.ErrNotFound) {
 		s.core.Logger().Info("inbound email dropped: no live company has the recipient address")

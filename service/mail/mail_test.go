@@ -65,7 +65,7 @@ func TestSendDeliversFromTheCompanyAddress(t *testing.T) {
 	assert.Equal(t, "Hello\nJane", got.TextBody)
 	assert.Equal(t, models.EmailSent, got.Delivery)
 
-	events, err := e.Store.ListActivity(context.Background(), companyScope(t, e, ada, c.ID), models.ActivityCursor{}, 50)
+	events, err := e.Store.Companies().ListActivity(context.Background(), companyScope(t, e, ada, c.ID), models.ActivityCursor{}, 50)
 	require.NoError(t, err)
 	var sentEvents int
 	for _, ev := range events {
@@ -121,7 +121,7 @@ func TestSendRefusesBadInputAndStoresNothing(t *testing.T) {
 	}
 	_, err := e.Svc.Mail.Send(ada, c.ID, mailsvc.SendInput{To: "jane@example.com", Subject: "Hi", Text: strings.Repeat("a", mailsvc.MaxTextBytes)})
 	require.NoError(t, err, "exactly the limit is fine")
-	n, err := e.Store.InboxCounts(context.Background(), companyScope(t, e, ada, c.ID))
+	n, err := e.Store.Sales().InboxCounts(context.Background(), companyScope(t, e, ada, c.ID))
 	require.NoError(t, err)
 	assert.Equal(t, models.InboxCounts{Total: 1, Sent: 1}, n, "refused messages were never stored")
 }
@@ -227,7 +227,7 @@ func TestReceiveInboundOncePerMessageID(t *testing.T) {
 		assert.Equal(t, mailsvc.InboundResult{EmailID: first.EmailID, Duplicate: true}, again)
 	}
 	sc := companyScope(t, e, ada, c.ID)
-	events, err := e.Store.ListActivity(context.Background(), sc, models.ActivityCursor{}, 50)
+	events, err := e.Store.Companies().ListActivity(context.Background(), sc, models.ActivityCursor{}, 50)
 	require.NoError(t, err)
 	var received []models.ActivityEvent
 	for _, ev := range events {
@@ -239,7 +239,7 @@ func TestReceiveInboundOncePerMessageID(t *testing.T) {
 	assert.Equal(t, first.EmailID, received[0].Subject)
 	assert.Equal(t, models.ActorCustomer, received[0].Actor)
 	assert.NotContains(t, received[0].Summary, "Question", "no user data in the feed's summary")
-	n, err := e.Store.InboxCounts(context.Background(), sc)
+	n, err := e.Store.Sales().InboxCounts(context.Background(), sc)
 	require.NoError(t, err)
 	assert.Equal(t, models.InboxCounts{Total: 1, Unread: 1, Received: 1}, n)
 
@@ -249,7 +249,7 @@ func TestReceiveInboundOncePerMessageID(t *testing.T) {
 	assert.Equal(t, "Do you ship?", got.TextBody)
 	assert.Equal(t, models.EmailBodyPresent, got.BodyState)
 	require.NotNil(t, got.ReadAt, "opening marks it read")
-	n, err = e.Store.InboxCounts(context.Background(), sc)
+	n, err = e.Store.Sales().InboxCounts(context.Background(), sc)
 	require.NoError(t, err)
 	assert.Equal(t, int64(0), n.Unread)
 
@@ -521,7 +521,7 @@ func TestRefusedSendIsRecordedFailedAndCounts(t *testing.T) {
 	assert.Equal(t, page.Emails[0].ID, de.Extra["email_id"])
 	_, err = e.Svc.Mail.Send(ada, c.ID, in)
 	assert.True(t, models.IsCode(err, models.CodeRateLimited), "a refused attempt counts against the limit")
-	events, err := e.Store.ListActivity(context.Background(), companyScope(t, e, ada, c.ID), models.ActivityCursor{}, 50)
+	events, err := e.Store.Companies().ListActivity(context.Background(), companyScope(t, e, ada, c.ID), models.ActivityCursor{}, 50)
 	require.NoError(t, err)
 	for _, ev := range events {
 		assert.NotEqual(t, models.ActivityEmailSent, ev.Kind)

@@ -64,7 +64,7 @@ func (s *Service) List(ctx context.Context, companyID string, in ListInput) (Pag
 	}
 	want := q.Limit
 	q.Limit++ // one more tells whether a next page exists
-	es, err := s.core.Store().ListEmails(ctx, ac.Scope, q)
+	es, err := s.core.Store().Sales().ListEmails(ctx, ac.Scope, q)
 	if err != nil {
 		return Page{}, err
 	}
@@ -90,7 +90,7 @@ func (s *Service) Get(ctx context.Context, companyID, emailID string) (models.Em
 		return models.Email{}, notFound
 	}
 	now := s.core.Now()
-	e, err := s.core.Store().GetEmail(ctx, ac.Scope, emailID, &now)
+	e, err := s.core.Store().Sales().GetEmail(ctx, ac.Scope, emailID, &now)
 	if errors.Is(err, models.ErrNotFound) {
 		return models.Email{}, notFound
 	}

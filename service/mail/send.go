@@ -9,7 +9,6 @@ import (
 
 	"holdco/models"
 	"holdco/service"
-	"holdco/service/billing"
 	"holdco/store"
 )
 
@@ -60,7 +59,7 @@ func (in SendInput) check() (checked, error) {
 
 // Send sends a message from the company's inbox address, paid: it costs
 // SendCredits, held before the provider is called and charged once the
-// message is sent (billing.PayFor; an account that cannot pay sends
+// message is sent (billing.PayForAct; an account that cannot pay sends
 // nothing: insufficient_credits). The message is recorded (state
 // `sending`) before the provider is called, so the daily limit counts it
 // even if the process stops half-way; it ends `sent`, or `failed` with
@@ -68,12 +67,13 @@ func (in SendInput) check() (checked, error) {
 // The limit is DailySendLimit messages per company per UTC day (429
 // rate_limited with the limit and when it resets).
 //
-// An agent's send_email (ctx carries its tool call) stores the message
-// under an id derived from the call's key and is charged under that key:
-// the same call made again after a crash answers the message already
-// sent (or sending, or of unknown outcome) without sending it again or
-// paying twice; one the provider refused is tried again. Anyone else's
-// send is a new message, charged with the message's id as run_id.
+// A call (service.Call in ctx: an agent's tool call, or a client's
+// idempotency key) stores the message under an id derived from the call's
+// key and is charged under that key: the same call made again after a
+// crash or a lost answer answers the message already sent (or sending,
+// or of unknown outcome) without sending it again or paying twice; one
+// the provider refused is tried again. A send without a call is a new
+// message, charged with the message's id as run_id.
 func (s *Service) Send(ctx context.Context, companyID string, in SendInput) (models.Email, error) {
 	ac, err := s.core.AuthorizeCompany(ctx, companyID, false)
 	if err != nil {
@@ -87,15 +87,11 @@ func (s *Service) Send(ctx context.Context, companyID string, in SendInput) (mod
 		return models.Email{}, models.Errorf(models.CodeUpstreamUnavailable, "No mail provider is configured; nothing was sent.")
 	}
 	id := service.EffectID(ctx, "email")
-	charge := billing.Usage{CompanyID: ac.ID, RunID: id, Type: models.EntryToolUsage, Credits: SendCredits, Key: "email/" + id}
-	if call, ok := service.CallOf(ctx); ok {
-		charge.RunID, charge.Key = call.RunID, call.Key
-	}
 	if s.billing == nil {
 		return s.send(ctx, ac, c, id)
 	}
 	var row models.Email
-	err = s.billing.PayFor(ctx, ac.Scope.Conglomerate(), charge, func(ctx context.Context) error {
+	err = s.billing.PayForAct(ctx, ac, "send_email", id, func(ctx context.Context) error {
 		var err error
 		row, err = s.send(ctx, ac, c, id)
 		return err
@@ -108,7 +104,7 @@ func (s *Service) send(ctx context.Context, ac service.AuthorizedCompany, c chec
 	from := s.Address(ac.Handle)
 	now := s.core.Now()
 	day := now.UTC().Truncate(24 * time.Hour)
-	row, err := s.core.Store().ReserveOutgoingEmail(ctx, ac.Scope, models.Email{
+	row, err := s.core.Store().Sales().ReserveOutgoingEmail(ctx, ac.Scope, models.Email{
 		ID: id, ProviderMessageID: uuid.NewSHA1(messageIDNamespace, []byte(id)).String() + "@" + s.cfg.Domain,
 		CreatedAt: now, FromAddress: from, ToAddress: c.to, ReplyTo: c.replyTo, Subject: c.subject, TextBody: c.text,
 	}, day, s.cfg.DailySendLimit)
@@ -132,13 +128,13 @@ func (s *Service) send(ctx context.Context, ac service.AuthorizedCompany, c chec
 	if sendErr != nil {
 		// The provider's errors carry no address or content.
 		s.core.Logger().Warn("email send failed", "company_id", ac.ID, "email_id", row.ID, "error", sendErr)
-		if err := s.core.Store().SetEmailDelivery(record, ac.Scope, row.ID, models.EmailFailed, nil); err != nil {
+		if err := s.core.Store().Sales().SetEmailDelivery(record, ac.Scope, row.ID, models.EmailFailed, nil); err != nil {
 			return models.Email{}, err
 		}
 		return models.Email{}, models.Errorf(models.CodeUpstreamUnavailable, "The mail provider did not accept the message; it was not sent (email %s).", row.ID).
 			With("email_id", row.ID)
 	}
-	if err := s.core.Store().SetEmailDelivery(record, ac.Scope, row.ID, models.EmailSent, &models.ActivityInput{
+	if err := s.core.Store().Sales().SetEmailDelivery(record, ac.Scope, row.ID, models.EmailSent, &models.ActivityInput{
 		Kind: models.ActivityEmailSent, Actor: service.ActorOf(ctx), Summary: "Email sent"}); err != nil {
 		return models.Email{}, err
 	}

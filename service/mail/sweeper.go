@@ -30,23 +30,5 @@ func (w *StaleSendSweeper) Sweep(ctx context.Context) (int64, error) {
 	if w.Now != nil {
 		now = w.Now
 	}
-	return w.Store.MarkStaleOutgoingEmails(ctx, now().Add(-StaleSendAfter))
-}
-
-// Run sweeps every interval until ctx ends.
-func (w *StaleSendSweeper) Run(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		if n, err := w.Sweep(ctx); err != nil && ctx.Err() == nil {
-			w.Logger.WarnContext(ctx, "stale send sweep failed", "error", err)
-		} else if n > 0 {
-			w.Logger.InfoContext(ctx, "outbound messages left sending marked unknown", "count", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	return w.Store.Sales().MarkStaleOutgoingEmails(ctx, now().Add(-StaleSendAfter))
 }

@@ -159,7 +159,7 @@ func (s *Service) mayRedirect(ctx context.Context, c Client, redirect string) (b
 		return true, nil
 	}
 	registered, _ := c.matchRedirect(redirect)
-	return s.store.OAuthRedirectApproved(ctx, c.ID, registered)
+	return s.store.OAuth().OAuthRedirectApproved(ctx, c.ID, registered)
 }
 
 func pageError(code, description string) *AuthorizeError {
@@ -194,7 +194,7 @@ func (s *Service) Deny(ctx context.Context, req AuthorizationRequest) error {
 // redirect URI, its current redirect list and this consent page's version
 // (rule 10).
 func (s *Service) ConsentCurrent(ctx context.Context, userID string, req AuthorizationRequest) (bool, error) {
-	c, err := s.store.GetOAuthConsent(ctx, userID, req.Client.ID)
+	c, err := s.store.OAuth().GetOAuthConsent(ctx, userID, req.Client.ID)
 	if errors.Is(err, models.ErrNotFound) {
 		return false, nil
 	}
@@ -210,7 +210,7 @@ func (s *Service) ConsentCurrent(ctx context.Context, userID string, req Authori
 // returns the redirect carrying a fresh code.
 func (s *Service) Approve(ctx context.Context, userID string, req AuthorizationRequest) (string, error) {
 	registered, _ := req.Client.matchRedirect(req.RedirectURI)
-	if err := s.store.SaveOAuthConsent(ctx, models.OAuthConsent{UserID: userID, ClientID: req.Client.ID, ClientName: req.Client.Name,
+	if err := s.store.OAuth().SaveOAuthConsent(ctx, models.OAuthConsent{UserID: userID, ClientID: req.Client.ID, ClientName: req.Client.Name,
 		RedirectURI: registered, RedirectSet: req.Client.redirectSet(), Version: ConsentVersion, ApprovedAt: s.now()}); err != nil {
 		return "", err
 	}
@@ -224,7 +224,7 @@ func (s *Service) IssueCode(ctx context.Context, userID string, req Authorizatio
 	s.sweep(ctx)
 	code := service.NewSecret(32)
 	now := s.now()
-	if err := s.store.CreateOAuthCode(ctx, &models.OAuthCode{CodeHash: service.HashSecret(code), ClientID: req.Client.ID, UserID: userID,
+	if err := s.store.OAuth().CreateOAuthCode(ctx, &models.OAuthCode{CodeHash: service.HashSecret(code), ClientID: req.Client.ID, UserID: userID,
 		RedirectURI: req.RedirectURI, CodeChallenge: req.CodeChallenge, Resource: req.Resource, Scope: req.Scope,
 		CreatedAt: now, ExpiresAt: now.Add(CodeTTL)}); err != nil {
 		return "", err

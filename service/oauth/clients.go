@@ -79,6 +79,13 @@ func (c Client) matchRedirect(raw string) (string, bool) {
 	if err != nil || u.Scheme != "http" || !isLoopbackHost(u.Hostname()) {
 		return "", false
 	}
+	if p := u.Port(); p != "" {
+		// url.Parse takes any digits (99999): the consent page would show
+		// a port no program can listen on (FuzzParseAuthorization).
+		if _, err := net.LookupPort("tcp", p); err != nil {
+			return "", false
+		}
+	}
 	for _, r := range c.RedirectURIs {
 		ru, err := url.Parse(r)
 		if err != nil || ru.Scheme != "http" {
@@ -139,10 +146,10 @@ func (s *Service) Register(ctx context.Context, md Metadata) (Registration, erro
 		return Registration{}, err
 	}
 	now := s.now()
-	if _, err := s.store.DeleteUnusedOAuthClients(ctx, now.Add(-UnusedClientTTL)); err != nil {
+	if _, err := s.store.OAuth().DeleteUnusedOAuthClients(ctx, now.Add(-UnusedClientTTL)); err != nil {
 		return Registration{}, err
 	}
-	if n, err := s.store.CountUnusedOAuthClientsSince(ctx, now.Add(-UnusedClientTTL)); err != nil {
+	if n, err := s.store.OAuth().CountUnusedOAuthClientsSince(ctx, now.Add(-UnusedClientTTL)); err != nil {
 		return Registration{}, err
 	} else if n >= MaxPendingClients {
 		return Registration{}, oauthError(ErrTemporarilyUnavailable, "Too many registrations are waiting to be used; retry later.")
@@ -150,7 +157,7 @@ func (s *Service) Register(ctx context.Context, md Metadata) (Registration, erro
 	uris, _ := json.Marshal(c.RedirectURIs)
 	row := models.OAuthClient{ID: newClientID(), Kind: models.OAuthClientDynamic, Name: c.Name, ClientURI: c.ClientURI,
 		ApplicationType: c.ApplicationType, RedirectURIs: string(uris), CreatedAt: now}
-	if err := s.store.CreateOAuthClient(ctx, &row); err != nil {
+	if err := s.store.OAuth().CreateOAuthClient(ctx, &row); err != nil {
 		return Registration{}, err
 	}
 	return Registration{ClientID: row.ID, ClientIDIssuedAt: now.Unix(), ClientName: c.Name, RedirectURIs: c.RedirectURIs,
@@ -276,7 +283,7 @@ func (s *Service) resolveClient(ctx context.Context, id string) (Client, error) 
 	if strings.HasPrefix(id, "https://") {
 		return s.metadataClient(ctx, id)
 	}
-	row, err := s.store.GetOAuthClient(ctx, id)
+	row, err := s.store.OAuth().GetOAuthClient(ctx, id)
 	if errors.Is(err, models.ErrNotFound) || err == nil && row.Kind != models.OAuthClientDynamic {
 		return Client{}, oauthError(ErrInvalidClient, "Unknown client_id; register the client first.")
 	}

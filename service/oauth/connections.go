@@ -27,11 +27,11 @@ func (s *Service) ListConnections(ctx context.Context) ([]Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	consents, err := s.store.ListOAuthConsents(ctx, p.UserID)
+	consents, err := s.store.OAuth().ListOAuthConsents(ctx, p.UserID)
 	if err != nil {
 		return nil, err
 	}
-	counts, err := s.store.OAuthTokenCounts(ctx, p.UserID)
+	counts, err := s.store.OAuth().OAuthTokenCounts(ctx, p.UserID)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (s *Service) Disconnect(ctx context.Context, connectionID string) error {
 	if err != nil {
 		return err
 	}
-	c, err := s.store.GetOAuthConsentByID(ctx, connectionID)
+	c, err := s.store.OAuth().GetOAuthConsentByID(ctx, connectionID)
 	if errors.Is(err, models.ErrNotFound) {
 		return models.Errorf(models.CodeNotFound, "No such connected assistant.")
 	}
@@ -64,7 +64,7 @@ func (s *Service) Disconnect(ctx context.Context, connectionID string) error {
 	if c.UserID != p.UserID {
 		return models.Errorf(models.CodeForbidden, "This connected assistant belongs to another user.")
 	}
-	hashes, err := s.store.DisconnectOAuthClient(ctx, p.UserID, c.ClientID, s.now())
+	hashes, err := s.store.OAuth().DisconnectOAuthClient(ctx, p.UserID, c.ClientID, s.now())
 	if err != nil {
 		return err
 	}

@@ -226,7 +226,7 @@ func (s *Service) metadataClient(ctx context.Context, id string) (Client, error)
 		return Client{}, err
 	}
 	now := s.now()
-	row, err := s.store.GetOAuthClient(ctx, id)
+	row, err := s.store.OAuth().GetOAuthClient(ctx, id)
 	if err == nil && row.Kind == models.OAuthClientMetadata && row.CacheUntil != nil && now.Before(*row.CacheUntil) {
 		return clientOf(row)
 	}
@@ -259,7 +259,7 @@ func (s *Service) metadataClient(ctx context.Context, id string) (Client, error)
 	until := now.Add(life)
 	saved := models.OAuthClient{ID: id, Kind: models.OAuthClientMetadata, Name: c.Name, ClientURI: c.ClientURI,
 		ApplicationType: c.ApplicationType, RedirectURIs: string(uris), CreatedAt: now, CacheUntil: &until}
-	if err := s.store.SaveOAuthMetadataClient(ctx, saved); err != nil {
+	if err := s.store.OAuth().SaveOAuthMetadataClient(ctx, saved); err != nil {
 		return Client{}, err
 	}
 	c.ID, c.Kind, c.CreatedAt = id, ClientMetadata, now

@@ -36,9 +36,10 @@ const (
 	CodeTTL = 2 * time.Minute
 	// MaxLiveTokens per user per client: the next one revokes the oldest.
 	MaxLiveTokens = 100
-	// IntrospectCacheTTL is the longest a revocation made on another
-	// replica goes unnoticed by the connector.
-	IntrospectCacheTTL = 30 * time.Second
+	// IntrospectCacheTTL is the longest a revocation or an account
+	// deletion made on another replica goes unnoticed by the connector
+	// (on the replica that made it, at once).
+	IntrospectCacheTTL = service.CredentialCacheTTL
 	SessionTTL         = 12 * time.Hour
 	consentRequestTTL  = 30 * time.Minute
 	// ConsentVersion is the consent page's version: raising it asks every
@@ -69,7 +70,7 @@ type Service struct {
 	sign          service.Signer
 	fetcher       *Fetcher
 	preregistered map[string]Client
-	tokens        *service.Cache[string, service.Principal] // by token hash; zero CredentialID: a miss
+	tokens        *service.Cache[string, *service.Principal] // by token hash; nil: a miss
 	lastSweep     atomic.Int64
 }
 
@@ -89,7 +90,7 @@ func New(core *service.Core, id *identity.Service, cfg Config) (*Service, error)
 	now := core.Clock()
 	return &Service{cfg: cfg, store: core.Store(), identity: id, logger: core.Logger(), now: now, sign: core.Signer(),
 		fetcher: f, preregistered: pre,
-		tokens: service.NewCache[string, service.Principal](IntrospectCacheTTL, service.CacheMaxEntries, now)}, nil
+		tokens: core.PrincipalCache(service.CacheMaxEntries)}, nil
 }
 
 // Issuer is the authorization server's issuer (its bare origin).
@@ -170,10 +171,10 @@ func (s *Service) sweep(ctx context.Context) {
 	if now.Unix()-last < 60 || !s.lastSweep.CompareAndSwap(last, now.Unix()) {
 		return
 	}
-	if _, err := s.store.DeleteExpiredOAuthCodes(ctx, now.Add(-time.Hour)); err != nil {
+	if _, err := s.store.OAuth().DeleteExpiredOAuthCodes(ctx, now.Add(-time.Hour)); err != nil {
 		s.logger.WarnContext(ctx, "oauth: sweep expired codes", "error", err)
 	}
-	if _, err := s.store.DeleteUnusedOAuthClients(ctx, now.Add(-UnusedClientTTL)); err != nil {
+	if _, err := s.store.OAuth().DeleteUnusedOAuthClients(ctx, now.Add(-UnusedClientTTL)); err != nil {
 		s.logger.WarnContext(ctx, "oauth: sweep unused clients", "error", err)
 	}
 }

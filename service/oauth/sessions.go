@@ -48,7 +48,7 @@ func (s *Service) CompleteSignIn(ctx context.Context, code, state, binding strin
 	}
 	raw, hash := service.NewCredential(sessionPrefix)
 	now := s.now()
-	if err := s.store.CreateOAuthSession(ctx, &models.OAuthSession{TokenHash: hash, UserID: user.ID, CreatedAt: now, ExpiresAt: now.Add(SessionTTL)}); err != nil {
+	if err := s.store.OAuth().CreateOAuthSession(ctx, &models.OAuthSession{TokenHash: hash, UserID: user.ID, CreatedAt: now, ExpiresAt: now.Add(SessionTTL)}); err != nil {
 		return "", "", err
 	}
 	return raw, returnTo, nil
@@ -60,7 +60,7 @@ func (s *Service) SessionFromCookie(ctx context.Context, raw string) (Session, e
 		return Session{}, errNotSignedIn()
 	}
 	hash := service.HashSecret(raw)
-	sess, err := s.store.GetOAuthSessionByHash(ctx, hash)
+	sess, err := s.store.OAuth().GetOAuthSessionByHash(ctx, hash)
 	if errors.Is(err, models.ErrNotFound) {
 		return Session{}, errNotSignedIn()
 	}
@@ -70,7 +70,7 @@ func (s *Service) SessionFromCookie(ctx context.Context, raw string) (Session, e
 	if sess.RevokedAt != nil || !s.now().Before(sess.ExpiresAt) || !service.EqualHash(sess.TokenHash, hash) {
 		return Session{}, errNotSignedIn()
 	}
-	user, err := s.store.GetUser(ctx, sess.UserID)
+	user, err := s.store.Identity().GetUser(ctx, sess.UserID)
 	if errors.Is(err, models.ErrNotFound) {
 		return Session{}, errNotSignedIn()
 	}
@@ -83,7 +83,7 @@ func (s *Service) SessionFromCookie(ctx context.Context, raw string) (Session, e
 // EndSession signs the authorization server's session out (switch
 // account).
 func (s *Service) EndSession(ctx context.Context, sess Session) error {
-	return s.store.RevokeOAuthSession(ctx, sess.ID, s.now())
+	return s.store.OAuth().RevokeOAuthSession(ctx, sess.ID, s.now())
 }
 
 // consentForm is what the consent page's form carries, sealed: the

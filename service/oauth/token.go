@@ -62,7 +62,7 @@ func (s *Service) Exchange(ctx context.Context, r TokenRequest) (TokenResponse, 
 	}
 	raw, hash := service.NewCredential(TokenPrefix)
 	now := s.now()
-	red, err := s.store.RedeemOAuthCode(ctx, service.HashSecret(r.Code), now, func(c models.OAuthCode) error {
+	red, err := s.store.OAuth().RedeemOAuthCode(ctx, service.HashSecret(r.Code), now, func(c models.OAuthCode) error {
 		switch {
 		case c.ClientID != r.ClientID:
 			return oauthError(ErrInvalidGrant, "The code was issued to another client.")
@@ -116,7 +116,7 @@ func (s *Service) Revoke(ctx context.Context, token, clientID string, basicAuth,
 		return nil
 	}
 	hash := service.HashSecret(token)
-	if _, err := s.store.RevokeOAuthToken(ctx, hash, clientID, s.now()); err != nil {
+	if _, err := s.store.OAuth().RevokeOAuthToken(ctx, hash, clientID, s.now()); err != nil {
 		return err
 	}
 	s.tokens.Delete(hash)
@@ -133,50 +133,62 @@ func errBadToken() *models.Error {
 // (hits and misses) are cached for IntrospectCacheTTL, so a revocation on
 // another replica takes effect within that time.
 func (s *Service) Introspect(ctx context.Context, rawToken string) (service.Principal, error) {
+	p, err := s.IntrospectRef(ctx, rawToken)
+	if err != nil {
+		return service.Principal{}, err
+	}
+	return *p, nil
+}
+
+// IntrospectRef is Introspect answering the cached principal itself
+// (shared: never modify it), with the user's and account's rows.
+func (s *Service) IntrospectRef(ctx context.Context, rawToken string) (*service.Principal, error) {
 	if !strings.HasPrefix(rawToken, TokenPrefix) || len(rawToken) > 100 {
-		return service.Principal{}, errBadToken()
+		return nil, errBadToken()
 	}
 	hash := service.HashSecret(rawToken)
 	if p, ok := s.tokens.Get(hash); ok {
-		if p.CredentialID == "" {
-			return service.Principal{}, errBadToken()
+		if p == nil {
+			return nil, errBadToken()
 		}
 		return p, nil
 	}
 	p, err := s.lookupToken(ctx, hash)
 	if err != nil {
 		if models.IsCode(err, models.CodeUnauthenticated) {
-			s.tokens.Set(hash, service.Principal{})
+			s.tokens.Set(hash, nil)
 		}
-		return service.Principal{}, err
+		return nil, err
 	}
 	s.tokens.Set(hash, p)
 	return p, nil
 }
 
-func (s *Service) lookupToken(ctx context.Context, hash string) (service.Principal, error) {
-	t, err := s.store.GetOAuthTokenByHash(ctx, hash)
+func (s *Service) lookupToken(ctx context.Context, hash string) (*service.Principal, error) {
+	t, err := s.store.OAuth().GetOAuthTokenByHash(ctx, hash)
 	if errors.Is(err, models.ErrNotFound) {
-		return service.Principal{}, errBadToken()
+		return nil, errBadToken()
 	}
 	if err != nil {
-		return service.Principal{}, err
+		return nil, err
 	}
 	if t.RevokedAt != nil || !service.EqualHash(t.TokenHash, hash) || (s.cfg.Resource != "" && t.Resource != s.cfg.Resource) {
-		return service.Principal{}, errBadToken()
+		return nil, errBadToken()
 	}
-	if _, err := s.store.GetUser(ctx, t.UserID); errors.Is(err, models.ErrNotFound) {
-		return service.Principal{}, errBadToken()
+	u, err := s.store.Identity().GetUser(ctx, t.UserID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, errBadToken()
 	} else if err != nil {
-		return service.Principal{}, err
+		return nil, err
 	}
-	p := service.Principal{Credential: service.CredentialOAuthAccess, CredentialID: t.ID, UserID: t.UserID, ClientID: t.ClientID}
-	congs, err := s.store.ListConglomeratesForUser(ctx, t.UserID)
+	p := &service.Principal{Credential: service.CredentialOAuthAccess, CredentialID: t.ID, UserID: t.UserID, ClientID: t.ClientID, User: &u}
+	congs, err := s.store.Identity().ListConglomeratesForUser(ctx, t.UserID)
 	if err != nil {
-		return service.Principal{}, err
+		return nil, err
 	}
 	if len(congs) > 0 {
 		p.ConglomerateID = congs[0].ID
+		p.Account = &congs[0]
 	}
 	return p, nil
 }

@@ -105,7 +105,7 @@ func (s *Service) Add(ctx context.Context, companyID string, in Input) (models.P
 		// An agent's call: made again after a crash, it finds its prospect.
 		p.ID = service.EffectID(ctx, "prospect")
 	}
-	p, err = s.store.CreateProspect(ctx, ac.Scope, p, models.ActivityInput{Kind: models.ActivityProspectAdded,
+	p, err = s.store.Sales().CreateProspect(ctx, ac.Scope, p, models.ActivityInput{Kind: models.ActivityProspectAdded,
 		Actor: service.ActorOf(ctx), Summary: "A prospect was added"})
 	if errors.Is(err, models.ErrDuplicate) {
 		return p, models.Errorf(models.CodeConflict, "The company has a prospect with this email already.").WithField("email")
@@ -137,7 +137,7 @@ func (s *Service) Update(ctx context.Context, companyID, prospectID string, in I
 	if in.Status != nil {
 		summary = "A prospect moved to " + string(*in.Status)
 	}
-	p, err := s.store.UpdateProspect(ctx, ac.Scope, prospectID, ch, models.ActivityInput{Kind: models.ActivityProspectUpdated,
+	p, err := s.store.Sales().UpdateProspect(ctx, ac.Scope, prospectID, ch, models.ActivityInput{Kind: models.ActivityProspectUpdated,
 		Actor: service.ActorOf(ctx), Summary: summary})
 	switch {
 	case errors.Is(err, models.ErrNotFound):
@@ -181,11 +181,11 @@ func (s *Service) List(ctx context.Context, companyID string, in ListInput) (Pag
 		}
 	}
 	if in.Before != "" {
-		if _, err := s.store.GetProspect(ctx, ac.Scope, in.Before); err != nil {
+		if _, err := s.store.Sales().GetProspect(ctx, ac.Scope, in.Before); err != nil {
 			return Page{}, models.Errorf(models.CodeInvalidArgument, "before must be a prospect id of this company.").WithField("before")
 		}
 	}
-	ps, err := s.store.ListProspects(ctx, ac.Scope, in.Statuses, in.Before, limit+1)
+	ps, err := s.store.Sales().ListProspects(ctx, ac.Scope, in.Statuses, in.Before, limit+1)
 	if err != nil {
 		return Page{}, err
 	}

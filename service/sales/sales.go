@@ -16,8 +16,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
-
 	"holdco/models"
 	"holdco/service"
 	"holdco/service/billing"
@@ -129,7 +127,7 @@ func (s *Service) authorizeSeller(ctx context.Context, companyID string) (seller
 	if err := s.requireSales(); err != nil {
 		return seller{}, err
 	}
-	cong, err := s.store.GetConglomerate(ctx, c.Scope.ConglomerateID())
+	cong, err := s.store.Identity().GetConglomerate(ctx, c.Scope.ConglomerateID())
 	if err != nil {
 		return seller{}, err
 	}
@@ -176,11 +174,22 @@ func (s *Service) CreateProduct(ctx context.Context, companyID string, in Produc
 	// provider call or completion failed leaves a pending row, and the
 	// retry of the same product resumes it with the same keys, so the
 	// provider returns the objects it made instead of making more.
-	p, err := s.store.PendingProduct(ctx, c.Scope, models.Product{ProviderAccountID: c.account, Name: in.Name, Description: in.Description,
-		PriceCents: in.PriceCents, Currency: in.Currency, Interval: in.Interval})
+	//
+	// A call (service.Call in ctx) names its product: the same call made
+	// again answers the product it created (or resumes it while pending).
+	id := service.EffectID(ctx, "product")
+	var p models.Product
+	if service.Keyed(ctx) {
+		p, err = s.store.Sales().ProductByID(ctx, c.Scope, id)
+		if err == nil && !p.Pending {
+			return p, nil
+		}
+	} else {
+		p, err = s.store.Sales().PendingProduct(ctx, c.Scope, models.Product{ProviderAccountID: c.account, Name: in.Name, Description: in.Description,
+			PriceCents: in.PriceCents, Currency: in.Currency, Interval: in.Interval})
+	}
 	if errors.Is(err, models.ErrNotFound) {
-		id := uuid.NewString()
-		p, err = s.store.CreateProduct(ctx, c.Scope, models.Product{ID: id, ProviderAccountID: c.account, ProviderProductID: "pending:" + id,
+		p, err = s.store.Sales().CreateProduct(ctx, c.Scope, models.Product{ID: id, ProviderAccountID: c.account, ProviderProductID: "pending:" + id,
 			Name: in.Name, Description: in.Description, PriceCents: in.PriceCents, Currency: in.Currency, Interval: in.Interval,
 			Pending: true, CreatedAt: s.now()})
 	}
@@ -192,7 +201,7 @@ func (s *Service) CreateProduct(ctx context.Context, companyID string, in Produc
 	if err != nil {
 		return models.Product{}, upstream("The payment provider could not create the product; retry shortly.", err)
 	}
-	return s.store.ActivateProduct(ctx, c.Scope, p.ID, pp.ProductID, pp.PriceID)
+	return s.store.Sales().ActivateProduct(ctx, c.Scope, p.ID, pp.ProductID, pp.PriceID)
 }
 
 // ListProducts lists the company's products, newest first.
@@ -201,7 +210,7 @@ func (s *Service) ListProducts(ctx context.Context, companyID string) ([]models.
 	if err != nil {
 		return nil, err
 	}
-	return s.store.ListProducts(ctx, c.Scope)
+	return s.store.Sales().ListProducts(ctx, c.Scope)
 }
 
 // CheckoutLinkInput shapes a checkout link.
@@ -224,7 +233,7 @@ func (s *Service) CreateCheckoutLink(ctx context.Context, companyID, productID s
 	if err != nil {
 		return models.PaymentLink{}, err
 	}
-	p, err := s.store.GetProduct(ctx, c.Scope, productID)
+	p, err := s.store.Sales().GetProduct(ctx, c.Scope, productID)
 	if errors.Is(err, models.ErrNotFound) {
 		return models.PaymentLink{}, models.Errorf(models.CodeNotFound, "Product %s does not exist in this company.", productID)
 	}
@@ -234,8 +243,11 @@ func (s *Service) CreateCheckoutLink(ctx context.Context, companyID, productID s
 	if !p.Active {
 		return models.PaymentLink{}, models.Errorf(models.CodeConflict, "Product %s is no longer sold.", productID).With("reason", ReasonProductInactive)
 	}
+	// Keyed at the provider by the call (a new key without one): the same
+	// call made again gets the link the provider made the first time.
 	link, err := s.payments.CreatePaymentLink(ctx, models.PaymentLinkRequest{AccountID: p.ProviderAccountID, CompanyID: c.ID, ProductID: p.ID,
-		PriceID: p.ProviderPriceID, Recurring: p.Interval.Recurring(), SuccessURL: in.SuccessURL})
+		PriceID: p.ProviderPriceID, Recurring: p.Interval.Recurring(), SuccessURL: in.SuccessURL,
+		IdempotencyKey: "holdco-link-" + service.EffectID(ctx, "payment_link")})
 	if err != nil {
 		return models.PaymentLink{}, upstream("The payment provider could not create the checkout link; retry shortly.", err)
 	}
@@ -255,11 +267,11 @@ func (s *Service) Revenue(ctx context.Context, companyID string) (RevenueReport,
 	if err != nil {
 		return RevenueReport{}, err
 	}
-	rev, err := s.store.CompanyRevenue(ctx, c.Scope)
+	rev, err := s.store.Sales().CompanyRevenue(ctx, c.Scope)
 	if err != nil {
 		return RevenueReport{}, err
 	}
-	ps, err := s.store.ListCompanyPayments(ctx, c.Scope, RecentPayments)
+	ps, err := s.store.Sales().ListCompanyPayments(ctx, c.Scope, RecentPayments)
 	if err != nil {
 		return RevenueReport{}, err
 	}
@@ -279,7 +291,7 @@ func (s *Service) ListPayments(ctx context.Context, companyID string, limit int)
 	if err != nil {
 		return nil, err
 	}
-	return s.store.ListCompanyPayments(ctx, c.Scope, limit)
+	return s.store.Sales().ListCompanyPayments(ctx, c.Scope, limit)
 }
 
 // ListSubscriptions lists the subscriptions the company's customers
@@ -289,7 +301,7 @@ func (s *Service) ListSubscriptions(ctx context.Context, companyID string) ([]mo
 	if err != nil {
 		return nil, err
 	}
-	return s.store.ListCustomerSubscriptions(ctx, c.Scope)
+	return s.store.Sales().ListCustomerSubscriptions(ctx, c.Scope)
 }
 
 // CancelSubscription cancels, at once, a subscription one of the
@@ -301,7 +313,7 @@ func (s *Service) CancelSubscription(ctx context.Context, companyID, subscriptio
 	if err != nil {
 		return models.CustomerSubscription{}, err
 	}
-	sub, err := s.store.GetCustomerSubscription(ctx, c.Scope, subscriptionID)
+	sub, err := s.store.Sales().GetCustomerSubscription(ctx, c.Scope, subscriptionID)
 	if errors.Is(err, models.ErrNotFound) {
 		return sub, models.Errorf(models.CodeNotFound, "Subscription %s does not exist in this company.", subscriptionID)
 	}
@@ -345,7 +357,7 @@ func (s *Service) StopCompanySales(ctx context.Context, sc store.CompanyScope) e
 	if err := s.deactivateCompanyProducts(ctx, sc); err != nil {
 		return err
 	}
-	subs, err := s.store.ListCustomerSubscriptions(ctx, sc)
+	subs, err := s.store.Sales().ListCustomerSubscriptions(ctx, sc)
 	if err != nil || s.payments == nil {
 		return err
 	}
@@ -370,7 +382,7 @@ func (s *Service) StopCompanySales(ctx context.Context, sc store.CompanyScope) e
 }
 
 func (s *Service) deactivateCompanyProducts(ctx context.Context, sc store.CompanyScope) error {
-	ps, err := s.store.ListProducts(ctx, sc)
+	ps, err := s.store.Sales().ListProducts(ctx, sc)
 	if err != nil || s.payments == nil {
 		return err
 	}
@@ -385,7 +397,7 @@ func (s *Service) deactivateCompanyProducts(ctx context.Context, sc store.Compan
 			s.logger.WarnContext(ctx, "archive: test-mode product not deactivated", "company", sc.ID(), "product", p.ID, "error", err)
 			continue
 		}
-		if err := s.store.DeactivateProduct(ctx, sc, p.ID); err != nil {
+		if err := s.store.Sales().DeactivateProduct(ctx, sc, p.ID); err != nil {
 			return err
 		}
 	}

@@ -46,8 +46,8 @@ func newSeller(t *testing.T, e *servicetest.Env, email string, chargesEnabled bo
 	require.NoError(t, err)
 	account := "acct_" + uuid.NewString()[:12]
 	bg := context.Background()
-	require.NoError(t, e.Store.SetConnectAccount(bg, e.Store.SystemConglomerateScope(cong), account))
-	require.NoError(t, e.Store.UpdateConnectState(bg, models.ConnectState{AccountID: account, ChargesEnabled: chargesEnabled, DetailsSubmitted: true}))
+	require.NoError(t, e.Store.Billing().SetConnectAccount(bg, e.Store.SystemConglomerateScope(cong), account))
+	require.NoError(t, e.Store.Billing().UpdateConnectState(bg, models.ConnectState{AccountID: account, ChargesEnabled: chargesEnabled, DetailsSubmitted: true}))
 	return seller{ctx: ctx, cong: cong, account: account, companyID: c.ID}
 }
 
@@ -73,7 +73,7 @@ func paidSession(companyID, paymentIntent string, cents int64) map[string]any {
 
 func activityKinds(t *testing.T, e *servicetest.Env, sc store.CompanyScope) map[models.ActivityKind]int {
 	t.Helper()
-	evs, err := e.Store.ListActivity(context.Background(), sc, models.ActivityCursor{}, 100)
+	evs, err := e.Store.Companies().ListActivity(context.Background(), sc, models.ActivityCursor{}, 100)
 	require.NoError(t, err)
 	out := map[models.ActivityKind]int{}
 	for _, ev := range evs {
@@ -210,7 +210,7 @@ func TestPaymentReplayedTenTimesCountsOnce(t *testing.T) {
 	kinds := activityKinds(t, e, sc)
 	assert.Equal(t, 1, kinds[models.ActivityPaymentReceived])
 	assert.Equal(t, 1, kinds[models.ActivityMilestoneReached])
-	ms, err := e.Store.ListMilestones(context.Background(), sc)
+	ms, err := e.Store.Companies().ListMilestones(context.Background(), sc)
 	require.NoError(t, err)
 	require.Len(t, ms, 1)
 	assert.Equal(t, models.MilestoneFirstDollar, ms[0].Kind)
@@ -337,13 +337,13 @@ func TestFirstDollarOnceUnderConcurrentPayments(t *testing.T) {
 	}
 	wg.Wait()
 	sc := a.scope(t, e)
-	ms, err := e.Store.ListMilestones(context.Background(), sc)
+	ms, err := e.Store.Companies().ListMilestones(context.Background(), sc)
 	require.NoError(t, err)
 	assert.Len(t, ms, 1)
 	kinds := activityKinds(t, e, sc)
 	assert.Equal(t, 1, kinds[models.ActivityMilestoneReached])
 	assert.Equal(t, n, kinds[models.ActivityPaymentReceived])
-	rev, err := e.Store.CompanyRevenue(context.Background(), sc)
+	rev, err := e.Store.Sales().CompanyRevenue(context.Background(), sc)
 	require.NoError(t, err)
 	assert.Equal(t, int64(n*100), rev.BalanceCents)
 }
@@ -441,7 +441,7 @@ func TestArchivingCancelsCustomersSubscriptions(t *testing.T) {
 	for _, s := range subs {
 		assert.Equal(t, models.SubscriptionCanceled, s.Status, s.ProviderSubscriptionID)
 	}
-	evs, err := e.Store.ListActivity(context.Background(), a.scope(t, e), models.ActivityCursor{}, 100)
+	evs, err := e.Store.Companies().ListActivity(context.Background(), a.scope(t, e), models.ActivityCursor{}, 100)
 	require.NoError(t, err)
 	bySystem := 0
 	for _, ev := range evs {

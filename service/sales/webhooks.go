@@ -40,7 +40,7 @@ func (s *Service) HandleSalesWebhook(ctx context.Context, payload []byte, signat
 		return WebhookResult{}, upstream("The event could not be read; it will be delivered again.", err)
 	}
 	res := WebhookResult{EventID: ev.ID, Ignored: ev.Kind == models.SalesEventIgnored}
-	if res.Duplicate, err = s.store.PaymentEventProcessed(ctx, ev.ID); err != nil || res.Duplicate {
+	if res.Duplicate, err = s.store.Billing().PaymentEventProcessed(ctx, ev.ID); err != nil || res.Duplicate {
 		return res, err
 	}
 	applied, err := s.applySalesEvent(ctx, ev)
@@ -48,7 +48,7 @@ func (s *Service) HandleSalesWebhook(ctx context.Context, payload []byte, signat
 		return res, err
 	}
 	res.Ignored = res.Ignored || !applied
-	return res, s.store.RecordPaymentEvent(ctx, models.ProcessedPaymentEvent{ID: ev.ID, Type: ev.Type, Livemode: ev.Livemode, ProcessedAt: s.now()})
+	return res, s.store.Billing().RecordPaymentEvent(ctx, models.ProcessedPaymentEvent{ID: ev.ID, Type: ev.Type, Livemode: ev.Livemode, ProcessedAt: s.now()})
 }
 
 // applySalesEvent records the event; false when it was about nothing holdco
@@ -101,12 +101,12 @@ func (s *Service) applySalesEvent(ctx context.Context, ev models.SalesEvent) (bo
 func (s *Service) recordPayment(ctx context.Context, sc store.CompanyScope, ev models.SalesEvent) error {
 	p := ev.Payment
 	return s.store.InTx(ctx, func(tx *store.Store) error {
-		inserted, err := tx.RecordCompanyPayment(ctx, sc, models.CompanyPayment{ProviderAccountID: ev.Account, ProviderPaymentID: p.ProviderPaymentID,
+		inserted, err := tx.Sales().RecordCompanyPayment(ctx, sc, models.CompanyPayment{ProviderAccountID: ev.Account, ProviderPaymentID: p.ProviderPaymentID,
 			ProductID: p.ProductID, SubscriptionID: p.SubscriptionID, AmountCents: p.AmountCents, Currency: p.Currency, PaidAt: ev.CreatedAt})
 		if err != nil || !inserted {
 			return err
 		}
-		if err := tx.RecordActivity(ctx, sc, models.ActivityInput{Kind: models.ActivityPaymentReceived, Actor: models.ActorCustomer,
+		if err := tx.Companies().RecordActivity(ctx, sc, models.ActivityInput{Kind: models.ActivityPaymentReceived, Actor: models.ActorCustomer,
 			Summary: "Payment received: " + money(p.AmountCents, p.Currency), Subject: p.ProviderPaymentID,
 			Data: map[string]any{"amount_cents": p.AmountCents, "currency": p.Currency, "product_id": p.ProductID}}); err != nil {
 			return err
@@ -116,7 +116,7 @@ func (s *Service) recordPayment(ctx context.Context, sc store.CompanyScope, ev m
 		}
 		// Unique per company: of first payments racing each other, exactly
 		// one reaches it, in the transaction that records it.
-		_, err = tx.ReachMilestone(ctx, sc, models.MilestoneFirstDollar, ev.CreatedAt)
+		_, err = tx.Companies().ReachMilestone(ctx, sc, models.MilestoneFirstDollar, ev.CreatedAt)
 		return err
 	})
 }
@@ -124,11 +124,11 @@ func (s *Service) recordPayment(ctx context.Context, sc store.CompanyScope, ev m
 // recordRefund raises the payment's refunded total and records by how much.
 func (s *Service) recordRefund(ctx context.Context, sc store.CompanyScope, ev models.SalesEvent) error {
 	return s.store.InTx(ctx, func(tx *store.Store) error {
-		delta, p, err := tx.SetPaymentRefunded(ctx, sc, ev.Refund.ProviderPaymentID, ev.Refund.RefundedCents)
+		delta, p, err := tx.Sales().SetPaymentRefunded(ctx, sc, ev.Refund.ProviderPaymentID, ev.Refund.RefundedCents)
 		if err != nil || delta == 0 {
 			return err
 		}
-		return tx.RecordActivity(ctx, sc, models.ActivityInput{Kind: models.ActivityRefundIssued, Actor: models.ActorSystem,
+		return tx.Companies().RecordActivity(ctx, sc, models.ActivityInput{Kind: models.ActivityRefundIssued, Actor: models.ActorSystem,
 			Summary: "Refund issued: " + money(delta, p.Currency), Subject: p.ProviderPaymentID,
 			Data: map[string]any{"amount_cents": delta, "refunded_cents": p.RefundedCents, "currency": p.Currency}})
 	})
@@ -139,7 +139,7 @@ func (s *Service) recordRefund(ctx context.Context, sc store.CompanyScope, ev mo
 func (s *Service) applySubscription(ctx context.Context, st *store.Store, sc store.CompanyScope, account string, in models.SalesSubscription, at time.Time, actor models.ActivityActor) (models.CustomerSubscription, error) {
 	var out models.CustomerSubscription
 	err := st.InTx(ctx, func(tx *store.Store) error {
-		ch, sub, err := tx.UpsertCustomerSubscription(ctx, sc, models.CustomerSubscription{ProviderAccountID: account,
+		ch, sub, err := tx.Sales().UpsertCustomerSubscription(ctx, sc, models.CustomerSubscription{ProviderAccountID: account,
 			ProviderSubscriptionID: in.ProviderSubscriptionID, ProductID: in.ProductID, Status: in.Status, CurrentPeriodEnd: in.CurrentPeriodEnd,
 			CancelAtPeriodEnd: in.CancelAtPeriodEnd, ProviderUpdatedAt: at})
 		if err != nil {
@@ -148,13 +148,13 @@ func (s *Service) applySubscription(ctx context.Context, st *store.Store, sc sto
 		out = sub
 		data := map[string]any{"product_id": sub.ProductID, "status": sub.Status}
 		if ch.Started {
-			if err := tx.RecordActivity(ctx, sc, models.ActivityInput{Kind: models.ActivitySubscriptionStart, Actor: models.ActorCustomer,
+			if err := tx.Companies().RecordActivity(ctx, sc, models.ActivityInput{Kind: models.ActivitySubscriptionStart, Actor: models.ActorCustomer,
 				Summary: "Subscription started", Subject: sub.ProviderSubscriptionID, Data: data}); err != nil {
 				return err
 			}
 		}
 		if ch.Canceled {
-			return tx.RecordActivity(ctx, sc, models.ActivityInput{Kind: models.ActivitySubscriptionCancel, Actor: actor,
+			return tx.Companies().RecordActivity(ctx, sc, models.ActivityInput{Kind: models.ActivitySubscriptionCancel, Actor: actor,
 				Summary: "Subscription canceled", Subject: sub.ProviderSubscriptionID, Data: data})
 		}
 		return nil

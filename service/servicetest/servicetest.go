@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"holdco/models"
 	"holdco/providers/ads"
 	"holdco/providers/blob/local"
 	"holdco/providers/email"
@@ -32,6 +33,7 @@ import (
 	"holdco/service/identity"
 	"holdco/service/mail"
 	"holdco/service/oauth"
+	"holdco/service/paymentevents"
 	"holdco/service/prospects"
 	"holdco/service/sales"
 	"holdco/service/tasks"
@@ -72,6 +74,8 @@ type Services struct {
 	// with other domains' names.
 	Mail *mail.Service
 	*SalesUseCases
+	// PaymentEventsUseCases is the payment webhook (HandlePaymentWebhook).
+	*PaymentEventsUseCases
 	Tasks *tasks.Service
 	Turns *turns.Service
 	// Prospects are the companies' leads.
@@ -93,10 +97,11 @@ type Services struct {
 
 // The domains' use cases, named apart so that Services can embed them all.
 type (
-	IdentityUseCases  = identity.Service
-	BillingUseCases   = billing.Service
-	CompaniesUseCases = companies.Service
-	SalesUseCases     = sales.Service
+	IdentityUseCases      = identity.Service
+	BillingUseCases       = billing.Service
+	CompaniesUseCases     = companies.Service
+	SalesUseCases         = sales.Service
+	PaymentEventsUseCases = paymentevents.Service
 )
 
 // Env is one test's world.
@@ -168,7 +173,7 @@ func (e *Env) NewServices(t testing.TB, opts usecases.Options) Services {
 	s, err := usecases.New(context.Background(), Config, e.Store, e.IdP, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
 	return Services{IdentityUseCases: s.Identity, BillingUseCases: s.Billing, CompaniesUseCases: s.Companies,
-		Documents: s.Documents, Files: s.Files, Mail: s.Mail, SalesUseCases: s.Sales, Tasks: s.Tasks, Turns: s.Turns, Prospects: s.Prospects, Tools: s.Tools, Traces: s.Traces, TraceWriter: s.TraceWriter, OAuth: s.OAuth,
+		Documents: s.Documents, Files: s.Files, Mail: s.Mail, SalesUseCases: s.Sales, PaymentEventsUseCases: s.PaymentEvents, Tasks: s.Tasks, Turns: s.Turns, Prospects: s.Prospects, Tools: s.Tools, Traces: s.Traces, TraceWriter: s.TraceWriter, OAuth: s.OAuth,
 		Founding: s.Founding, Analytics: s.Analytics, Growth: s.Growth}
 }
 
@@ -211,4 +216,28 @@ func (e *Env) User(t testing.TB, email string) (context.Context, string) {
 	congs, err := e.Svc.MyConglomerates(ctx)
 	require.NoError(t, err)
 	return ctx, congs[0].ID
+}
+
+// SeedCompany stores a company in the account of the user acting in as
+// (authorized like any request) as a business start stores it (with its
+// provisioning intent; a handle derived from the name when in has none),
+// but without the start's gates and without the welcome credits: for tests
+// whose balances and counts are their own. Tests of the business start
+// itself call CreateCompany or companies.StartBusiness.
+func (e *Env) SeedCompany(t testing.TB, as context.Context, in companies.CompanyInput) models.Company {
+	t.Helper()
+	p, ok := service.PrincipalFrom(as)
+	require.True(t, ok, "SeedCompany needs a user's context")
+	v, err := e.Svc.Files.Core().AuthorizeConglomerate(as, p.ConglomerateID)
+	require.NoError(t, err)
+	c := models.Company{Name: in.Name, Handle: in.Handle, Idea: in.Idea, Mission: in.Mission, Status: models.CompanyActive}
+	if c.Handle == "" {
+		c.Handle = companies.Slugify(in.Name)
+	}
+	if in.Paused {
+		c.Status = models.CompanyPaused
+	}
+	created, _, err := e.Store.Companies().CreateCompanyToProvision(context.Background(), v.Scope, c, true, nil)
+	require.NoError(t, err)
+	return created
 }

@@ -230,7 +230,7 @@ func (s *Service) authorizeTask(ctx context.Context, taskID string) (target, err
 	if _, ok := service.PrincipalFrom(ctx); !ok {
 		return target{}, service.ErrUnauthenticated()
 	}
-	companyID, err := s.store.TaskCompanyID(ctx, taskID)
+	companyID, err := s.store.Companies().TaskCompanyID(ctx, taskID)
 	if errors.Is(err, models.ErrNotFound) {
 		return target{}, taskNotFound(taskID)
 	}
@@ -269,7 +269,7 @@ func (s *Service) adminTask(ctx context.Context, taskID string) (target, error) 
 	if _, err := service.RequireAdmin(ctx); err != nil {
 		return target{}, err
 	}
-	companyID, err := s.store.TaskCompanyID(ctx, taskID)
+	companyID, err := s.store.Companies().TaskCompanyID(ctx, taskID)
 	if errors.Is(err, models.ErrNotFound) {
 		return target{}, taskNotFound(taskID)
 	}
@@ -303,11 +303,11 @@ func (s *Service) create(ctx context.Context, tg target, t models.Task) (models.
 		// An agent's call: made again after a crash, it finds its task.
 		t.ID = service.EffectID(ctx, "task")
 	}
-	return s.store.CreateTask(ctx, tg.company.Scope, t, event(ctx, tg, models.ActivityTaskCreated, fmt.Sprintf("Task %q created", t.Title)))
+	return s.store.Companies().CreateTask(ctx, tg.company.Scope, t, event(ctx, tg, models.ActivityTaskCreated, fmt.Sprintf("Task %q created", t.Title)))
 }
 
 func (s *Service) list(ctx context.Context, scope store.CompanyScope, statuses []models.TaskStatus) (List, error) {
-	tasks, total, err := s.store.ListTasks(ctx, scope, statuses, models.MaxTaskList)
+	tasks, total, err := s.store.Companies().ListTasks(ctx, scope, statuses, models.MaxTaskList)
 	if err != nil {
 		return List{}, err
 	}
@@ -315,7 +315,7 @@ func (s *Service) list(ctx context.Context, scope store.CompanyScope, statuses [
 }
 
 func (s *Service) get(ctx context.Context, tg target, taskID string) (models.Task, error) {
-	t, err := s.store.GetTask(ctx, tg.company.Scope, taskID)
+	t, err := s.store.Companies().GetTask(ctx, tg.company.Scope, taskID)
 	if errors.Is(err, models.ErrNotFound) {
 		return t, taskNotFound(taskID)
 	}
@@ -336,7 +336,7 @@ func (s *Service) update(ctx context.Context, tg target, taskID string, in Updat
 			return cur, err
 		}
 		var t models.Task
-		t, err = s.store.UpdateTask(ctx, tg.company.Scope, taskID, cur.Status, ch, event(ctx, tg, models.ActivityTaskUpdated, summary))
+		t, err = s.store.Companies().UpdateTask(ctx, tg.company.Scope, taskID, cur.Status, ch, event(ctx, tg, models.ActivityTaskUpdated, summary))
 		switch {
 		case err == nil && ch.Status != nil && *ch.Status == models.TaskDispatched:
 			// Dispatched: its run starts now (or the task fails with why).
@@ -431,7 +431,7 @@ func (s *Service) delete(ctx context.Context, tg target, taskID string) error {
 				joinStatuses(models.DeletableTaskStatuses)).With("status", string(cur.Status))
 		}
 		var t models.Task
-		t, err = s.store.DeleteTask(ctx, tg.company.Scope, taskID, cur.Status,
+		t, err = s.store.Companies().DeleteTask(ctx, tg.company.Scope, taskID, cur.Status,
 			event(ctx, tg, models.ActivityTaskDeleted, fmt.Sprintf("Task %q deleted", cur.Title)))
 		switch {
 		case err == nil:

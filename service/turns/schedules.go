@@ -101,7 +101,7 @@ func ignoreMissing(err error) error {
 // agent work, or a turn runs: then it says why it skipped. It is a rule for
 // the worker, which passes the company's scope.
 func (s *Service) StartScheduledRun(ctx context.Context, scope store.CompanyScope) (contract.ScheduledRunResult, error) {
-	c, err := s.store.GetCompany(ctx, scope)
+	c, err := s.store.Companies().GetCompany(ctx, scope)
 	if errors.Is(err, models.ErrNotFound) {
 		return contract.ScheduledRunResult{Skipped: "the company no longer exists"}, nil
 	}

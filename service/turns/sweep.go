@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"holdco/models"
+	"holdco/observability"
 	"holdco/store"
 )
 
@@ -36,7 +37,7 @@ const (
 // conflict (it was never answered). It returns how many it started; it
 // stops at the first failed start (Temporal is most likely down).
 func (w *Sweeper) Sweep(ctx context.Context, grace time.Duration) (int, error) {
-	pending, err := w.Store.UnstartedTurns(ctx, time.Now().UTC().Add(-grace), sweepBatch)
+	pending, err := w.Store.Turns().UnstartedTurns(ctx, time.Now().UTC().Add(-grace), sweepBatch)
 	if err != nil {
 		return 0, err
 	}
@@ -51,33 +52,19 @@ func (w *Sweeper) Sweep(ctx context.Context, grace time.Duration) (int, error) {
 			if RunningTurnID(ctx, w.Temporal, p.Turn.CompanyID) == p.Turn.ID {
 				continue // it runs; its first activity marks it
 			}
-			_, _, err = w.Store.FinishTurn(ctx, p.Scope, p.Turn.ID, "", models.TurnResult{Status: models.TurnFailed,
+			var ended bool
+			_, ended, err = w.Store.Turns().FinishTurn(ctx, p.Scope, p.Turn.ID, "", models.TurnResult{Status: models.TurnFailed,
 				ErrorCode: string(models.CodeConflict), ErrorDetail: "Another turn was running when this message was due to start; send it again.",
 				EndedAt: time.Now().UTC()}, models.ActivityInput{Kind: models.ActivityTurnEnded, Actor: models.ActorSystem, Summary: "A turn could not start"})
 			if err != nil {
 				return started, err
+			}
+			if ended {
+				observability.TurnEnded(string(models.TurnFailed))
 			}
 		default:
 			return started, err
 		}
 	}
 	return started, nil
-}
-
-// Run sweeps every interval until ctx ends.
-func (w *Sweeper) Run(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		if n, err := w.Sweep(ctx, SweepGrace); err != nil && ctx.Err() == nil {
-			w.Logger.WarnContext(ctx, "turn sweep", "error", err)
-		} else if n > 0 {
-			w.Logger.InfoContext(ctx, "turn sweep: started turns a crash left queued", "turns", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }

@@ -35,7 +35,7 @@ func (s *Service) RunTask(ctx context.Context, taskID string) (TaskRun, error) {
 	if _, err := uuid.Parse(taskID); err != nil {
 		return TaskRun{}, models.Errorf(models.CodeInvalidArgument, "The task id is not a UUID.").WithField("task_id")
 	}
-	companyID, err := s.store.TaskCompanyID(ctx, taskID)
+	companyID, err := s.store.Companies().TaskCompanyID(ctx, taskID)
 	if errors.Is(err, models.ErrNotFound) {
 		return TaskRun{}, models.Errorf(models.CodeNotFound, "Task %s does not exist.", taskID).WithField("task_id")
 	}
@@ -49,7 +49,7 @@ func (s *Service) RunTask(ctx context.Context, taskID string) (TaskRun, error) {
 	if company.Status == models.CompanyArchived {
 		return TaskRun{}, models.Errorf(models.CodeConflict, "The task's company is archived; its tasks no longer run.")
 	}
-	task, err := s.store.GetTask(ctx, scope, taskID)
+	task, err := s.store.Companies().GetTask(ctx, scope, taskID)
 	if err != nil {
 		return TaskRun{}, err
 	}
@@ -101,7 +101,7 @@ func (s *Service) CheckTaskRun(ctx context.Context, ac service.AuthorizedCompany
 	// A turn whose row has ended may still be closing its workflow: the
 	// start waits for that one.
 	if id := RunningTurnID(ctx, s.temporal, ac.ID); id != "" {
-		if t, err := s.store.GetTurn(ctx, ac.Scope, id); err != nil || t.Status.Active() {
+		if t, err := s.store.Turns().GetTurn(ctx, ac.Scope, id); err != nil || t.Status.Active() {
 			return models.Errorf(models.CodeConflict, "A turn of %s's agent is running; dispatch the task once it has ended.", ac.Name).With("turn_id", id)
 		}
 	}
@@ -127,7 +127,7 @@ func (s *Service) StartTaskRun(ctx context.Context, ac service.AuthorizedCompany
 		if errors.As(err, &de) {
 			reason = "The run could not start: " + de.Detail
 		}
-		if _, ferr := s.store.UpdateTask(context.WithoutCancel(ctx), ac.Scope, task.ID, models.TaskDispatched, models.TaskChanges{Status: new(models.TaskFailed), FailureReason: &reason},
+		if _, ferr := s.store.Companies().UpdateTask(context.WithoutCancel(ctx), ac.Scope, task.ID, models.TaskDispatched, models.TaskChanges{Status: new(models.TaskFailed), FailureReason: &reason},
 			models.ActivityInput{Kind: models.ActivityTaskUpdated, Actor: models.ActorSystem, Summary: "Task run did not start"}); ferr != nil {
 			s.logger.WarnContext(ctx, "task run: failing the task of a run that did not start", "task", task.ID, "error", ferr)
 		}
@@ -144,11 +144,11 @@ func (s *Service) dispatch(ctx context.Context, scope store.CompanyScope, task m
 	}
 	status := task.Status
 	if status == models.TaskFailed {
-		if _, err := s.store.UpdateTask(ctx, scope, task.ID, status, models.TaskChanges{Status: new(models.TaskPending), FailureReason: new("")}, ev("Task retried")); err != nil {
+		if _, err := s.store.Companies().UpdateTask(ctx, scope, task.ID, status, models.TaskChanges{Status: new(models.TaskPending), FailureReason: new("")}, ev("Task retried")); err != nil {
 			return err
 		}
 		status = models.TaskPending
 	}
-	_, err := s.store.UpdateTask(ctx, scope, task.ID, status, models.TaskChanges{Status: new(models.TaskDispatched), LastRunID: &runID}, ev("Task dispatched to a run"))
+	_, err := s.store.Companies().UpdateTask(ctx, scope, task.ID, status, models.TaskChanges{Status: new(models.TaskDispatched), LastRunID: &runID}, ev("Task dispatched to a run"))
 	return err
 }

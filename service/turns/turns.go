@@ -21,6 +21,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"holdco/models"
+	"holdco/observability"
 	"holdco/service"
 	"holdco/service/billing"
 	"holdco/service/files"
@@ -40,6 +41,10 @@ const (
 	interruptWait = 30 * time.Second
 	// closeWait bounds the wait for an ended turn's workflow to close.
 	closeWait = 5 * time.Second
+	// StartRetryAfter is when a message whose turn Temporal did not take
+	// (unreachable, or not answering within startTimeout) may be sent
+	// again (REST's Retry-After).
+	StartRetryAfter = 5 // seconds
 )
 
 // Service is the turn use cases.
@@ -142,7 +147,7 @@ func (s *Service) SendMessage(ctx context.Context, companyID string, m Message) 
 // company, a plan that allows agent work and, unless skipped (an
 // operator's run), the minimum balance.
 func (s *Service) canWork(ctx context.Context, ac service.AuthorizedCompany, skipCredits bool) error {
-	ready, err := s.store.CompanyReady(ctx, ac.Scope)
+	ready, err := s.store.Turns().CompanyReady(ctx, ac.Scope)
 	if err != nil {
 		return err
 	}
@@ -152,14 +157,14 @@ func (s *Service) canWork(ctx context.Context, ac service.AuthorizedCompany, ski
 	if skipCredits {
 		return nil
 	}
-	cong, err := s.store.GetConglomerate(ctx, ac.ConglomerateID)
+	cong, err := s.store.Identity().GetConglomerate(ctx, ac.ConglomerateID)
 	if err != nil {
 		return err
 	}
 	if perr := s.billing.PlanDecision(cong, billing.ActionAgentWork); perr != nil {
 		return perr
 	}
-	bal, err := s.store.CompanyAccountCredits(ctx, ac.Scope, s.now().UTC().Truncate(24*time.Hour))
+	bal, err := s.store.Companies().CompanyAccountCredits(ctx, ac.Scope, s.now().UTC().Truncate(24*time.Hour))
 	if err != nil {
 		return err
 	}
@@ -177,7 +182,7 @@ func (s *Service) session(ctx context.Context, ac service.AuthorizedCompany, ask
 		if err != nil {
 			return "", models.Errorf(models.CodeInvalidArgument, "session_id is not a UUID.").WithField("session_id")
 		}
-		ok, err := s.store.SessionExists(ctx, ac.Scope, id.String())
+		ok, err := s.store.Turns().SessionExists(ctx, ac.Scope, id.String())
 		if err != nil {
 			return "", err
 		}
@@ -186,7 +191,7 @@ func (s *Service) session(ctx context.Context, ac service.AuthorizedCompany, ask
 		}
 		return id.String(), nil
 	}
-	last, err := s.store.LatestTurn(ctx, ac.Scope, false)
+	last, err := s.store.Turns().LatestTurn(ctx, ac.Scope, false)
 	switch {
 	case errors.Is(err, models.ErrNotFound):
 	case err != nil:
@@ -206,7 +211,7 @@ func (s *Service) start(ctx context.Context, ac service.AuthorizedCompany, t mod
 	if s.temporal == nil {
 		return t, models.Errorf(models.CodeUpstreamUnavailable, "Agent turns are not available on this server.")
 	}
-	t, err := s.store.CreateTurn(ctx, ac.Scope, t, []models.ContentBlock{{Type: models.ContentText, Text: content}})
+	t, err := s.store.Turns().CreateTurn(ctx, ac.Scope, t, []models.ContentBlock{{Type: models.ContentText, Text: content}})
 	if err != nil {
 		return t, err
 	}
@@ -224,13 +229,15 @@ func (s *Service) start(ctx context.Context, ac service.AuthorizedCompany, t mod
 		}
 	}
 	// Never started: the turn did not happen.
-	if derr := s.store.DeleteUnstartedTurn(context.WithoutCancel(ctx), ac.Scope, t.ID); derr != nil {
+	if derr := s.store.Turns().DeleteUnstartedTurn(context.WithoutCancel(ctx), ac.Scope, t.ID); derr != nil {
 		s.logger.WarnContext(ctx, "turn: removing a turn that did not start", "turn", t.ID, "error", derr)
 	}
 	if errors.As(err, &started) {
 		return t, s.conflict(context.WithoutCancel(ctx), ac)
 	}
-	return t, models.Errorf(models.CodeUpstreamUnavailable, "The turn could not be started; retry shortly.").Wrap(err)
+	// Nothing was started or kept: the client may send it again.
+	return t, models.Errorf(models.CodeUpstreamUnavailable, "The turn could not be started: the workflow service does not answer; retry in %d seconds.", StartRetryAfter).
+		With("retry_after_seconds", int64(StartRetryAfter)).Wrap(err)
 }
 
 // conflict is the answer to a message while a turn runs, with the running
@@ -249,7 +256,7 @@ func (s *Service) conflict(ctx context.Context, ac service.AuthorizedCompany) er
 func (s *Service) closing(ctx context.Context, ac service.AuthorizedCompany) bool {
 	id := RunningTurnID(ctx, s.temporal, ac.ID)
 	if id != "" {
-		t, err := s.store.GetTurn(ctx, ac.Scope, id)
+		t, err := s.store.Turns().GetTurn(ctx, ac.Scope, id)
 		if err != nil || t.Status.Active() {
 			return false
 		}
@@ -317,7 +324,7 @@ func (s *Service) authorizeTurn(ctx context.Context, turnID string) (service.Aut
 	if err != nil {
 		return service.AuthorizedCompany{}, models.Turn{}, models.Errorf(models.CodeInvalidArgument, "The turn id is not a UUID.").WithField("turn_id")
 	}
-	companyID, err := s.store.TurnCompanyID(ctx, id.String())
+	companyID, err := s.store.Turns().TurnCompanyID(ctx, id.String())
 	if errors.Is(err, models.ErrNotFound) {
 		return service.AuthorizedCompany{}, models.Turn{}, models.Errorf(models.CodeNotFound, "Turn %s does not exist.", id)
 	}
@@ -332,7 +339,7 @@ func (s *Service) authorizeTurn(ctx context.Context, turnID string) (service.Aut
 		}
 		return ac, models.Turn{}, err
 	}
-	t, err := s.store.GetTurn(ctx, ac.Scope, id.String())
+	t, err := s.store.Turns().GetTurn(ctx, ac.Scope, id.String())
 	if errors.Is(err, models.ErrNotFound) {
 		return ac, t, models.Errorf(models.CodeNotFound, "Turn %s does not exist.", id)
 	}
@@ -392,16 +399,20 @@ func (s *Service) InterruptTurn(ctx context.Context, turnID string) (View, error
 			break
 		}
 	}
-	cur, err := s.store.GetTurn(ctx, ac.Scope, t.ID)
+	cur, err := s.store.Turns().GetTurn(ctx, ac.Scope, t.ID)
 	if err != nil {
 		return View{}, err
 	}
 	if cur.Status == models.TurnQueued {
 		// No workflow runs it (a start lost in a crash): it ends here.
-		cur, _, err = s.store.FinishTurn(ctx, ac.Scope, t.ID, cur.Text, models.TurnResult{Status: models.TurnInterrupted, EndedAt: s.now().UTC()},
+		var ended bool
+		cur, ended, err = s.store.Turns().FinishTurn(ctx, ac.Scope, t.ID, cur.Text, models.TurnResult{Status: models.TurnInterrupted, EndedAt: s.now().UTC()},
 			models.ActivityInput{Kind: models.ActivityTurnEnded, Actor: service.ActorOf(ctx), Summary: "A turn of the agent was interrupted"})
 		if err != nil {
 			return View{}, err
+		}
+		if ended {
+			observability.TurnEnded(string(cur.Status))
 		}
 	}
 	return s.view(cur), nil
@@ -430,13 +441,13 @@ func (s *Service) ListTurns(ctx context.Context, companyID string, limit int, be
 		if err != nil {
 			return Page{}, models.Errorf(models.CodeInvalidArgument, "before must be a turn id from an earlier page.").WithField("before")
 		}
-		t, err := s.store.GetTurn(ctx, ac.Scope, id.String())
+		t, err := s.store.Turns().GetTurn(ctx, ac.Scope, id.String())
 		if err != nil {
 			return Page{}, models.Errorf(models.CodeInvalidArgument, "before must be a turn id of this company.").WithField("before")
 		}
 		cur = &store.TurnCursor{CreatedAt: t.CreatedAt, ID: t.ID}
 	}
-	turns, err := s.store.ListTurns(ctx, ac.Scope, cur, limit+1)
+	turns, err := s.store.Turns().ListTurns(ctx, ac.Scope, cur, limit+1)
 	if err != nil {
 		return Page{}, err
 	}

@@ -49,22 +49,22 @@ func (w *world) agentCtx(t testing.TB) context.Context {
 	return w.e.As(t, key.Key)
 }
 
-func newWorld(t testing.TB, model activities.Model, credits int64) *world {
+func newWorld(t testing.TB, model turns.Model, credits int64) *world {
 	t.Helper()
 	tmp := testenv.NewTemporal(t, nil)
 	e := servicetest.NewWith(t, usecases.Options{Temporal: tmp.Client, AgentRunEvery: time.Hour})
 	w := &world{e: e, tmp: tmp}
 	w.owner, w.cong = e.User(t, "ada@example.com")
-	co, err := e.Svc.CreateCompany(w.owner, w.cong, companies.CompanyInput{Name: "Ada Bakery", Idea: "Bread by subscription"})
-	require.NoError(t, err)
+	co := e.SeedCompany(t, w.owner, companies.CompanyInput{Name: "Ada Bakery", Idea: "Bread by subscription"})
 	w.company = co.ID
 	w.setReady(t)
 	if credits > 0 {
-		_, err = e.Svc.GrantCredits(context.Background(), e.Store.SystemConglomerateScope(w.cong), models.EntryAdminAdjustment, credits, "test credits")
+		_, err := e.Svc.GrantCredits(context.Background(), e.Store.SystemConglomerateScope(w.cong), models.EntryAdminAdjustment, credits, "test credits")
 		require.NoError(t, err)
 	}
-	w.acts = &activities.Turns{Store: e.Store, Billing: e.Svc.BillingUseCases, Tools: e.Svc.Tools, Model: model, Traces: e.Svc.TraceWriter, Scheduled: e.Svc.Turns,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), TextEvery: 20 * time.Millisecond, HeartbeatEvery: 100 * time.Millisecond}
+	w.acts = &activities.Turns{Store: e.Store, Engine: &turns.Engine{Store: e.Store, Billing: e.Svc.BillingUseCases, Tools: e.Svc.Tools, Model: model, Traces: e.Svc.TraceWriter,
+		Scheduled: e.Svc.Turns, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), TextEvery: 20 * time.Millisecond},
+		HeartbeatEvery: 100 * time.Millisecond}
 	w.startWorker(t)
 	return w
 }
@@ -81,7 +81,7 @@ func (w *world) setReady(t testing.TB) {
 	scope, err := w.e.Store.SystemCompanyScope(ctx, w.company)
 	require.NoError(t, err)
 	for _, k := range models.ResourceKinds {
-		require.NoError(t, w.e.Store.SaveResource(ctx, scope, models.CompanyResource{CompanyID: w.company, Kind: k, Status: models.ResourceReady, Ref: "ref"}))
+		require.NoError(t, w.e.Store.Companies().SaveResource(ctx, scope, models.CompanyResource{CompanyID: w.company, Kind: k, Status: models.ResourceReady, Ref: "ref"}))
 	}
 }
 
@@ -92,6 +92,12 @@ func (w *world) send(t *testing.T, text string) turns.Started {
 	return st
 }
 
+// turnBound bounds a wait for a turn: a minute of work on a loaded
+// machine, plus the model call's heartbeat timeout (10 s, scaled for tests)
+// that a worker stopped mid-call makes the server wait out before it
+// retries the call on another worker. A bound, not an expectation.
+var turnBound = time.Minute + time.Duration(testenv.TimeoutScale())*10*time.Second
+
 // wait polls the turn until cond holds.
 func (w *world) wait(t *testing.T, turnID string, cond func(turns.View) bool) turns.View {
 	t.Helper()
@@ -101,7 +107,7 @@ func (w *world) wait(t *testing.T, turnID string, cond func(turns.View) bool) tu
 		v, err = w.e.Svc.Turns.GetTurn(w.owner, turnID)
 		require.NoError(t, err)
 		return cond(v)
-	}, 60*time.Second, 20*time.Millisecond, "turn %s", turnID)
+	}, turnBound, 20*time.Millisecond, "turn %s", turnID)
 	return v
 }
 
@@ -251,14 +257,14 @@ func TestConcurrentMessagesStartExactlyOneTurn(t *testing.T) {
 
 func TestInterruptCancelsTheCallInFlight(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, scripted.New(time.Minute), 100)
+	// The model call would take a day: the interrupt's answer (the turn
+	// interrupted, nothing charged) can only come from cancelling it.
+	w := newWorld(t, scripted.New(24*time.Hour), 100)
 	st := w.send(t, "Write a long plan")
 	w.wait(t, st.TurnID, func(v turns.View) bool { return v.Status == models.TurnRunning })
-	began := time.Now()
 	v, err := w.e.Svc.Turns.InterruptTurn(w.owner, st.TurnID)
 	require.NoError(t, err)
 	assert.Equal(t, models.TurnInterrupted, v.Status)
-	assert.Less(t, time.Since(began), 30*time.Second, "the minute-long call was cancelled")
 	require.NotNil(t, v.CreditsCost)
 	assert.Equal(t, int64(0), *v.CreditsCost, "the cancelled call is not charged")
 
@@ -310,16 +316,22 @@ func TestRateLimitedModelCallIsRetriedAndChargedOnce(t *testing.T) {
 }
 
 func TestTurnThatRunsOutOfCreditsStopsWithoutOverdrawing(t *testing.T) {
-	// Each call costs 3 credits (8,001 input tokens → 3, 1 output → 1 … 4);
+	// Each call costs 4 credits (8,001 input tokens → 3, 1 output → 1);
 	// the model keeps calling tools, so the turn runs until the money ends.
+	// A call runs only when the free credits pay its input (estimated)
+	// and one credit of answer; one that costs more than it held (the
+	// model reports more input than the estimate) is charged what is
+	// left.
 	m := &greedyModel{tokens: 8001, tool: true}
 	w := newWorld(t, m, 10)
 	st := w.send(t, "Work forever")
 	v := w.wait(t, st.TurnID, ended)
 	require.Equal(t, models.TurnFailed, v.Status)
 	assert.Equal(t, string(models.CodeInsufficientCredits), v.ErrorCode)
-	assert.Equal(t, int64(0), w.balance(t), "what was left was charged, nothing more")
-	assert.Equal(t, int64(10), *v.CreditsCost)
+	left := w.balance(t)
+	assert.GreaterOrEqual(t, left, int64(0), "nothing overdrawn")
+	assert.Less(t, left, int64(4), "the turn ran until the credits left could not pay another call")
+	assert.Equal(t, 10-left, *v.CreditsCost, "the turn's cost is what the ledger took")
 }
 
 func TestWorkerStoppedMidTurnResumesWithoutChargingTwice(t *testing.T) {
@@ -363,13 +375,12 @@ func TestMessagesAreRefusedWithTheirReason(t *testing.T) {
 	// The owner's switch: agent_chat false is forbidden.
 	scope, err := w.e.Store.SystemCompanyScope(ctx, w.company)
 	require.NoError(t, err)
-	require.NoError(t, w.e.Store.SetCompanyChat(ctx, scope, false))
+	require.NoError(t, w.e.Store.Turns().SetCompanyChat(ctx, scope, false))
 	assert.Equal(t, models.CodeForbidden, domainErr(t, sendErr(w, "hello")).Code)
-	require.NoError(t, w.e.Store.SetCompanyChat(ctx, scope, true))
+	require.NoError(t, w.e.Store.Turns().SetCompanyChat(ctx, scope, true))
 
 	// Not provisioned yet.
-	co, err := w.e.Svc.CreateCompany(w.owner, w.cong, companies.CompanyInput{Name: "New One"})
-	require.NoError(t, err)
+	co := w.e.SeedCompany(t, w.owner, companies.CompanyInput{Name: "New One"})
 	_, err = w.e.Svc.Turns.SendMessage(w.owner, co.ID, turns.Message{Text: "hello"})
 	assert.Equal(t, models.CodeBusinessNotActive, domainErr(t, err).Code)
 
@@ -409,7 +420,7 @@ func TestTurnsACrashLeftQueuedAreStartedBySweep(t *testing.T) {
 	scope, err := w.e.Store.SystemCompanyScope(ctx, w.company)
 	require.NoError(t, err)
 	// The row of a message whose process died before the start.
-	lost, err := w.e.Store.CreateTurn(ctx, scope, models.Turn{SessionID: "0190b7e2-0000-7000-8000-0000000000aa", Trigger: models.TriggerMessage, Message: "hello"},
+	lost, err := w.e.Store.Turns().CreateTurn(ctx, scope, models.Turn{SessionID: "0190b7e2-0000-7000-8000-0000000000aa", Trigger: models.TriggerMessage, Message: "hello"},
 		[]models.ContentBlock{{Type: models.ContentText, Text: "hello"}})
 	require.NoError(t, err)
 
@@ -427,7 +438,7 @@ func TestTurnsACrashLeftQueuedAreStartedBySweep(t *testing.T) {
 	m.useSlow.Store(true)
 	running := w.send(t, "busy")
 	w.wait(t, running.TurnID, func(v turns.View) bool { return v.Status == models.TurnRunning })
-	lost2, err := w.e.Store.CreateTurn(ctx, scope, models.Turn{SessionID: "0190b7e2-0000-7000-8000-0000000000bb", Trigger: models.TriggerMessage, Message: "hi"},
+	lost2, err := w.e.Store.Turns().CreateTurn(ctx, scope, models.Turn{SessionID: "0190b7e2-0000-7000-8000-0000000000bb", Trigger: models.TriggerMessage, Message: "hi"},
 		[]models.ContentBlock{{Type: models.ContentText, Text: "hi"}})
 	require.NoError(t, err)
 	_, err = sw.Sweep(ctx, -time.Second)
@@ -474,7 +485,8 @@ func TestOperatorRunsATaskWithoutTheCreditCheck(t *testing.T) {
 	got, err := w.e.Svc.Tasks.Get(w.owner, task.ID)
 	require.NoError(t, err)
 	assert.Equal(t, run.RunID, *got.LastRunID)
-	// One credit pays the first call; the next finds none.
+	// One credit pays no model call (a call needs its input and one credit
+	// of answer free): the run fails before calling.
 	assert.Equal(t, models.TurnFailed, v.Status)
 	assert.Equal(t, string(models.CodeInsufficientCredits), v.ErrorCode)
 	assert.Equal(t, models.TaskFailed, got.Status)
@@ -600,4 +612,36 @@ func TestActivatingACompanyWithoutAScheduleCreatesIt(t *testing.T) {
 	require.NoError(t, err, "activating made the schedule")
 	assert.False(t, d.Schedule.State.Paused)
 	require.NoError(t, schedules.Resume(ctx, w.company, w.cong), "activating twice is fine")
+}
+
+// unreachableTemporal refuses every workflow start, as a Temporal that is
+// down.
+type unreachableTemporal struct{ client.Client }
+
+func (unreachableTemporal) ExecuteWorkflow(context.Context, client.StartWorkflowOptions, any, ...any) (client.WorkflowRun, error) {
+	return nil, serviceerror.NewUnavailable("connection refused")
+}
+
+// TestMessageWhileTemporalIsDownIsRefusedForNow (docs/reliability.md,
+// "Temporal down"): a message whose turn Temporal does not take answers
+// upstream_unavailable with retry_after_seconds (REST: 503 with
+// Retry-After) and leaves no turn behind; it may be sent again as it is.
+func TestMessageWhileTemporalIsDownIsRefusedForNow(t *testing.T) {
+	t.Parallel()
+	tmp := testenv.NewTemporal(t, nil)
+	e := servicetest.NewWith(t, usecases.Options{Temporal: unreachableTemporal{tmp.Client}, AgentRunEvery: time.Hour})
+	w := &world{e: e, tmp: tmp}
+	w.owner, w.cong = e.User(t, "ada@example.com")
+	w.company = e.SeedCompany(t, w.owner, companies.CompanyInput{Name: "Ada Bakery", Idea: "Bread by subscription"}).ID
+	w.setReady(t)
+	_, err := e.Svc.GrantCredits(context.Background(), e.Store.SystemConglomerateScope(w.cong), models.EntryAdminAdjustment, 100, "test credits")
+	require.NoError(t, err)
+
+	_, err = e.Svc.Turns.SendMessage(w.owner, w.company, turns.Message{Text: "Plan the launch"})
+	de := domainErr(t, err)
+	assert.Equal(t, models.CodeUpstreamUnavailable, de.Code)
+	assert.Equal(t, int64(turns.StartRetryAfter), de.Extra["retry_after_seconds"])
+	page, err := e.Svc.Turns.ListTurns(w.owner, w.company, 10, "")
+	require.NoError(t, err)
+	assert.Empty(t, page.Turns, "the turn that did not start is not kept")
 }

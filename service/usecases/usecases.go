@@ -1,7 +1,9 @@
-// Package usecases builds every domain's use cases on one core, for the
-// processes that serve them all (the REST adapter, later the connector)
-// and for tests. A process that needs one domain (an activity spending
-// credits, an admin command) builds that domain's package alone.
+// Package usecases builds the use cases a process serves on one core:
+// each role of app/ names the parts it serves (Build), so an
+// authorization server builds sign-in alone and a worker no sign-in; a
+// process of every role, and the tests, build All (New). A command that
+// needs one domain (an admin command granting credits) builds that
+// domain's package alone.
 package usecases
 
 import (
@@ -23,16 +25,38 @@ import (
 	"holdco/service/identity"
 	"holdco/service/mail"
 	"holdco/service/oauth"
+	"holdco/service/paymentevents"
 	"holdco/service/prospects"
 	"holdco/service/sales"
 	"holdco/service/tasks"
 	"holdco/service/traces"
 	"holdco/service/turns"
+	"holdco/service/webtools"
 	"holdco/store"
 )
 
-// Services are the use cases by domain, sharing one core.
+// Parts are groups of use cases a process builds.
+type Parts uint8
+
+const (
+	// SignIn is identity (authentication, sign-in flows, tokens, the
+	// account) and the OAuth authorization server.
+	SignIn Parts = 1 << iota
+	// Domains is billing and every business domain on it: companies,
+	// founding, turns and their schedules, tasks, documents, files, mail,
+	// sales, prospects, analytics, growth, the web tools, traces, the
+	// agents' tool catalog and the payment events' router.
+	Domains
+	// All is both: a process of every role, the operator's commands that
+	// serve admin endpoints, and the tests.
+	All = SignIn | Domains
+)
+
+// Services are the use cases by domain, sharing one core. A domain of a
+// part the process did not build is nil.
 type Services struct {
+	// Parts are the parts built.
+	Parts     Parts
 	Core      *service.Core
 	Identity  *identity.Service
 	Billing   *billing.Service
@@ -66,6 +90,11 @@ type Services struct {
 	Founding *founding.Service
 	// Growth is domains and ads.
 	Growth *growth.Service
+	// Web is the paid web acts: web research and image generation.
+	Web *webtools.Service
+	// PaymentEvents applies the payment provider's webhook events to
+	// billing and growth.
+	PaymentEvents *paymentevents.Service
 }
 
 // Options are optional dependencies (tests inject a clock).
@@ -99,8 +128,8 @@ type Options struct {
 	Database agenttools.Database
 	// Research and Images are the providers of the agents' web_research
 	// and generate_image (nil: those tools answer not_configured).
-	Research agenttools.Research
-	Images   agenttools.Images
+	Research webtools.Searcher
+	Images   webtools.ImageMaker
 	// AgentRunEvery is the period of companies' scheduled agent runs (0:
 	// none).
 	AgentRunEvery time.Duration
@@ -112,7 +141,8 @@ type Options struct {
 	// pre-registered clients).
 	OAuth oauth.Config
 	// FoundingLimits are the founding gates' numbers (zero values: the
-	// defaults).
+	// defaults); the business limit and the platform's cap go to the
+	// companies' StartBusiness, the one business start.
 	FoundingLimits founding.Limits
 	// Analytics sizes the capture queue and its writer's batches.
 	Analytics analytics.Options
@@ -124,28 +154,52 @@ type Options struct {
 }
 
 // New builds the core (reading or creating the instance signing key) and
-// every domain on it.
+// every domain on it: Build of All.
 func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.IdentityProvider, logger *slog.Logger, opts Options) (*Services, error) {
+	return Build(ctx, All, cfg, st, idp, logger, opts)
+}
+
+// Build builds the core and the parts named, each with what it calls
+// passed at construction; nothing is installed in a domain afterwards.
+// idp is SignIn's (nil without it).
+func Build(ctx context.Context, parts Parts, cfg service.Config, st *store.Store, idp identity.IdentityProvider, logger *slog.Logger, opts Options) (*Services, error) {
 	core, err := service.NewCore(ctx, cfg, st, logger, opts.Clock)
 	if err != nil {
 		return nil, err
 	}
-	s := &Services{Core: core}
+	s := &Services{Parts: parts, Core: core}
+	if parts&Domains != 0 {
+		s.buildDomains(core, opts)
+	}
+	if parts&SignIn != 0 {
+		// Deleting an account stops its payments and its companies'
+		// sales: with the domains built, identity reaches them.
+		var payments identity.AccountPayments
+		var sales identity.CompanySales
+		if s.Billing != nil {
+			payments, sales = s.Billing, s.Sales
+		}
+		s.Identity = identity.New(core, idp, payments, sales)
+		if s.OAuth, err = oauth.New(core, s.Identity, opts.OAuth); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// buildDomains builds billing and every domain on it.
+func (s *Services) buildDomains(core *service.Core, opts Options) {
 	// A nil provider must stay a nil interface in each domain.
 	var objects companies.PaymentObjects
 	if opts.Payments != nil {
 		objects = opts.Payments
 	}
-	s.Billing = billing.New(core, opts.Payments)
-	if opts.Temporal != nil {
-		s.Billing.SetAutoTopUpTrigger(&autoTopUpStarter{temporal: opts.Temporal, logger: logger})
-	}
-	s.Identity = identity.New(core, idp, s.Billing)
+	s.Billing = billing.New(core, billing.Options{Payments: opts.Payments, Temporal: opts.Temporal})
 	s.Sales = sales.New(core, s.Billing, opts.Sales)
 	s.Analytics = analytics.New(core, opts.Analytics)
 	s.Schedules = &turns.Schedules{Temporal: opts.Temporal, Every: opts.AgentRunEvery}
 	s.Companies = companies.New(core, s.Billing, companies.Options{Payments: objects, Temporal: opts.Temporal, Sales: s.Sales, Schedules: s.Schedules,
-		Analytics: s.Analytics})
+		Analytics: s.Analytics, Limits: companies.Limits{BusinessLimit: opts.FoundingLimits.BusinessLimit, PlatformCompanies: opts.FoundingLimits.PlatformCompanies}})
 	s.Mail = mail.New(core, s.Billing, opts.Mail, opts.MailSender, opts.MailBodies)
 	s.Documents = documents.New(core)
 	s.Files = files.New(core, opts.Blobs, opts.FileLimits)
@@ -159,12 +213,10 @@ func New(ctx context.Context, cfg service.Config, st *store.Store, idp identity.
 	s.TraceWriter = traces.NewWriter(opts.Blobs)
 	s.Prospects = prospects.New(core)
 	s.Growth = growth.New(core, s.Billing, growth.Options{Registrar: opts.Registrar, Ads: opts.Ads, Temporal: opts.Temporal, TLDs: opts.TLDs})
+	s.PaymentEvents = paymentevents.New(core, s.Billing, s.Growth)
 	s.Founding = founding.New(core, s.Billing, s.Companies, s.Turns, founding.Options{Temporal: opts.Temporal, Limits: opts.FoundingLimits})
+	s.Web = webtools.New(core, s.Billing, s.Files, opts.Research, opts.Images)
 	s.Tools = agenttools.New(agenttools.Services{Documents: s.Documents, Tasks: s.Tasks, Files: s.Files, Mail: s.Mail,
 		Sales: s.Sales, Companies: s.Companies, Prospects: s.Prospects, Repository: opts.Repository,
-		Database: opts.Database, Analytics: s.Analytics, Growth: s.Growth, Research: opts.Research, Images: opts.Images, Billing: s.Billing})
-	if s.OAuth, err = oauth.New(core, s.Identity, opts.OAuth); err != nil {
-		return nil, err
-	}
-	return s, nil
+		Database: opts.Database, Analytics: s.Analytics, Growth: s.Growth, Web: s.Web})
 }

@@ -1,5 +1,7 @@
 package contract
 
+import "time"
+
 // The auto top-up workflow: one per conglomerate, started or signalled
 // (signal-with-start) after a spend leaves the balance under the account's
 // threshold; it charges the saved card once, then cools down.
@@ -18,4 +20,24 @@ func AutoTopUpWorkflowID(conglomerateID string) string { return "auto-top-up:" +
 type AutoTopUpInput struct {
 	ConglomerateID string
 	Charges        int
+	// Cooldown overrides the workflow's cooldown between charges (0: the
+	// workflow's; recorded test runs wait less).
+	Cooldown time.Duration
+}
+
+// AutoTopUpAttempt is one attempt of a workflow run (its number names the
+// provider's idempotency key, so a retried activity charges once).
+type AutoTopUpAttempt struct {
+	ConglomerateID string
+	Attempt        int
+}
+
+// AutoTopUpOutcome is what one auto top-up attempt did.
+type AutoTopUpOutcome struct {
+	// Charged: the card was charged and the credits granted.
+	Charged bool
+	Credits int64
+	// Failed says why no charge was possible ("" when none was needed):
+	// no_payment_method, payments_not_configured, or the payment's status.
+	Failed string
 }

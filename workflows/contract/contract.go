@@ -4,7 +4,9 @@
 // start, signal and query workflows through it alone; workflows/ and
 // activities/ implement it. It imports nothing of the worker (no
 // go.temporal.io/sdk/workflow, no sdk/worker, no activities), so importing
-// it never links the workflow code.
+// it never links the workflow code. The one client call it holds is
+// SignalAds, the ad reconciler's signal-with-start that growth, billing
+// (after a grant) and the growth sweeper all send.
 package contract
 
 import (

@@ -122,3 +122,27 @@ func ValidateFoundingAnswer(a FoundingAnswer) string {
 	}
 	return ""
 }
+
+// InterviewRef names an interview and its account (the founding
+// activities' input).
+type InterviewRef struct {
+	InterviewID    string
+	ConglomerateID string
+}
+
+// RecordAnswerInput is the founder's seq-th answer.
+type RecordAnswerInput struct {
+	InterviewRef
+	Seq    int
+	Answer FoundingAnswer
+}
+
+// RejectInput ends an interview rejected.
+type RejectInput struct {
+	InterviewRef
+	Reason string
+}
+
+// ErrInterviewerFailed is the type of an interviewer's model failure that
+// retrying cannot fix (auth, invalid request): not retried.
+const ErrInterviewerFailed = "InterviewerFailed"

@@ -1,6 +1,15 @@
 package contract
 
-import "time"
+import (
+	"context"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"holdco/models"
+)
 
 // The domain purchase workflow: one per purchase, started once it is paid;
 // it places the registrar order and polls it with backoff until the
@@ -59,6 +68,18 @@ const (
 // AdsWorkflowID is the one workflow id per company.
 func AdsWorkflowID(companyID string) string { return "ads:" + companyID }
 
+// SignalAds asks the company's reconciler to look at its campaign again,
+// starting it when none runs (signal-with-start). Every sender uses it: a
+// cap change or a new creative (service/growth), a grant that woke the
+// campaign (service/billing), the growth sweeper.
+func SignalAds(ctx context.Context, c client.Client, companyID, conglomerateID string) error {
+	_, err := c.SignalWithStartWorkflow(ctx, AdsWorkflowID(companyID), SignalAdsReconcile, nil,
+		client.StartWorkflowOptions{TaskQueue: TaskQueue, WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+			TypedSearchAttributes: temporal.NewSearchAttributes(CompanyIDKey.ValueSet(companyID), ConglomerateIDKey.ValueSet(conglomerateID))},
+		AdsWorkflowName, AdsInput{CompanyID: companyID, ConglomerateID: conglomerateID})
+	return err
+}
+
 // AdsInput names the company; Days counts the day boundaries of earlier
 // runs (continue-as-new).
 type AdsInput struct {
@@ -80,4 +101,36 @@ type AdsState struct {
 	State    string
 	DailyCap int64
 	Days     int
+}
+
+// DomainRef names a purchase (the domain activities' input).
+type DomainRef struct {
+	PurchaseID     string
+	ConglomerateID string
+}
+
+// FinishDomainInput ends a purchase.
+type FinishDomainInput struct {
+	DomainRef
+	Registered bool
+	Reason     string
+}
+
+// ErrDomainGone: the purchase no longer exists (its account was deleted);
+// the workflow ends.
+const ErrDomainGone = "domain_purchase_gone"
+
+// ReconcileAdsInput is the company and the workflow's day (UTC midnight).
+type ReconcileAdsInput struct {
+	CompanyID      string
+	ConglomerateID string
+	Day            time.Time
+}
+
+// ReconcileAdsResult is the campaign after a reconcile.
+type ReconcileAdsResult struct {
+	State    models.AdState
+	DailyCap int64
+	// Reserved: the day has a reservation to close at its end.
+	Reserved bool
 }

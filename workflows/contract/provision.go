@@ -29,3 +29,22 @@ type ProvisionInput struct {
 type ProvisionResult struct {
 	Refs map[models.ResourceKind]string
 }
+
+// ResourceInput names one resource of one company (the ProvisionResource
+// activity).
+type ResourceInput struct {
+	CompanyID string
+	Kind      models.ResourceKind
+	// SeedRepo false is an import resume: the repository is not seeded.
+	SeedRepo bool
+}
+
+// ResourceResult is a provisioned resource.
+type ResourceResult struct {
+	Kind models.ResourceKind
+	Ref  string
+}
+
+// ErrCompanyGone stops provisioning of a company that no longer exists or
+// was archived; it is not retried.
+const ErrCompanyGone = "CompanyGone"

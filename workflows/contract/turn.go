@@ -49,3 +49,80 @@ type TurnState struct {
 	Doing       string
 	Interrupted bool
 }
+
+// The turn's activities (activities.Turns; the rules are service/turns'
+// Engine). Every input names the turn and its company; the turn's
+// conversation and results are in the database, never in the history.
+
+// TurnRef names a turn and its company.
+type TurnRef struct {
+	TurnID         string
+	CompanyID      string
+	ConglomerateID string
+}
+
+// StartTurnResult says whether the turn is still to be worked on.
+type StartTurnResult struct {
+	Active bool
+}
+
+// StepInput names one step of a turn.
+type StepInput struct {
+	TurnRef
+	Step int
+}
+
+// ToolCallRef is one tool call of a step's model answer.
+type ToolCallRef struct {
+	Index int
+	ID    string
+	Name  string
+	// Control: the workflow handles the call (ask_question).
+	Control bool
+}
+
+// ModelStepResult is a model call's outcome: the tool calls to make, or
+// none when the answer is final.
+type ModelStepResult struct {
+	Calls []ToolCallRef
+}
+
+// ToolStepInput names one tool call of a step (its index among the
+// answer's tool calls).
+type ToolStepInput struct {
+	StepInput
+	Index int
+}
+
+// ToolStepResult is a tool call's outcome.
+type ToolStepResult struct {
+	IsError bool
+	// Question is ask_question's question (the turn then ends waiting).
+	Question string
+}
+
+// FinishTurnInput is how the workflow ends a turn.
+type FinishTurnInput struct {
+	TurnRef
+	Status      models.TurnStatus
+	Question    string
+	ErrorCode   string
+	ErrorDetail string
+}
+
+// Error types of the turn activities' non-retryable failures: the turn
+// ends failed with this code (a connector error case) and the message as
+// its detail.
+const (
+	ErrTurnInsufficientCredits = string(models.CodeInsufficientCredits)
+	ErrTurnRateLimited         = string(models.CodeRateLimited)
+	ErrTurnUpstream            = string(models.CodeUpstreamUnavailable)
+	ErrTurnTooLarge            = string(models.CodeTooLarge)
+	ErrTurnInternal            = string(models.CodeInternal)
+)
+
+// ErrInterrupted is the type of the error of an activity whose context
+// ended (the worker shuts down, or the activity was cancelled or timed
+// out): expected, retried, and logged by the SDK as benign, not as an
+// error.
+const ErrInterrupted = "Interrupted"

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"holdco/models"
+	"holdco/providers/llm/llmtest"
 )
 
 // The consumer's interface, as the turn activity will declare it.
@@ -179,7 +181,62 @@ func errorBody(typ, msg string) string {
 	return string(b)
 }
 
-func TestFailuresAreClassifiedAndNotRetried(t *testing.T) {
+// TestConformance runs the adapters' shared suite against a local
+// Messages API server.
+func TestConformance(t *testing.T) {
+	llmtest.Run(t, llmtest.Protocol{
+		Key: testKey,
+		New: func(t *testing.T, baseURL string, timeout time.Duration) llmtest.Model {
+			m, err := New(Config{APIKey: testKey, Model: "claude-test", BaseURL: baseURL, MaxTokens: 1024, Timeout: timeout})
+			require.NoError(t, err)
+			return m
+		},
+		Text: func(w http.ResponseWriter, deltas []string) {
+			events := []string{messageStart, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`, ping}
+			for _, d := range deltas {
+				events = append(events, delta(0, "text_delta", "text", d))
+			}
+			sse(w, append(events, `{"type":"content_block_stop","index":0}`,
+				`{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":7}}`, messageStop)...)
+		},
+		ToolCall: func(w http.ResponseWriter, id, name string, parts []string) {
+			events := []string{messageStart, `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"` + id + `","name":"` + name + `","input":{}}}`}
+			for _, p := range parts {
+				events = append(events, delta(0, "input_json_delta", "partial_json", p))
+			}
+			sse(w, append(events, `{"type":"content_block_stop","index":0}`,
+				`{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":30}}`, messageStop)...)
+		},
+		Fail: func(w http.ResponseWriter, f llmtest.Failure) {
+			body := map[llmtest.FailureClass]string{
+				llmtest.RateLimited:    errorBody("rate_limit_error", "slow down"),
+				llmtest.ServerError:    errorBody("api_error", "internal"),
+				llmtest.InvalidRequest: errorBody("invalid_request_error", "messages: field required"),
+				llmtest.ContextTooLong: errorBody("invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum"),
+				llmtest.Unauthorized:   errorBody("authentication_error", "invalid x-api-key "+f.Key),
+			}[f.Class]
+			if f.RetryAfter > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(int(f.RetryAfter.Seconds())))
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(f.Status)
+			_, _ = io.WriteString(w, body)
+		},
+		StreamError: func(w http.ResponseWriter, partial string) {
+			sse(w, messageStart, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+				delta(0, "text_delta", "text", partial), errorBody("overloaded_error", "Overloaded"))
+		},
+		StreamErrorKind: models.ModelOverloaded,
+		Cut: func(w http.ResponseWriter, partial string) {
+			sse(w, messageStart, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`, delta(0, "text_delta", "text", partial))
+		},
+		Begin: func(w http.ResponseWriter) { sse(w, messageStart) },
+	})
+}
+
+// TestProviderFailuresAreClassifiedAndNotRetried covers the Messages
+// API's own failures beyond the shared suite's.
+func TestProviderFailuresAreClassifiedAndNotRetried(t *testing.T) {
 	cases := []struct {
 		name       string
 		status     int
@@ -189,13 +246,8 @@ func TestFailuresAreClassifiedAndNotRetried(t *testing.T) {
 		retryable  bool
 		retryAfter time.Duration
 	}{
-		{"429 with retry-after", 429, map[string]string{"Retry-After": "7"}, errorBody("rate_limit_error", "slow down"), models.ModelRateLimited, true, 7 * time.Second},
-		{"500", 500, nil, errorBody("api_error", "internal"), models.ModelUnavailable, true, 0},
-		{"503 without a body", 503, nil, "", models.ModelUnavailable, true, 0},
 		{"529 overloaded", 529, nil, errorBody("overloaded_error", "Overloaded"), models.ModelOverloaded, true, 0},
-		{"400", 400, nil, errorBody("invalid_request_error", "messages: field required"), models.ModelInvalidRequest, false, 0},
-		{"400 prompt too long", 400, nil, errorBody("invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum"), models.ModelContextTooLong, false, 0},
-		{"401", 401, nil, errorBody("authentication_error", "invalid x-api-key "+testKey), models.ModelAuth, false, 0},
+		{"503 without a body", 503, nil, "", models.ModelUnavailable, true, 0},
 		{"403", 403, nil, errorBody("permission_error", "no access"), models.ModelAuth, false, 0},
 	}
 	for _, tc := range cases {
@@ -220,75 +272,6 @@ func TestFailuresAreClassifiedAndNotRetried(t *testing.T) {
 			assert.Equal(t, 1, rec.count(), "the SDK must not retry")
 		})
 	}
-}
-
-func TestAnErrorEventInTheStreamIsClassified(t *testing.T) {
-	rec, m := serve(t, func(w http.ResponseWriter, r *http.Request) {
-		sse(w, messageStart,
-			`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
-			delta(0, "text_delta", "text", "Partial"),
-			errorBody("overloaded_error", "Overloaded"))
-	})
-	var got string
-	_, err := m.Complete(context.Background(), models.ModelRequest{Messages: []models.ModelMessage{{Role: models.RoleUser, Content: []models.ContentBlock{{Type: models.ContentText, Text: "hi"}}}}}, func(d string) { got += d })
-	var callErr *models.ModelCallError
-	require.ErrorAs(t, err, &callErr)
-	assert.Equal(t, models.ModelOverloaded, callErr.Kind)
-	assert.True(t, callErr.Retryable)
-	assert.Equal(t, "Partial", got)
-	assert.Equal(t, 1, rec.count())
-}
-
-func TestACutStreamIsUnavailable(t *testing.T) {
-	_, m := serve(t, func(w http.ResponseWriter, r *http.Request) {
-		sse(w, messageStart, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`, delta(0, "text_delta", "text", "Half"))
-	})
-	_, err := m.Complete(context.Background(), models.ModelRequest{Messages: []models.ModelMessage{{Role: models.RoleUser, Content: []models.ContentBlock{{Type: models.ContentText, Text: "hi"}}}}}, nil)
-	var callErr *models.ModelCallError
-	require.ErrorAs(t, err, &callErr)
-	assert.Equal(t, models.ModelUnavailable, callErr.Kind)
-	assert.True(t, callErr.Retryable)
-}
-
-func TestAServerThatNeverAnswersTimesOut(t *testing.T) {
-	rec, m := serve(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
-	m.cfg.Timeout = 0 // the caller's deadline alone
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	_, err := m.Complete(ctx, models.ModelRequest{Messages: []models.ModelMessage{{Role: models.RoleUser, Content: []models.ContentBlock{{Type: models.ContentText, Text: "hi"}}}}}, nil)
-	var callErr *models.ModelCallError
-	require.ErrorAs(t, err, &callErr)
-	assert.Equal(t, models.ModelTimeout, callErr.Kind)
-	assert.True(t, callErr.Retryable)
-	assert.Equal(t, 1, rec.count())
-}
-
-func TestTheConfiguredTimeoutBoundsAStalledStream(t *testing.T) {
-	rec, m := serve(t, func(w http.ResponseWriter, r *http.Request) {
-		sse(w, messageStart)
-		<-r.Context().Done()
-	})
-	m.cfg.Timeout = 50 * time.Millisecond
-	_, err := m.Complete(context.Background(), models.ModelRequest{Messages: []models.ModelMessage{{Role: models.RoleUser, Content: []models.ContentBlock{{Type: models.ContentText, Text: "hi"}}}}}, nil)
-	var callErr *models.ModelCallError
-	require.ErrorAs(t, err, &callErr)
-	assert.Equal(t, models.ModelTimeout, callErr.Kind)
-	assert.Equal(t, 1, rec.count())
-}
-
-func TestCancelingTheCallIsNotRetryable(t *testing.T) {
-	started := make(chan struct{})
-	_, m := serve(t, func(w http.ResponseWriter, r *http.Request) {
-		close(started)
-		<-r.Context().Done()
-	})
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { <-started; cancel() }()
-	_, err := m.Complete(ctx, models.ModelRequest{Messages: []models.ModelMessage{{Role: models.RoleUser, Content: []models.ContentBlock{{Type: models.ContentText, Text: "hi"}}}}}, nil)
-	var callErr *models.ModelCallError
-	require.ErrorAs(t, err, &callErr)
-	assert.Equal(t, models.ModelCanceled, callErr.Kind)
-	assert.False(t, callErr.Retryable)
 }
 
 func TestNewRefusesAMissingKeyOrModel(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"holdco/models"
+	"holdco/providers/llm/llmtest"
 )
 
 // The consumer's interface, as the turn activity will declare it.
@@ -192,7 +194,68 @@ func errorBody(typ, code, msg string) string {
 	return string(b)
 }
 
-func TestFailuresAreClassifiedAndNotRetried(t *testing.T) {
+// TestConformance runs the adapters' shared suite against a local Chat
+// Completions server.
+func TestConformance(t *testing.T) {
+	llmtest.Run(t, llmtest.Protocol{
+		Key: testKey,
+		New: func(t *testing.T, baseURL string, timeout time.Duration) llmtest.Model {
+			m, err := New(Config{APIKey: testKey, Model: "gpt-test", BaseURL: baseURL + "/v1", Timeout: timeout})
+			require.NoError(t, err)
+			return m
+		},
+		Text: func(w http.ResponseWriter, deltas []string) {
+			var chunks []string
+			for _, d := range deltas {
+				b, _ := json.Marshal(map[string]string{"content": d})
+				chunks = append(chunks, chunk(string(b), ""))
+			}
+			sse(w, append(chunks, chunk(`{}`, "stop"), usage)...)
+		},
+		ToolCall: func(w http.ResponseWriter, id, name string, parts []string) {
+			chunks := []string{chunk(`{"tool_calls":[{"index":0,"id":"`+id+`","type":"function","function":{"name":"`+name+`","arguments":""}}]}`, "")}
+			for _, p := range parts {
+				b, _ := json.Marshal(p)
+				chunks = append(chunks, chunk(`{"tool_calls":[{"index":0,"function":{"arguments":`+string(b)+`}}]}`, ""))
+			}
+			sse(w, append(chunks, chunk(`{}`, "tool_calls"), usage)...)
+		},
+		Fail: func(w http.ResponseWriter, f llmtest.Failure) {
+			body := map[llmtest.FailureClass]string{
+				llmtest.RateLimited:    errorBody("requests", "rate_limit_exceeded", "Rate limit reached"),
+				llmtest.ServerError:    errorBody("server_error", "", "The server had an error"),
+				llmtest.InvalidRequest: errorBody("invalid_request_error", "", "Invalid value for 'model'"),
+				llmtest.ContextTooLong: errorBody("invalid_request_error", "context_length_exceeded", "This model's maximum context length is 128000 tokens"),
+				llmtest.Unauthorized:   errorBody("invalid_request_error", "invalid_api_key", "Incorrect API key provided: "+f.Key),
+			}[f.Class]
+			if f.RetryAfter > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(int(f.RetryAfter.Seconds())))
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(f.Status)
+			_, _ = io.WriteString(w, body)
+		},
+		StreamError: func(w http.ResponseWriter, partial string) {
+			b, _ := json.Marshal(map[string]string{"content": partial})
+			sse(w, chunk(string(b), ""), `{"error":{"type":"server_error","code":null,"message":"The server had an error while processing your request."}}`)
+		},
+		StreamErrorKind: models.ModelUnavailable,
+		Cut: func(w http.ResponseWriter, partial string) {
+			b, _ := json.Marshal(map[string]string{"content": partial})
+			sse(w, chunk(string(b), ""))
+		},
+		Begin: func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			_, _ = io.WriteString(w, "data: "+chunk(`{"role":"assistant","content":""}`, "")+"\n\n")
+			w.(http.Flusher).Flush()
+		},
+	})
+}
+
+// TestProviderFailuresAreClassifiedAndNotRetried covers the Chat
+// Completions API's own failures beyond the shared suite's.
+func TestProviderFailuresAreClassifiedAndNotRetried(t *testing.T) {
 	cases := []struct {
 		name       string
 		status     int
@@ -202,14 +265,9 @@ func TestFailuresAreClassifiedAndNotRetried(t *testing.T) {
 		retryable  bool
 		retryAfter time.Duration
 	}{
-		{"429 with retry-after", 429, map[string]string{"Retry-After": "3"}, errorBody("requests", "rate_limit_exceeded", "Rate limit reached"), models.ModelRateLimited, true, 3 * time.Second},
 		{"429 with retry-after-ms", 429, map[string]string{"Retry-After-Ms": "1500"}, errorBody("requests", "rate_limit_exceeded", "Rate limit reached"), models.ModelRateLimited, true, 1500 * time.Millisecond},
 		{"429 out of quota", 429, nil, errorBody("insufficient_quota", "insufficient_quota", "You exceeded your current quota"), models.ModelAuth, false, 0},
-		{"500", 500, nil, errorBody("server_error", "", "The server had an error"), models.ModelUnavailable, true, 0},
 		{"502 from a proxy", 502, nil, "<html>bad gateway</html>", models.ModelUnavailable, true, 0},
-		{"400", 400, nil, errorBody("invalid_request_error", "", "Invalid value for 'model'"), models.ModelInvalidRequest, false, 0},
-		{"400 context too long", 400, nil, errorBody("invalid_request_error", "context_length_exceeded", "This model's maximum context length is 128000 tokens"), models.ModelContextTooLong, false, 0},
-		{"401", 401, nil, errorBody("invalid_request_error", "invalid_api_key", "Incorrect API key provided: "+testKey), models.ModelAuth, false, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -233,57 +291,6 @@ func TestFailuresAreClassifiedAndNotRetried(t *testing.T) {
 			assert.Equal(t, 1, rec.count(), "the SDK must not retry")
 		})
 	}
-}
-
-func TestAnErrorInTheStreamIsClassified(t *testing.T) {
-	rec, m := serve(t, Config{APIKey: testKey}, func(w http.ResponseWriter, r *http.Request) {
-		sse(w, chunk(`{"content":"Partial"}`, ""), `{"error":{"type":"server_error","code":null,"message":"The server had an error while processing your request."}}`)
-	})
-	var got string
-	_, err := m.Complete(context.Background(), models.ModelRequest{Messages: []models.ModelMessage{userText("hi")}}, func(d string) { got += d })
-	var callErr *models.ModelCallError
-	require.ErrorAs(t, err, &callErr)
-	assert.Equal(t, models.ModelUnavailable, callErr.Kind)
-	assert.True(t, callErr.Retryable)
-	assert.Equal(t, "Partial", got)
-	assert.Equal(t, 1, rec.count())
-}
-
-func TestAStreamWithoutAFinishIsUnavailable(t *testing.T) {
-	_, m := serve(t, Config{APIKey: testKey}, func(w http.ResponseWriter, r *http.Request) {
-		sse(w, chunk(`{"content":"Half"}`, ""))
-	})
-	_, err := m.Complete(context.Background(), models.ModelRequest{Messages: []models.ModelMessage{userText("hi")}}, nil)
-	var callErr *models.ModelCallError
-	require.ErrorAs(t, err, &callErr)
-	assert.Equal(t, models.ModelUnavailable, callErr.Kind)
-}
-
-func TestAServerThatNeverAnswersTimesOut(t *testing.T) {
-	rec, m := serve(t, Config{APIKey: testKey}, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	_, err := m.Complete(ctx, models.ModelRequest{Messages: []models.ModelMessage{userText("hi")}}, nil)
-	var callErr *models.ModelCallError
-	require.ErrorAs(t, err, &callErr)
-	assert.Equal(t, models.ModelTimeout, callErr.Kind)
-	assert.True(t, callErr.Retryable)
-	assert.Equal(t, 1, rec.count())
-}
-
-func TestCancelingTheCallIsNotRetryable(t *testing.T) {
-	started := make(chan struct{})
-	_, m := serve(t, Config{APIKey: testKey}, func(w http.ResponseWriter, r *http.Request) {
-		close(started)
-		<-r.Context().Done()
-	})
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { <-started; cancel() }()
-	_, err := m.Complete(ctx, models.ModelRequest{Messages: []models.ModelMessage{userText("hi")}}, nil)
-	var callErr *models.ModelCallError
-	require.ErrorAs(t, err, &callErr)
-	assert.Equal(t, models.ModelCanceled, callErr.Kind)
-	assert.False(t, callErr.Retryable)
 }
 
 func TestALocalServerNeedsNoKeyAndGetsNone(t *testing.T) {

@@ -9,32 +9,9 @@ import (
 	"holdco/models"
 )
 
-// The founding interviewer's tools (service/founding uses the same names
-// and shapes). A request that offers propose_company is an interview.
-const (
-	ToolAskFounder     = "ask_founder"
-	ToolProposeCompany = "propose_company"
-	ToolRejectIdea     = "reject_idea"
-)
-
-// AskFounderInput is ask_founder's input.
-type AskFounderInput struct {
-	Question string `json:"question"`
-	Topic    string `json:"topic"`
-}
-
-// ProposeCompanyInput is propose_company's input.
-type ProposeCompanyInput struct {
-	Name         string `json:"name"`
-	Handle       string `json:"handle"`
-	Mission      string `json:"mission"`
-	FoundingPlan string `json:"founding_plan"`
-}
-
-// RejectIdeaInput is reject_idea's input.
-type RejectIdeaInput struct {
-	Reason string `json:"reason"`
-}
+// The founding interviewer's tools and their inputs are models' (the
+// names and shapes service/founding offers). A request that offers
+// propose_company is an interview.
 
 // minIdeaWords is the fewest words an idea needs for the scripted
 // interviewer to go on.
@@ -61,23 +38,23 @@ func readInterview(req models.ModelRequest) interviewState {
 				st.toolUses++
 				byID[b.ToolUseID] = b
 				switch b.ToolName {
-				case ToolAskFounder:
-					var in AskFounderInput
+				case models.ToolAskFounder:
+					var in models.AskFounderInput
 					_ = json.Unmarshal(b.Input, &in)
 					if _, seen := st.asked[in.Topic]; !seen {
 						st.asked[in.Topic] = ""
 					}
-				case ToolProposeCompany:
+				case models.ToolProposeCompany:
 					st.proposals++
 				}
 			case b.Type == models.ContentToolResult:
 				call := byID[b.ToolUseID]
 				switch call.ToolName {
-				case ToolAskFounder:
-					var in AskFounderInput
+				case models.ToolAskFounder:
+					var in models.AskFounderInput
 					_ = json.Unmarshal(call.Input, &in)
 					st.asked[in.Topic] = strings.TrimSpace(b.Text)
-				case ToolProposeCompany:
+				case models.ToolProposeCompany:
 					st.changes = append(st.changes, strings.TrimSpace(b.Text))
 				}
 			}
@@ -104,13 +81,13 @@ func interview(req models.ModelRequest) models.ModelResponse {
 	_, askedCustomers := st.asked["customers"]
 	switch {
 	case len(words(st.idea)) < minIdeaWords:
-		return call("I cannot found this yet.", ToolRejectIdea, RejectIdeaInput{
+		return call("I cannot found this yet.", models.ToolRejectIdea, models.RejectIdeaInput{
 			Reason: "The idea is too short to found a business on: say in a sentence what it sells and to whom."})
 	case !askedName:
-		return call("Let's name it.", ToolAskFounder, AskFounderInput{Topic: "name",
+		return call("Let's name it.", models.ToolAskFounder, models.AskFounderInput{Topic: "name",
 			Question: fmt.Sprintf("What should the business be called? I suggest %q; answer with a name, or yes to take it.", suggested)})
 	case !askedCustomers:
-		return call("Next, its customers.", ToolAskFounder, AskFounderInput{Topic: "customers",
+		return call("Next, its customers.", models.ToolAskFounder, models.AskFounderInput{Topic: "customers",
 			Question: "Who are its first customers, and what will they pay for?"})
 	}
 	name := chosenName(st.asked["name"], suggested)
@@ -130,7 +107,7 @@ func interview(req models.ModelRequest) models.ModelResponse {
 			fmt.Fprintf(&plan, "- %s\n", subjectOf(c))
 		}
 	}
-	return call("Here is my proposal.", ToolProposeCompany, ProposeCompanyInput{Name: name, Handle: slug(name), Mission: mission, FoundingPlan: plan.String()})
+	return call("Here is my proposal.", models.ToolProposeCompany, models.ProposeCompanyInput{Name: name, Handle: slug(name), Mission: mission, FoundingPlan: plan.String()})
 }
 
 // chosenName is the founder's name answer, or the suggestion when they

@@ -12,9 +12,9 @@ import (
 )
 
 var interviewTools = []models.ToolSpec{
-	{Name: ToolAskFounder, InputSchema: json.RawMessage(`{"type":"object"}`)},
-	{Name: ToolProposeCompany, InputSchema: json.RawMessage(`{"type":"object"}`)},
-	{Name: ToolRejectIdea, InputSchema: json.RawMessage(`{"type":"object"}`)},
+	{Name: models.ToolAskFounder, InputSchema: json.RawMessage(`{"type":"object"}`)},
+	{Name: models.ToolProposeCompany, InputSchema: json.RawMessage(`{"type":"object"}`)},
+	{Name: models.ToolRejectIdea, InputSchema: json.RawMessage(`{"type":"object"}`)},
 }
 
 // interviewStep calls the model on the interview so far and answers its
@@ -37,9 +37,9 @@ func interviewStep(t *testing.T, req *models.ModelRequest, answer string) models
 func TestScriptedInterview(t *testing.T) {
 	req := models.ModelRequest{Tools: interviewTools, Messages: []models.ModelMessage{user("Guided hiking maps for families")}}
 	call := interviewStep(t, &req, "yes")
-	var ask AskFounderInput
+	var ask models.AskFounderInput
 	require.NoError(t, json.Unmarshal(call.Input, &ask))
-	assert.Equal(t, ToolAskFounder, call.ToolName)
+	assert.Equal(t, models.ToolAskFounder, call.ToolName)
 	assert.Equal(t, "name", ask.Topic)
 	assert.Contains(t, ask.Question, `"Guided Hiking Maps"`)
 
@@ -48,8 +48,8 @@ func TestScriptedInterview(t *testing.T) {
 	assert.Equal(t, "customers", ask.Topic)
 
 	call = interviewStep(t, &req, "name: Trail Kin")
-	assert.Equal(t, ToolProposeCompany, call.ToolName)
-	var p ProposeCompanyInput
+	assert.Equal(t, models.ToolProposeCompany, call.ToolName)
+	var p models.ProposeCompanyInput
 	require.NoError(t, json.Unmarshal(call.Input, &p))
 	assert.Equal(t, "Guided Hiking Maps", p.Name, "yes takes the suggestion")
 	assert.Equal(t, "guided-hiking-maps", p.Handle)
@@ -66,7 +66,7 @@ func TestScriptedInterview(t *testing.T) {
 	// Too short an idea is refused.
 	short := models.ModelRequest{Tools: interviewTools, Messages: []models.ModelMessage{user("maps")}}
 	call = interviewStep(t, &short, "")
-	assert.Equal(t, ToolRejectIdea, call.ToolName)
+	assert.Equal(t, models.ToolRejectIdea, call.ToolName)
 }
 
 func TestScriptedFirstPassWritesTheFoundingPlan(t *testing.T) {

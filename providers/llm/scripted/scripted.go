@@ -211,7 +211,7 @@ func (m *Model) answer(req models.ModelRequest) models.ModelResponse {
 	}
 	var resp models.ModelResponse
 	switch {
-	case t.offered[ToolProposeCompany]:
+	case t.offered[models.ToolProposeCompany]:
 		resp = interview(req)
 	case t.lastIsText && asksAQuestion(t.message) && t.offered[ToolAskQuestion]:
 		resp = call("I need an answer from you.", ToolAskQuestion, AskQuestionInput{

@@ -1,0 +1,129 @@
+package observability
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+)
+
+var httpDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+	Name:    "holdco_http_request_duration_seconds",
+	Help:    "Duration of HTTP requests, by listener (api, mcp, oauth, sites), method, route template and status class (2xx, 3xx, 4xx, 5xx).",
+	Buckets: []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
+}, []string{"listener", "method", "route", "status_class"})
+
+// RouteUnmatched is the route label of a request no route answered.
+const RouteUnmatched = "unmatched"
+
+type routeKey struct{}
+
+// SetRoute records the route template that answers the request (such as
+// "/companies/{company_id}"), for the listener's metrics and the request's
+// span name. Routers call it once the route is known; without it the
+// ServeMux pattern is used, else the listener's fallback.
+func SetRoute(ctx context.Context, template string) {
+	if p, ok := ctx.Value(routeKey{}).(*string); ok && template != "" {
+		*p = template
+	}
+}
+
+// HTTPOptions tunes MeasureHTTP.
+type HTTPOptions struct {
+	// Route names the route of a request that recorded none (a handler
+	// without a router); nil: RouteUnmatched.
+	Route func(*http.Request) string
+}
+
+// MeasureHTTP wraps a listener's handler: every request's duration is
+// observed by route template and status class, a 429 counts as a
+// rate-limit refusal of the listener, and the request's span (the
+// tracing middleware outside this one) is named after the route.
+func MeasureHTTP(listener string, next http.Handler, o HTTPOptions) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		began := time.Now()
+		route := ""
+		r = r.WithContext(context.WithValue(r.Context(), routeKey{}, &route))
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if route == "" {
+				route = r.Pattern
+			}
+			if route == "" && o.Route != nil {
+				route = o.Route(r)
+			}
+			if route == "" {
+				route = RouteUnmatched
+			}
+			status := sw.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			httpDuration.WithLabelValues(listener, method(r.Method), route, strconv.Itoa(status/100)+"xx").Observe(time.Since(began).Seconds())
+			if status == http.StatusTooManyRequests {
+				RateLimited(listener)
+			}
+			if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
+				span.SetName(r.Method + " " + route)
+				span.SetAttributes(attribute.String("http.route", route))
+			}
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// method keeps the label's values bounded: unknown methods are "other".
+func method(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions:
+		return m
+	}
+	return "other"
+}
+
+// statusWriter remembers the status written; it passes Flush (streamed
+// answers), Hijack and Unwrap (http.ResponseController) through.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 && code >= 200 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Flush() {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	if h, ok := w.ResponseWriter.(http.Hijacker); ok {
+		return h.Hijack()
+	}
+	return nil, nil, errors.New("observability: the response writer cannot be hijacked")
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

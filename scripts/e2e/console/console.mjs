@@ -1,0 +1,120 @@
+// The web console in headless Chromium (playwright-core, the system's
+// chromium; no browser download), used as a founder would:
+//  1. sign in at the development identity provider, land on the console;
+//  2. create a company with the form, wait on its dashboard until it is
+//     ready;
+//  3. chat: a message that makes the agent ask a question, the turn's text
+//     and status live, the question answered, the turn completes and the
+//     credits fall;
+//  4. upload a file (with the page's progress script), download it;
+//  5. a second user opening the first one's company gets a 403 page with
+//     no data.
+// Screenshots of the main pages go to SHOTS; the time from sign-in to the
+// first completed turn is printed with the results, one JSON line for
+// app/console_e2e_test.go.
+import { chromium } from 'playwright-core'
+import path from 'node:path'
+
+const env = name => {
+  const v = process.env[name]
+  if (!v) throw new Error(`${name} is not set`)
+  return v
+}
+const api = env('API'), shots = env('SHOTS')
+
+const browser = await chromium.launch({ executablePath: env('CHROMIUM'),
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync'] })
+const results = { console_errors: [] }
+const shot = async (page, name) => page.screenshot({ path: path.join(shots, name + '.png'), fullPage: true })
+
+async function signIn (page, email, name) {
+  await page.waitForSelector('input[name=email]')
+  await page.fill('input[name=email]', email)
+  await page.fill('input[name=password]', 'correct horse battery')
+  await page.fill('input[name=name]', name)
+  await Promise.all([page.waitForURL(u => u.pathname.startsWith('/console/')), page.click('button')])
+}
+
+try {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 800 } })
+  const page = await context.newPage()
+  page.on('console', m => { if (m.type() === 'error') results.console_errors.push(m.text()) })
+
+  // 1. Sign in.
+  await page.goto(api + '/console/')
+  await shot(page, 'sign-in')
+  const t0 = Date.now()
+  await page.click('#sign-in')
+  await signIn(page, 'founder@example.com', 'Fern')
+  results.signed_in_url = page.url()
+
+  // 2. A company, ready.
+  await page.fill('#name', 'Lighthouse Maps')
+  await page.fill('#idea', 'Hand-drawn maps of lighthouses, sold as prints')
+  await Promise.all([page.waitForURL(/\/console\/c\/[0-9a-f-]{36}$/), page.click('#create')])
+  results.company_url = page.url()
+  await page.waitForSelector('#ready', { timeout: 120000 })
+  results.balance_before = Number(await page.textContent('#balance'))
+  await shot(page, 'dashboard')
+
+  // 3. Chat: a question, answered; the turn completes.
+  await page.click('a[href$="/chat"]')
+  await page.fill('#message', 'Plan the first print run, but ask me first')
+  await Promise.all([page.waitForURL(/chat\?turn=/), page.click('#send')])
+  await page.waitForSelector('.msg.agent[data-status=waiting] .question', { timeout: 120000 })
+  results.question = (await page.textContent('.msg.agent[data-status=waiting] .question')).trim()
+  results.first_turn_ended_ms = Date.now() - t0
+  await shot(page, 'chat-question')
+  await page.fill('#message', 'Quality paper matters most')
+  await Promise.all([page.waitForURL(/chat\?turn=/), page.click('#send')])
+  results.live_statuses = []
+  const last = page.locator('.msg.agent').last()
+  results.live_statuses.push(await last.getAttribute('data-status'))
+  // data-cost is rendered by the server once the turn ended (the script
+  // reloads the page then).
+  await page.waitForSelector('li.msg.agent:last-of-type[data-status=completed][data-cost]', { timeout: 120000 })
+  results.first_completed_turn_ms = Date.now() - t0
+  results.answer = (await page.locator('.msg.agent').last().locator('[data-field=text]').textContent()).trim()
+  results.balance_after = Number(await page.textContent('#balance'))
+  await shot(page, 'chat')
+
+  // 4. A file: upload with progress, list, download.
+  await page.click('a[href$="/files"]')
+  await page.fill('#path', 'prints/')
+  await page.setInputFiles('#file', { name: 'order.txt', mimeType: 'text/plain', buffer: Buffer.from('40 prints, A3') })
+  await Promise.all([page.waitForLoadState('load'), page.click('#upload')])
+  await page.waitForSelector('a.download:text("prints/order.txt")', { timeout: 30000 })
+  await shot(page, 'files')
+  const href = await page.getAttribute('a.download:text("prints/order.txt")', 'href')
+  const dl = await context.request.get(api + href)
+  results.download_status = dl.status()
+  results.download_text = await dl.text()
+  results.download_origin = new URL(dl.url()).origin
+
+  // Documents and credits, for the screenshots.
+  await page.click('a[href$="/docs"]')
+  await shot(page, 'documents')
+  await page.goto(api + '/console/credits')
+  await shot(page, 'credits')
+  await page.goto(api + '/console/')
+  await shot(page, 'companies')
+  await page.setViewportSize({ width: 390, height: 844 })
+  await page.goto(results.company_url)
+  await shot(page, 'dashboard-phone')
+
+  // 5. Another user opens the company.
+  const other = await browser.newContext()
+  const p2 = await other.newPage()
+  await p2.goto(results.company_url)
+  await p2.click('#sign-in')
+  await signIn(p2, 'intruder@example.com', 'Ivo')
+  const resp = await p2.goto(results.company_url)
+  results.other_status = resp.status()
+  results.other_text = await p2.textContent('main')
+  await shot(p2, 'forbidden')
+  await other.close()
+} finally {
+  await browser.close()
+}
+console.log(JSON.stringify(results))
