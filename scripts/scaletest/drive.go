@@ -311,6 +311,7 @@ func drive(ctx context.Context, c *cluster, db *sql.DB, rep *report, f *figures)
 
 	// 8. Issue 27's shared limits and sweeps.
 	checkLimits(c, key, me.ConglomerateID, rep, f)
+	checkCaptureLimit(ctx, c, db, cos, rep, f)
 	checkSweeps(ctx, c, db, rep, f)
 
 	// 9. Throughput: 1 vs 2 API processes behind the proxy.
@@ -552,6 +553,71 @@ func checkLimits(c *cluster, key, congID string, rep *report, f *figures) {
 		rep.fail("OAuth registration limit counted once: %d of 70 registrations from one address accepted through 2 authorization servers in %s; one cluster allows at most %d", accepted, time.Since(start).Round(time.Millisecond), allowed)
 	} else {
 		log.Printf("OAuth registration limit counted once: %d of 70 accepted (at most %d)", accepted, allowed)
+	}
+}
+
+// Capture's flood guard per client address (analytics.DefaultAddressRate
+// events a second, a burst of ten seconds of it): the cluster's bucket
+// plus at most one chunk (a second of the rate) per process on credit.
+const (
+	captureAddressRate  = 100
+	captureAddressBurst = 10 * captureAddressRate
+)
+
+// checkCaptureLimit: capture from one address through both API processes
+// alternately is limited once for the cluster. Batches of 50 events go to
+// /analytics/batch/ until 3,000 are sent; the accepted events must fit the
+// shared bucket (its burst, its refill over the run, one chunk per
+// process) and reach at least the burst (a process refusing what the
+// cluster allows is wrong too). Every event answered 200 must be stored:
+// the count of the run's events in the database afterwards equals the
+// accepted count.
+func checkCaptureLimit(ctx context.Context, c *cluster, db *sql.DB, cos []*company, rep *report, f *figures) {
+	if len(cos) == 0 {
+		return
+	}
+	var key string
+	if err := db.QueryRowContext(ctx, "SELECT key FROM analytics_keys WHERE company_id = $1", cos[0].ID).Scan(&key); err != nil {
+		rep.fail("capture limit: the analytics key of %s: %v", cos[0].ID, err)
+		return
+	}
+	const batch, batches = 50, 60
+	run := fmt.Sprintf("scale-limit-%d", time.Now().UnixNano())
+	start := time.Now()
+	accepted := 0
+	for i := range batches {
+		evs := make([]map[string]any, batch)
+		for j := range evs {
+			evs[j] = map[string]any{"event": "$pageview", "distinct_id": run, "properties": map[string]any{"$current_url": fmt.Sprintf("https://scale.example/%d/%d", i, j)}}
+		}
+		s, b := harness.Call("POST", apiURL(c, i%2)+"/analytics/batch/", "", map[string]any{"api_key": key, "batch": evs})
+		switch s {
+		case 200:
+			accepted += batch
+		case 429:
+		default:
+			rep.fail("capture batch %d: %d %.200s", i, s, b)
+		}
+	}
+	elapsed := time.Since(start)
+	allowed := captureAddressBurst + int(math.Ceil(elapsed.Seconds()*captureAddressRate)) + 2*captureAddressRate
+	f.captureAccepted, f.captureTried, f.captureAllowed = accepted, batch*batches, allowed
+	switch {
+	case accepted > allowed:
+		rep.fail("capture limit counted once: %d of %d events from one address accepted through 2 API processes in %s; one cluster allows at most %d", accepted, batch*batches, elapsed.Round(time.Millisecond), allowed)
+	case accepted < captureAddressBurst:
+		rep.fail("capture limit: only %d of %d events accepted, below the burst of %d", accepted, batch*batches, captureAddressBurst)
+	default:
+		log.Printf("capture limit counted once: %d of %d events accepted (at most %d)", accepted, batch*batches, allowed)
+	}
+	var stored int
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM analytics_events WHERE distinct_id = $1", run).Scan(&stored); err != nil {
+		rep.fail("capture limit: count the stored events: %v", err)
+		return
+	}
+	f.captureStored = stored
+	if stored != accepted {
+		rep.fail("capture: %d events answered 200, %d stored", accepted, stored)
 	}
 }
 

@@ -407,6 +407,8 @@ type figures struct {
 	uploadsAccepted, uploadsTried        int
 	uploadsAllowed                       int
 	regsAccepted, regsTried, regsAllowed int
+	captureAccepted, captureTried        int
+	captureAllowed, captureStored        int
 	sweeps                               []string // each sweep and the process holding its lease
 	tp1, tp2                             float64
 	tpLoad                               string // the one-minute load average before the throughput passes
@@ -435,6 +437,8 @@ func (f *figures) print(c *cluster, rep *report) {
 	fmt.Printf("lost (acknowledged, then missing): %d\n", f.lost)
 	fmt.Printf("limits counted once: uploads to one company through 2 API processes %d of %d accepted (one cluster: at most %d); OAuth registrations from one address through 2 authorization servers %d of %d (at most %d)\n",
 		f.uploadsAccepted, f.uploadsTried, f.uploadsAllowed, f.regsAccepted, f.regsTried, f.regsAllowed)
+	fmt.Printf("capture from one address through 2 API processes: %d of %d events accepted (one cluster: at most %d), %d stored\n",
+		f.captureAccepted, f.captureTried, f.captureAllowed, f.captureStored)
 	fmt.Printf("sweeps, each held by one process (lease metric and leases table): %d: %s\n", len(f.sweeps), strings.Join(f.sweeps, ", "))
 	fmt.Printf("Postgres connections to the run's database, peak: %d\n", f.pgPeak)
 	if f.tp1 > 0 {
