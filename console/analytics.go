@@ -44,10 +44,10 @@ func (c *Console) analyticsPage(w http.ResponseWriter, r *http.Request) {
 // line of visitors and one of page views over the period.
 type chart struct {
 	Width, Height, Top, Bottom, Left int
-	Max                                 int64
-	Visitors, Pageviews                 string // polyline points
-	Ticks                               []tick
-	Label                               string // the chart in words, for screen readers
+	Max                              int64
+	Visitors, Pageviews              string // polyline points
+	Ticks                            []tick
+	Label                            string // the chart in words, for screen readers
 }
 
 type tick struct {

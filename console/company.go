@@ -103,10 +103,10 @@ type chatData struct {
 	MoreFiles bool
 	MaxAttach int
 	Turns     []turns.View
-	Next    string
-	Waiting *turns.View // the turn whose question the next message answers
-	Active  *turns.View // a turn still running (polled live)
-	Credits int64
+	Next      string
+	Waiting   *turns.View // the turn whose question the next message answers
+	Active    *turns.View // a turn still running (polled live)
+	Credits   int64
 }
 
 const chatPageSize = 10
