@@ -1,19 +1,25 @@
 package console_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"html"
+	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"holdco/models"
+	"holdco/service"
+	"holdco/service/identity"
 )
 
 // The tasks, analytics, domains and ads pages: each renders for its
@@ -190,9 +196,97 @@ func TestAdCapRoundTripAndPreviewFrame(t *testing.T) {
 func TestCompaniesListShowsOwnBalanceAndOpenQuestion(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
+	ctx := context.Background()
 	page := w.get("ada", "/console/").Body.String()
 	assert.Contains(t, page, "Own balance")
 	assert.Contains(t, page, "0.00")
-	assert.Contains(t, page, "Open question")
 	assert.NotContains(t, page, "Bob Shop")
+
+	// The agent's question waiting for an answer links the chat.
+	scope, err := w.store.SystemCompanyScope(ctx, w.company["ada"])
+	require.NoError(t, err)
+	turn, err := w.store.Turns().CreateTurn(ctx, scope, models.Turn{SessionID: "00000000-0000-4000-8000-000000000002", Trigger: models.TriggerMessage, Message: "hi"},
+		[]models.ContentBlock{{Type: models.ContentText, Text: "hi"}})
+	require.NoError(t, err)
+	_, _, err = w.store.Turns().FinishTurn(ctx, scope, turn.ID, "", models.TurnResult{Status: models.TurnWaiting, Question: "Which paper?", EndedAt: time.Now().UTC()},
+		models.ActivityInput{Kind: models.ActivityTurnEnded, Actor: models.ActorSystem, Summary: "A turn asks"})
+	require.NoError(t, err)
+	page = w.get("ada", "/console/").Body.String()
+	assert.Contains(t, page, `<a href="/console/c/`+w.company["ada"]+`/chat" class="question">Which paper?</a>`)
+	assert.NotContains(t, w.get("bob", "/console/").Body.String(), "Which paper?")
+}
+
+// upload sends a file with the files page's form.
+func (w *world) upload(user, companyID, path, name, content string) {
+	w.t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	require.NoError(w.t, mw.WriteField("path", path))
+	fw, err := mw.CreateFormFile("file", name)
+	require.NoError(w.t, err)
+	_, _ = fw.Write([]byte(content))
+	require.NoError(w.t, mw.Close())
+	req := httptest.NewRequest(http.MethodPost, "/console/c/"+companyID+"/files?csrf="+url.QueryEscape(w.csrf(user)), &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	req.AddCookie(&http.Cookie{Name: identity.PageSessionCookie, Value: w.cookie[user]})
+	rec := httptest.NewRecorder()
+	w.h.ServeHTTP(rec, req)
+	require.Equal(w.t, http.StatusSeeOther, rec.Code, rec.Body.String())
+}
+
+// TestChatSendsAMessageWithAttachments: the files ticked and the ids
+// typed reach the use case as REST's attachments, each once. (Starting the
+// turn needs Temporal, which this world has not: past the attachments'
+// checks, the message is refused as turns not available.)
+func TestChatSendsAMessageWithAttachments(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	ctx := context.Background()
+	ada := w.company["ada"]
+	scope, err := w.store.SystemCompanyScope(ctx, ada)
+	require.NoError(t, err)
+	for _, k := range models.ResourceKinds {
+		require.NoError(t, w.store.Companies().SaveResource(ctx, scope, models.CompanyResource{CompanyID: ada, Kind: k, Status: models.ResourceReady, Ref: "ref"}))
+	}
+	_, err = w.svc.Billing.GrantCredits(ctx, w.store.SystemConglomerateScope(w.cong["ada"]), models.EntryAdminAdjustment, 50, "test")
+	require.NoError(t, err)
+	for i := range 11 {
+		w.upload("ada", ada, "prints/", fmt.Sprintf("order-%02d.txt", i), "40 prints")
+	}
+	w.upload("bob", w.company["bob"], "", "bob.txt", "bob's")
+	chat := w.get("ada", "/console/c/"+ada+"/chat").Body.String()
+	boxes := regexp.MustCompile(`<input type="checkbox" name="attachments" value="([0-9a-f-]{36})"> prints/order-\d\d.txt`).FindAllStringSubmatch(chat, -1)
+	require.Len(t, boxes, 11, "the company's files are offered to attach")
+	var ids []string
+	for _, b := range boxes {
+		ids = append(ids, b[1])
+	}
+	send := func(attachments ...string) *httptest.ResponseRecorder {
+		return w.post("ada", "same-origin", "/console/c/"+ada+"/messages", url.Values{"csrf": {w.csrf("ada")}, "message": {"Plan the print run"}, "attachments": attachments})
+	}
+
+	// Ten ticked and the same ten typed: ten attachments, each a file of
+	// the company, so the message gets as far as starting its turn.
+	rec := send(append(append([]string{}, ids[:10]...), strings.Join(ids[:10], ", "))...)
+	assert.Equal(t, http.StatusBadGateway, rec.Code, rec.Body.String())
+	assert.Contains(t, rec.Body.String(), "Agent turns are not available")
+	// Eleven are more than a message may attach.
+	rec = send(ids...)
+	assert.Equal(t, http.StatusUnprocessableEntity, rec.Code, rec.Body.String())
+	assert.Contains(t, rec.Body.String(), "At most 10 files")
+	// A file of another account is the use case's refusal.
+	bobs := regexp.MustCompile(`/files/([0-9a-f-]{36})"`).FindStringSubmatch(w.get("bob", "/console/c/"+w.company["bob"]+"/files").Body.String())
+	require.NotNil(t, bobs)
+	rec = send(ids[0] + " " + bobs[1])
+	assert.Contains(t, []int{http.StatusForbidden, http.StatusNotFound}, rec.Code, rec.Body.String())
+	assert.NotContains(t, rec.Body.String(), "bob.txt")
+}
+
+// principal is the user's page session, for reading through a use case.
+func (w *world) principal(user string) service.Principal {
+	w.t.Helper()
+	p, err := w.svc.Identity.SessionFromCookie(context.Background(), w.cookie[user])
+	require.NoError(w.t, err)
+	return p
 }
