@@ -51,8 +51,9 @@ type chart struct {
 }
 
 type tick struct {
-	X    float64
-	Text string
+	X      float64
+	Anchor string // the first label starts at its point, the last ends there
+	Text   string
 }
 
 func chartOf(s analytics.Summary) chart {
@@ -82,11 +83,11 @@ func chartOf(s analytics.Summary) chart {
 		layout = "15:00"
 	}
 	if n > 0 {
-		for _, i := range []int{0, n / 2, n - 1} {
+		for j, i := range []int{0, n / 2, n - 1} {
 			if len(ch.Ticks) > 0 && ch.Ticks[len(ch.Ticks)-1].X == x(i) {
 				continue
 			}
-			ch.Ticks = append(ch.Ticks, tick{X: x(i), Text: s.Trend[i].Start.UTC().Format(layout)})
+			ch.Ticks = append(ch.Ticks, tick{X: x(i), Anchor: []string{"start", "middle", "end"}[j], Text: s.Trend[i].Start.UTC().Format(layout)})
 		}
 	}
 	ch.Label = fmt.Sprintf("Visitors and page views by %s from %s to %s: %.0f visitors, %.0f page views in all, at most %d in one %s.",

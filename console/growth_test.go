@@ -143,6 +143,28 @@ func TestDomainsBuyOnTheLocalRegistrar(t *testing.T) {
 	assert.Contains(t, page, `data-field="state">order_pending</span>`)
 	assert.Contains(t, page, `data-refresh=`, "the page refreshes while the domain is registered")
 
+	// Registered (the domain workflow's last step, run here by hand): it
+	// serves ada's company; detached it is parked, attached again.
+	pool, err := w.svc.Growth.ListDomains(service.WithPrincipal(context.Background(), w.principal("ada")), w.company["ada"])
+	require.NoError(t, err)
+	require.Len(t, pool, 1)
+	purchase := []string{"", pool[0].ID}
+	_, err = w.svc.Growth.FinishPurchase(context.Background(), w.store.SystemConglomerateScope(w.cong["ada"]), purchase[1], true, "")
+	require.NoError(t, err)
+	page = w.get("ada", ada+"/domains").Body.String()
+	assert.Contains(t, page, `data-field="state">registered</span> <strong>attached here</strong>`)
+	assert.NotContains(t, page, `data-refresh=`)
+	rec = w.post("ada", "same-origin", ada+"/domains/"+purchase[1]+"/detach", url.Values{"csrf": {tok}})
+	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
+	assert.Contains(t, w.get("ada", ada+"/domains").Body.String(), `<span class="muted">parked</span>`)
+	rec = w.post("ada", "same-origin", ada+"/domains/"+purchase[1]+"/detach", url.Values{"csrf": {tok}})
+	assert.Equal(t, http.StatusConflict, rec.Code, "detaching a parked domain is the use case's 409")
+	rec = w.post("ada", "same-origin", ada+"/domains/"+purchase[1]+"/attach", url.Values{"csrf": {tok}})
+	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
+	assert.Contains(t, w.get("ada", ada+"/domains").Body.String(), `<strong>attached here</strong>`)
+	rec = w.post("bob", "same-origin", "/console/c/"+w.company["bob"]+"/domains/"+purchase[1]+"/detach", url.Values{"csrf": {w.csrf("bob")}})
+	assert.Equal(t, http.StatusForbidden, rec.Code, "bob cannot detach ada's domain")
+
 	// Bob sees none of it.
 	rec = w.get("bob", ada+"/domains")
 	assert.Equal(t, http.StatusForbidden, rec.Code)
