@@ -17,8 +17,9 @@ import (
 var updateScreenshots = flag.Bool("update-screenshots", false, "write the console's screenshots to docs/console")
 
 // TestConsoleInChromium uses the web console in headless Chromium as a
-// founder would, on the embedded default with every role: sign in, create
-// a company, wait until it is ready, chat with its agent (a question, the
+// founder would, on the embedded default with every role: sign in, found
+// a company through the interview (the scripted interviewer asks for the
+// name and the customers, then proposes), wait until it is ready, chat with its agent (a question, the
 // answer, the turn completes and the credits fall), upload and download a
 // file; buy a domain on the local registrar and see it registered; open
 // the tasks (creating one), analytics and ads (setting a cap, the preview
@@ -37,8 +38,19 @@ func TestConsoleInChromium(t *testing.T) {
 	}
 	out := []byte(node(t, "console", []string{"API=http://" + a.APIAddr(), "SHOTS=" + shots, "CHROMIUM=" + bin}, "console.mjs"))
 	var res struct {
-		SignedInURL          string         `json:"signed_in_url"`
-		CompanyURL           string         `json:"company_url"`
+		SignedInURL string `json:"signed_in_url"`
+		CompanyURL  string `json:"company_url"`
+		FoundedVia  string `json:"founded_via"`
+		Interview   []struct {
+			Question string `json:"question"`
+			Answer   string `json:"answer"`
+		} `json:"interview"`
+		Proposal struct {
+			Name   string `json:"name"`
+			Handle string `json:"handle"`
+		} `json:"proposal"`
+		CompanyName          string         `json:"company_name"`
+		CompanyHandle        string         `json:"company_handle"`
 		BalanceBefore        int64          `json:"balance_before"`
 		BalanceAfter         int64          `json:"balance_after"`
 		Question             string         `json:"question"`
@@ -61,6 +73,14 @@ func TestConsoleInChromium(t *testing.T) {
 	require.NoError(t, json.Unmarshal(out, &res), "%s", out)
 
 	assert.NotContains(t, res.SignedInURL, "login_code", "the console signs in by the cookie alone")
+	assert.Equal(t, "interview", res.FoundedVia)
+	require.Len(t, res.Interview, 2, "the interviewer asks for the name, then the customers")
+	assert.Contains(t, res.Interview[0].Question, "What should the business be called?")
+	assert.Contains(t, res.Interview[1].Question, "Who are its first customers")
+	assert.Equal(t, "Lighthouse Maps", res.Proposal.Name, "the name answered in the interview")
+	assert.Equal(t, "lighthouse-maps", res.Proposal.Handle)
+	assert.Equal(t, res.Proposal.Name, res.CompanyName, "the company founded is the proposal's")
+	assert.Equal(t, res.Proposal.Handle, res.CompanyHandle, "the company's handle is the proposal's")
 	assert.Contains(t, res.Question, "what matters most to you")
 	assert.NotEmpty(t, res.Answer, "the completed turn's answer is shown")
 	assert.Less(t, res.BalanceAfter, res.BalanceBefore, "the turns were charged")
@@ -83,6 +103,7 @@ func TestConsoleInChromium(t *testing.T) {
 	}
 	// Page weights are measured on the server's answers (console's
 	// TestPageWeights); what a browser counts depends on its cache.
+	t.Logf("founded via the %s as %s (%s)", res.FoundedVia, res.CompanyName, res.CompanyHandle)
 	t.Logf("sign-in to first turn ended (waiting): %d ms; to first completed turn: %d ms; credits %d -> %d",
 		res.FirstTurnEndedMS, res.FirstCompletedTurnMS, res.BalanceBefore, res.BalanceAfter)
 }

@@ -1,8 +1,9 @@
 // The web console in headless Chromium (playwright-core, the system's
 // chromium; no browser download), used as a founder would:
 //  1. sign in at the development identity provider, land on the console;
-//  2. create a company with the form, wait on its dashboard until it is
-//     ready;
+//  2. found a company through the interview (the idea, each question
+//     answered as it appears, the proposal accepted), wait on its
+//     dashboard until it is ready;
 //  3. chat: a message that makes the agent ask a question, the turn's text
 //     and status live, the question answered, the turn completes and the
 //     credits fall;
@@ -53,12 +54,42 @@ try {
   await signIn(page, 'founder@example.com', 'Fern')
   results.signed_in_url = page.url()
 
-  // 2. A company, ready.
-  await page.fill('#name', 'Lighthouse Maps')
+  // 2. A company founded through the interview, ready: the idea, each
+  // question answered as the interviewer asks it (the page reloads itself
+  // when the interviewer is done), the proposal accepted.
+  await Promise.all([page.waitForURL(/\/console\/found$/), page.click('a[href="/console/found"]')])
   await page.fill('#idea', 'Hand-drawn maps of lighthouses, sold as prints')
-  await Promise.all([page.waitForURL(/\/console\/c\/[0-9a-f-]{36}$/), page.click('#create')])
+  await Promise.all([page.waitForURL(/\/console\/found$/), page.click('form[action="/console/found"] button')])
+  const answers = { name: 'Lighthouse Maps', customers: 'Coastal gift shops and lighthouse keepers, who pay for framed prints' }
+  results.interview = []
+  // The interviewer is done when the page no longer polls and shows its
+  // question (the last entry) or its proposal.
+  const done = 'ol.chat:not([data-poll-founding]) li.msg.interviewer:last-child .kind:text-is("question"), #accept'
+  for (let i = 0; ; i++) {
+    if (i > 4) throw new Error('the interview asked more than four questions: ' + JSON.stringify(results.interview))
+    await page.waitForSelector(done, { timeout: 120000 })
+    if (await page.locator('#accept').count()) break
+    const q = (await page.textContent('ol.chat li.msg:last-child p')).trim()
+    const topic = /called/i.test(q) ? 'name' : 'customers'
+    results.interview.push({ question: q, answer: answers[topic] })
+    await page.fill('#text', answers[topic])
+    if (i === 0) await shot(page, 'found')
+    await Promise.all([page.waitForURL(/\/console\/found$/), page.click('#answer')])
+  }
+  const facts = await page.locator('#prop + dl.facts dd').allTextContents()
+  results.proposal = { name: facts[0].trim(), handle: facts[1].trim(), mission: facts[2].trim() }
+  await page.click('#accept')
+  // Founding takes a moment: the page polls, then links the company.
+  const company = /\/console\/c\/[0-9a-f-]{36}$/
+  if (!company.test(page.url())) {
+    const open = page.locator('a:text-is("Open the company")')
+    await open.waitFor({ timeout: 120000 })
+    await Promise.all([page.waitForURL(company), open.click()])
+  }
+  results.founded_via = 'interview'
   results.company_url = page.url()
   await page.waitForSelector('#ready', { timeout: 120000 })
+  results.company_name = (await page.textContent('h1')).trim()
   results.balance_before = Number(await page.textContent('#balance'))
   await shot(page, 'dashboard')
 
@@ -134,6 +165,8 @@ try {
   await page.goto(api + '/console/credits')
   await shot(page, 'credits')
   await page.goto(api + '/console/')
+  const row = page.locator('tr', { has: page.locator(`a[href="${new URL(results.company_url).pathname}"]`) })
+  results.company_handle = (await row.locator('td:first-child .muted').textContent()).trim()
   await shot(page, 'companies')
   await page.setViewportSize({ width: 390, height: 844 })
   await page.goto(results.company_url)
