@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"holdco/app"
+	"holdco/models"
 	"holdco/testenv"
 )
 
@@ -30,9 +31,18 @@ func TestConsoleInChromium(t *testing.T) {
 	testenv.NodeScripts(t, "console")
 	bin := testenv.Chromium(t)
 	a := runApp(t, embeddedConfig(t, t.TempDir(), map[string]string{"HOLDCO_REGISTRAR_DELAY": "2s"}), app.AllRoles...)
+	// The welcome credits (15) do not cover the founded company's first
+	// pass (8), the question (2), its answered turn (8) and the ad cap (3):
+	// the account gets credits an operator would grant before the browser
+	// signs in for the first time (with the password cliLogin gave the
+	// development identity provider).
+	base := "http://" + a.APIAddr()
+	me := authedJSON(t, "GET", base+"/auth/me", cliLogin(t, base, "founder@example.com"), "", 200)
+	_, err := a.Service.Billing.GrantCredits(t.Context(), a.Store.SystemConglomerateScope(me["conglomerate_id"].(string)),
+		models.EntryAdminAdjustment, 50, "console e2e")
+	require.NoError(t, err)
 	shots := t.TempDir()
 	if *updateScreenshots {
-		var err error
 		shots, err = filepath.Abs("../docs/console")
 		require.NoError(t, err)
 	}
@@ -49,6 +59,7 @@ func TestConsoleInChromium(t *testing.T) {
 			Name   string `json:"name"`
 			Handle string `json:"handle"`
 		} `json:"proposal"`
+		FirstPass            string         `json:"first_pass"`
 		CompanyName          string         `json:"company_name"`
 		CompanyHandle        string         `json:"company_handle"`
 		BalanceBefore        int64          `json:"balance_before"`
@@ -81,6 +92,7 @@ func TestConsoleInChromium(t *testing.T) {
 	assert.Equal(t, "lighthouse-maps", res.Proposal.Handle)
 	assert.Equal(t, res.Proposal.Name, res.CompanyName, "the company founded is the proposal's")
 	assert.Equal(t, res.Proposal.Handle, res.CompanyHandle, "the company's handle is the proposal's")
+	assert.Equal(t, "completed", res.FirstPass, "the founded company's first pass ended before the founder's message")
 	assert.Contains(t, res.Question, "what matters most to you")
 	assert.NotEmpty(t, res.Answer, "the completed turn's answer is shown")
 	assert.Less(t, res.BalanceAfter, res.BalanceBefore, "the turns were charged")

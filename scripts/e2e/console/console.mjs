@@ -36,14 +36,15 @@ const shot = async (page, name) => page.screenshot({ path: path.join(shots, name
 async function signIn (page, email, name) {
   await page.waitForSelector('input[name=email]')
   await page.fill('input[name=email]', email)
-  await page.fill('input[name=password]', 'correct horse battery')
+  await page.fill('input[name=password]', 'correct horse')
   await page.fill('input[name=name]', name)
   await Promise.all([page.waitForURL(u => u.pathname.startsWith('/console/')), page.click('button')])
 }
 
+let page
 try {
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 } })
-  const page = await context.newPage()
+  page = await context.newPage()
   page.on('console', m => { if (m.type() === 'error') results.console_errors.push(m.text()) })
 
   // 1. Sign in.
@@ -94,7 +95,12 @@ try {
   await shot(page, 'dashboard')
 
   // 3. Chat: a question, answered; the turn completes.
+  // A founded company's agent takes a first pass on its own: the chat
+  // shows it live and takes a message once it ended (the page reloads).
   await page.click('a[href$="/chat"]')
+  await page.waitForSelector('ol.chat:not(:has([data-poll])) ~ #send-form #send:enabled', { timeout: 120000 })
+  results.first_pass = await page.locator('.msg.agent').last().getAttribute('data-status')
+  results.balance_before = Number(await page.textContent('#balance'))
   await page.fill('#message', 'Plan the first print run, but ask me first')
   await Promise.all([page.waitForURL(/chat\?turn=/), page.click('#send')])
   await page.waitForSelector('.msg.agent[data-status=waiting] .question', { timeout: 120000 })
@@ -183,6 +189,10 @@ try {
   results.other_text = await p2.textContent('main')
   await shot(p2, 'forbidden')
   await other.close()
+} catch (err) {
+  // Where the founder was, for the failure's report.
+  if (page) console.error('at', page.url(), '\n' + await page.textContent('body').catch(e => e.message))
+  throw err
 } finally {
   await browser.close()
 }
