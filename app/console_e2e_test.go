@@ -11,14 +11,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"holdco/app"
+	"holdco/models"
 	"holdco/testenv"
 )
 
 var updateScreenshots = flag.Bool("update-screenshots", false, "write the console's screenshots to docs/console")
 
 // TestConsoleInChromium uses the web console in headless Chromium as a
-// founder would, on the embedded default with every role: sign in, create
-// a company, wait until it is ready, chat with its agent (a question, the
+// founder would, on the embedded default with every role: sign in, found
+// a company through the interview (the scripted interviewer asks for the
+// name and the customers, then proposes), wait until it is ready, chat with its agent (a question, the
 // answer, the turn completes and the credits fall), upload and download a
 // file; buy a domain on the local registrar and see it registered; open
 // the tasks (creating one), analytics and ads (setting a cap, the preview
@@ -29,16 +31,37 @@ func TestConsoleInChromium(t *testing.T) {
 	testenv.NodeScripts(t, "console")
 	bin := testenv.Chromium(t)
 	a := runApp(t, embeddedConfig(t, t.TempDir(), map[string]string{"HOLDCO_REGISTRAR_DELAY": "2s"}), app.AllRoles...)
+	// The welcome credits (15) do not cover the founded company's first
+	// pass (8), the question (2), its answered turn (8) and the ad cap (3):
+	// the account gets credits an operator would grant before the browser
+	// signs in for the first time (with the password cliLogin gave the
+	// development identity provider).
+	base := "http://" + a.APIAddr()
+	me := authedJSON(t, "GET", base+"/auth/me", cliLogin(t, base, "founder@example.com"), "", 200)
+	_, err := a.Service.Billing.GrantCredits(t.Context(), a.Store.SystemConglomerateScope(me["conglomerate_id"].(string)),
+		models.EntryAdminAdjustment, 50, "console e2e")
+	require.NoError(t, err)
 	shots := t.TempDir()
 	if *updateScreenshots {
-		var err error
 		shots, err = filepath.Abs("../docs/console")
 		require.NoError(t, err)
 	}
 	out := []byte(node(t, "console", []string{"API=http://" + a.APIAddr(), "SHOTS=" + shots, "CHROMIUM=" + bin}, "console.mjs"))
 	var res struct {
-		SignedInURL          string         `json:"signed_in_url"`
-		CompanyURL           string         `json:"company_url"`
+		SignedInURL string `json:"signed_in_url"`
+		CompanyURL  string `json:"company_url"`
+		FoundedVia  string `json:"founded_via"`
+		Interview   []struct {
+			Question string `json:"question"`
+			Answer   string `json:"answer"`
+		} `json:"interview"`
+		Proposal struct {
+			Name   string `json:"name"`
+			Handle string `json:"handle"`
+		} `json:"proposal"`
+		FirstPass            string         `json:"first_pass"`
+		CompanyName          string         `json:"company_name"`
+		CompanyHandle        string         `json:"company_handle"`
 		BalanceBefore        int64          `json:"balance_before"`
 		BalanceAfter         int64          `json:"balance_after"`
 		Question             string         `json:"question"`
@@ -61,6 +84,15 @@ func TestConsoleInChromium(t *testing.T) {
 	require.NoError(t, json.Unmarshal(out, &res), "%s", out)
 
 	assert.NotContains(t, res.SignedInURL, "login_code", "the console signs in by the cookie alone")
+	assert.Equal(t, "interview", res.FoundedVia)
+	require.Len(t, res.Interview, 2, "the interviewer asks for the name, then the customers")
+	assert.Contains(t, res.Interview[0].Question, "What should the business be called?")
+	assert.Contains(t, res.Interview[1].Question, "Who are its first customers")
+	assert.Equal(t, "Lighthouse Maps", res.Proposal.Name, "the name answered in the interview")
+	assert.Equal(t, "lighthouse-maps", res.Proposal.Handle)
+	assert.Equal(t, res.Proposal.Name, res.CompanyName, "the company founded is the proposal's")
+	assert.Equal(t, res.Proposal.Handle, res.CompanyHandle, "the company's handle is the proposal's")
+	assert.Equal(t, "completed", res.FirstPass, "the founded company's first pass ended before the founder's message")
 	assert.Contains(t, res.Question, "what matters most to you")
 	assert.NotEmpty(t, res.Answer, "the completed turn's answer is shown")
 	assert.Less(t, res.BalanceAfter, res.BalanceBefore, "the turns were charged")
@@ -83,6 +115,7 @@ func TestConsoleInChromium(t *testing.T) {
 	}
 	// Page weights are measured on the server's answers (console's
 	// TestPageWeights); what a browser counts depends on its cache.
+	t.Logf("founded via the %s as %s (%s)", res.FoundedVia, res.CompanyName, res.CompanyHandle)
 	t.Logf("sign-in to first turn ended (waiting): %d ms; to first completed turn: %d ms; credits %d -> %d",
 		res.FirstTurnEndedMS, res.FirstCompletedTurnMS, res.BalanceBefore, res.BalanceAfter)
 }

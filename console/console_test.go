@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -289,4 +290,49 @@ func TestPageWeights(t *testing.T) {
 		assert.Less(t, weights[name], 100<<10, name)
 	}
 	t.Logf("page weights in bytes (HTML + %d of script and style): %v", assets, weights)
+}
+
+// TestFoundingPageAfterAnInterviewEndedOffersAnother: once the founder's
+// last interview ended (founded or rejected), /console/found shows how it
+// ended and the idea form again, as StartFounding allows a new interview
+// then; the page used to show the ended interview alone, with no way to
+// start another from the console.
+func TestFoundingPageAfterAnInterviewEndedOffersAnother(t *testing.T) {
+	for _, state := range []models.FoundingState{models.FoundingFounded, models.FoundingRejected} {
+		t.Run(string(state), func(t *testing.T) {
+			w := newWorld(t)
+			ctx := context.Background()
+			p, err := w.svc.Identity.SessionFromCookie(ctx, w.cookie["ada"])
+			require.NoError(t, err)
+
+			rec := w.get("ada", "/console/found")
+			require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+			assert.Contains(t, rec.Body.String(), `action="/console/found"`, "no interview yet: the idea form")
+
+			at := time.Now()
+			f := models.FoundingInterview{UserID: p.UserID, Kind: models.FoundingNew, State: state, Idea: "Hand-drawn maps of lighthouses", EndedAt: &at,
+				Transcript: []models.FoundingEntry{{Role: models.RoleFounder, Kind: models.EntryIdea, Text: "Hand-drawn maps of lighthouses", At: at}}}
+			company := w.company["ada"]
+			if state == models.FoundingFounded {
+				f.CompanyID = &company
+			} else {
+				f.RejectedReason = "The idea is too short to found a business on."
+			}
+			_, err = w.store.Founding().CreateFoundingInterview(ctx, w.store.SystemConglomerateScope(w.cong["ada"]), f)
+			require.NoError(t, err)
+
+			rec = w.get("ada", "/console/found")
+			require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+			body := rec.Body.String()
+			assert.Contains(t, body, "This interview is "+string(state)+".")
+			if state == models.FoundingFounded {
+				assert.Contains(t, body, `href="/console/c/`+company+`"`, "the founded company is linked")
+			} else {
+				assert.Contains(t, body, f.RejectedReason)
+			}
+			assert.Contains(t, body, `action="/console/found"`, "the idea form for another interview")
+			assert.Contains(t, body, `id="idea"`)
+			assert.NotContains(t, body, `action="/console/found/answer"`, "nothing to answer in an ended interview")
+		})
+	}
 }

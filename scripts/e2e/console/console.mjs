@@ -1,8 +1,9 @@
 // The web console in headless Chromium (playwright-core, the system's
 // chromium; no browser download), used as a founder would:
 //  1. sign in at the development identity provider, land on the console;
-//  2. create a company with the form, wait on its dashboard until it is
-//     ready;
+//  2. found a company through the interview (the idea, each question
+//     answered as it appears, the proposal accepted), wait on its
+//     dashboard until it is ready;
 //  3. chat: a message that makes the agent ask a question, the turn's text
 //     and status live, the question answered, the turn completes and the
 //     credits fall;
@@ -35,14 +36,15 @@ const shot = async (page, name) => page.screenshot({ path: path.join(shots, name
 async function signIn (page, email, name) {
   await page.waitForSelector('input[name=email]')
   await page.fill('input[name=email]', email)
-  await page.fill('input[name=password]', 'correct horse battery')
+  await page.fill('input[name=password]', 'correct horse')
   await page.fill('input[name=name]', name)
   await Promise.all([page.waitForURL(u => u.pathname.startsWith('/console/')), page.click('button')])
 }
 
+let page
 try {
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 } })
-  const page = await context.newPage()
+  page = await context.newPage()
   page.on('console', m => { if (m.type() === 'error') results.console_errors.push(m.text()) })
 
   // 1. Sign in.
@@ -53,17 +55,52 @@ try {
   await signIn(page, 'founder@example.com', 'Fern')
   results.signed_in_url = page.url()
 
-  // 2. A company, ready.
-  await page.fill('#name', 'Lighthouse Maps')
+  // 2. A company founded through the interview, ready: the idea, each
+  // question answered as the interviewer asks it (the page reloads itself
+  // when the interviewer is done), the proposal accepted.
+  await Promise.all([page.waitForURL(/\/console\/found$/), page.click('a[href="/console/found"]')])
   await page.fill('#idea', 'Hand-drawn maps of lighthouses, sold as prints')
-  await Promise.all([page.waitForURL(/\/console\/c\/[0-9a-f-]{36}$/), page.click('#create')])
+  await Promise.all([page.waitForURL(/\/console\/found$/), page.click('form[action="/console/found"] button')])
+  const answers = { name: 'Lighthouse Maps', customers: 'Coastal gift shops and lighthouse keepers, who pay for framed prints' }
+  results.interview = []
+  // The interviewer is done when the page no longer polls and shows its
+  // question (the last entry) or its proposal.
+  const done = 'ol.chat:not([data-poll-founding]) li.msg.interviewer:last-child .kind:text-is("question"), #accept'
+  for (let i = 0; ; i++) {
+    if (i > 4) throw new Error('the interview asked more than four questions: ' + JSON.stringify(results.interview))
+    await page.waitForSelector(done, { timeout: 120000 })
+    if (await page.locator('#accept').count()) break
+    const q = (await page.textContent('ol.chat li.msg:last-child p')).trim()
+    const topic = /called/i.test(q) ? 'name' : 'customers'
+    results.interview.push({ question: q, answer: answers[topic] })
+    await page.fill('#text', answers[topic])
+    if (i === 0) await shot(page, 'found')
+    await Promise.all([page.waitForURL(/\/console\/found$/), page.click('#answer')])
+  }
+  const facts = await page.locator('#prop + dl.facts dd').allTextContents()
+  results.proposal = { name: facts[0].trim(), handle: facts[1].trim(), mission: facts[2].trim() }
+  await page.click('#accept')
+  // Founding takes a moment: the page polls, then links the company.
+  const company = /\/console\/c\/[0-9a-f-]{36}$/
+  if (!company.test(page.url())) {
+    const open = page.locator('a:text-is("Open the company")')
+    await open.waitFor({ timeout: 120000 })
+    await Promise.all([page.waitForURL(company), open.click()])
+  }
+  results.founded_via = 'interview'
   results.company_url = page.url()
   await page.waitForSelector('#ready', { timeout: 120000 })
+  results.company_name = (await page.textContent('h1')).trim()
   results.balance_before = Number(await page.textContent('#balance'))
   await shot(page, 'dashboard')
 
   // 3. Chat: a question, answered; the turn completes.
+  // A founded company's agent takes a first pass on its own: the chat
+  // shows it live and takes a message once it ended (the page reloads).
   await page.click('a[href$="/chat"]')
+  await page.waitForSelector('ol.chat:not(:has([data-poll])) ~ #send-form #send:enabled', { timeout: 120000 })
+  results.first_pass = await page.locator('.msg.agent').last().getAttribute('data-status')
+  results.balance_before = Number(await page.textContent('#balance'))
   await page.fill('#message', 'Plan the first print run, but ask me first')
   await Promise.all([page.waitForURL(/chat\?turn=/), page.click('#send')])
   await page.waitForSelector('.msg.agent[data-status=waiting] .question', { timeout: 120000 })
@@ -134,6 +171,8 @@ try {
   await page.goto(api + '/console/credits')
   await shot(page, 'credits')
   await page.goto(api + '/console/')
+  const row = page.locator('tr', { has: page.locator(`a[href="${new URL(results.company_url).pathname}"]`) })
+  results.company_handle = (await row.locator('td:first-child .muted').textContent()).trim()
   await shot(page, 'companies')
   await page.setViewportSize({ width: 390, height: 844 })
   await page.goto(results.company_url)
@@ -150,6 +189,10 @@ try {
   results.other_text = await p2.textContent('main')
   await shot(p2, 'forbidden')
   await other.close()
+} catch (err) {
+  // Where the founder was, for the failure's report.
+  if (page) console.error('at', page.url(), '\n' + await page.textContent('body').catch(e => e.message))
+  throw err
 } finally {
   await browser.close()
 }
