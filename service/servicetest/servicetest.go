@@ -241,3 +241,19 @@ func (e *Env) SeedCompany(t testing.TB, as context.Context, in companies.Company
 	require.NoError(t, err)
 	return created
 }
+
+// FreeDomain is the first name growth's search offers for label that is
+// available and not premium (the tests' local registrar takes some names
+// by their hash): a domain a test can buy.
+func FreeDomain(t testing.TB, as context.Context, g *growth.Service, companyID, label string) string {
+	t.Helper()
+	rs, err := g.Search(as, companyID, label)
+	require.NoError(t, err)
+	for _, r := range rs {
+		if r.Available && !r.Premium {
+			return r.Domain
+		}
+	}
+	t.Fatalf("no free domain for %s", label)
+	return ""
+}
