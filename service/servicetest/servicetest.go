@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -256,4 +257,23 @@ func FreeDomain(t testing.TB, as context.Context, g *growth.Service, companyID, 
 	}
 	t.Fatalf("no free domain for %s", label)
 	return ""
+}
+
+// Rebind is q, written with ? placeholders, in the placeholder style of
+// the environment's database, for e.SQL: $1, $2… on Postgres.
+func (e *Env) Rebind(q string) string {
+	if e.Placeholder == "?" {
+		return q
+	}
+	var out strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			out.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		out.WriteRune(r)
+	}
+	return out.String()
 }
