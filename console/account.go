@@ -74,7 +74,7 @@ func (c *Console) account(req *request) (account, error) {
 }
 
 type companyRow struct {
-	models.Company
+	companies.CompanyOverview
 	SiteURL string
 }
 
@@ -95,7 +95,7 @@ func (c *Console) companiesPage(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, req, err)
 		return
 	}
-	cs, err := c.svc.Companies.ListCompanies(req.ctx, acc.Conglomerate.ID)
+	cs, err := c.svc.Companies.CompanyOverviews(req.ctx, acc.Conglomerate.ID)
 	if err != nil {
 		c.fail(w, r, req, err)
 		return
@@ -107,7 +107,7 @@ func (c *Console) companiesPage(w http.ResponseWriter, r *http.Request) {
 	}
 	d := companiesData{Account: acc, Credits: credits}
 	for _, co := range cs {
-		d.Companies = append(d.Companies, companyRow{Company: co, SiteURL: c.siteURL(co)})
+		d.Companies = append(d.Companies, companyRow{CompanyOverview: co, SiteURL: c.siteURL(co.Company)})
 	}
 	if iv, err := c.svc.Founding.CurrentFounding(req.ctx); err == nil && iv.State.Open() {
 		d.Interview = &iv
@@ -323,7 +323,7 @@ func (c *Console) handleCheck(w http.ResponseWriter, r *http.Request) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	headers(w)
+	headers(w, csp)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)

@@ -3,7 +3,9 @@ package console
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
+	"unicode"
 
 	"holdco/api"
 	"holdco/models"
@@ -95,14 +97,22 @@ func (c *Console) activityPage(w http.ResponseWriter, r *http.Request) {
 }
 
 type chatData struct {
-	Turns   []turns.View
-	Next    string
-	Waiting *turns.View // the turn whose question the next message answers
-	Active  *turns.View // a turn still running (polled live)
-	Credits int64
+	// Files are the company's files a message may attach (at most
+	// attachableShown; more are attached by id).
+	Files     []models.CompanyFile
+	MoreFiles bool
+	MaxAttach int
+	Turns     []turns.View
+	Next      string
+	Waiting   *turns.View // the turn whose question the next message answers
+	Active    *turns.View // a turn still running (polled live)
+	Credits   int64
 }
 
 const chatPageSize = 10
+
+// attachableShown bounds the files the chat offers to attach.
+const attachableShown = 50
 
 func (c *Console) chatPage(w http.ResponseWriter, r *http.Request) {
 	req, ok := c.companyRequest(w, r, false)
@@ -119,7 +129,14 @@ func (c *Console) chatPage(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, req, err)
 		return
 	}
-	data := chatData{Credits: d.Credits.Balance}
+	fl, err := c.svc.Files.List(req.ctx, req.companyID)
+	if err != nil {
+		c.fail(w, r, req, err)
+		return
+	}
+	data := chatData{Credits: d.Credits.Balance, MaxAttach: turns.MaxAttachments}
+	data.Files = fl.Files[:min(len(fl.Files), attachableShown)]
+	data.MoreFiles = len(fl.Files) > attachableShown
 	// Oldest first, as a conversation reads.
 	for i := len(p.Turns) - 1; i >= 0; i-- {
 		data.Turns = append(data.Turns, p.Turns[i])
@@ -144,10 +161,18 @@ func (c *Console) sendMessage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	// As REST's attachments: file ids, here from the files ticked and
+	// the ids typed (separated by commas or spaces), each once; the use
+	// case checks them and their number.
 	var attachments []string
-	for _, a := range r.Form["attachments"] {
-		if a != "" {
-			attachments = append(attachments, a)
+	seen := map[string]bool{}
+	_ = r.ParseForm() // parsed already by the token check; a no-op then
+	for _, v := range r.PostForm["attachments"] {
+		for _, a := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
+			if !seen[a] {
+				seen[a] = true
+				attachments = append(attachments, a)
+			}
 		}
 	}
 	st, err := c.svc.Turns.SendMessage(req.ctx, req.companyID, turns.Message{Text: r.FormValue("message"), Attachments: attachments})

@@ -43,9 +43,14 @@ var staticFS embed.FS
 const Path = identity.ConsolePath
 
 // csp lets a page load only this origin's own files: no inline script or
-// style, no framing, forms only to this origin.
-const csp = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-	"form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
+// style, no frames in it or of it, forms only to this origin. A page with
+// a sandboxed preview (the ads page) may frame this origin (cspFrames).
+const (
+	cspBase = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+		"form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'; "
+	csp       = cspBase + "frame-src 'none'"
+	cspFrames = cspBase + "frame-src 'self'"
+)
 
 // Deps is what the console needs from the process.
 type Deps struct {
@@ -82,6 +87,8 @@ func parsePages() map[string]*template.Template {
 		"deref":   func(s *string) string { return deref(s) },
 		"cents":   func(c int64) string { return fmt.Sprintf("%d.%02d", c/100, c%100) },
 		"add":     func(a, b int) int { return a + b },
+		"int64":   func(i int) int64 { return int64(i) },
+		"pct":     pct,
 	}
 	names, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
@@ -203,6 +210,8 @@ type page struct {
 	Next    []link // next steps of an error
 	Notice  string
 	Data    any
+	// frames: the page frames this origin (a sandboxed preview).
+	frames bool
 }
 
 type link struct{ URL, Text string }
@@ -264,10 +273,10 @@ func (c *Console) post(w http.ResponseWriter, r *http.Request) (*request, bool) 
 	return req, true
 }
 
-func headers(w http.ResponseWriter) {
+func headers(w http.ResponseWriter, policy string) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Security-Policy", csp)
+	h.Set("Content-Security-Policy", policy)
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
 	// same-origin (not no-referrer): the browser names this origin on the
@@ -280,7 +289,11 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 	if !ok {
 		panic("console: no template " + name)
 	}
-	headers(w)
+	policy := csp
+	if p.frames {
+		policy = cspFrames
+	}
+	headers(w, policy)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	if err := t.Execute(w, p); err != nil {

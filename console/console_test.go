@@ -20,6 +20,7 @@ import (
 	"holdco/console"
 	"holdco/models"
 	"holdco/providers/blob/local"
+	"holdco/providers/registrar"
 	"holdco/service"
 	"holdco/service/identity"
 	"holdco/service/usecases"
@@ -54,7 +55,9 @@ func newWorld(t *testing.T) *world {
 	require.NoError(t, err)
 	mux.Handle(local.PathPrefix, blobs.Handler())
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc, err := usecases.New(ctx, service.Config{PublicURL: "http://holdco.test", SitesURL: sites.URL}, st, idp, logger, usecases.Options{Blobs: blobs})
+	reg, err := registrar.NewLocal(t.TempDir(), 0, nil)
+	require.NoError(t, err)
+	svc, err := usecases.New(ctx, service.Config{PublicURL: "http://holdco.test", SitesURL: sites.URL}, st, idp, logger, usecases.Options{Blobs: blobs, Registrar: reg})
 	require.NoError(t, err)
 	w := &world{t: t, svc: svc, store: st, cookie: map[string]string{}, company: map[string]string{}, cong: map[string]string{}}
 	w.h = console.Wrap(api.New(api.Deps{Logger: logger, Service: svc}), console.New(console.Deps{Service: svc, Logger: logger}))
@@ -117,7 +120,7 @@ func TestCompanyPagesOfAnotherAccountAnswer403WithNoData(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	ada := w.company["ada"]
-	for _, p := range []string{"", "/chat", "/activity", "/files", "/docs", "/docs/notes", "/settings"} {
+	for _, p := range []string{"", "/chat", "/activity", "/files", "/docs", "/docs/notes", "/settings", "/tasks", "/analytics", "/domains", "/domains?q=ada", "/ads"} {
 		path := "/console/c/" + ada + p
 		own := w.get("ada", path)
 		assert.Equal(t, http.StatusOK, own.Code, "%s as ada: %s", path, own.Body.String())
@@ -130,8 +133,9 @@ func TestCompanyPagesOfAnotherAccountAnswer403WithNoData(t *testing.T) {
 	}
 	// Posts too: bob cannot message, edit, upload to or archive ada's company.
 	tok := w.csrf("bob")
-	for _, p := range []string{"/messages", "/docs/notes", "/settings", "/archive", "/api-key"} {
-		rec := w.post("bob", "same-origin", "/console/c/"+ada+p, url.Values{"csrf": {tok}, "message": {"hi"}, "content": {"x"}, "confirm": {"ada-shop"}})
+	for _, p := range []string{"/messages", "/docs/notes", "/settings", "/archive", "/api-key", "/tasks", "/domains/buy", "/ads/cap", "/ads/regenerate"} {
+		rec := w.post("bob", "same-origin", "/console/c/"+ada+p, url.Values{"csrf": {tok}, "message": {"hi"}, "content": {"x"}, "confirm": {"ada-shop"},
+			"title": {"steal"}, "domain": {"ada-maps.com"}, "daily_cap": {"0"}})
 		assert.Equal(t, http.StatusForbidden, rec.Code, "POST %s as bob: %s", p, rec.Body.String())
 	}
 	assert.Equal(t, http.StatusOK, w.get("ada", "/console/c/"+ada).Code, "ada's company is not archived")
@@ -157,7 +161,8 @@ func TestPagesRunUnderAStrictCSPWithoutInlineScript(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	script := regexp.MustCompile(`<script[^>]*>`)
-	for _, path := range []string{"/console/", "/console/account", "/console/credits", "/console/found", "/console/c/" + w.company["ada"], "/console/c/" + w.company["ada"] + "/chat"} {
+	ada := "/console/c/" + w.company["ada"]
+	for _, path := range []string{"/console/", "/console/account", "/console/credits", "/console/found", ada, ada + "/chat", ada + "/tasks", ada + "/analytics", ada + "/domains", ada + "/ads"} {
 		rec := w.get("ada", path)
 		require.Equal(t, http.StatusOK, rec.Code, path)
 		csp := rec.Header().Get("Content-Security-Policy")
@@ -276,7 +281,8 @@ func TestPageWeights(t *testing.T) {
 	weights := map[string]int{}
 	for name, path := range map[string]string{"sign-in": "/console/login", "companies": "/console/", "found": "/console/found", "credits": "/console/credits",
 		"account": "/console/account", "dashboard": ada, "chat": ada + "/chat", "activity": ada + "/activity", "files": ada + "/files",
-		"documents": ada + "/docs", "settings": ada + "/settings"} {
+		"documents": ada + "/docs", "settings": ada + "/settings", "tasks": ada + "/tasks", "analytics": ada + "/analytics", "domains": ada + "/domains",
+		"ads": ada + "/ads"} {
 		rec := w.get("ada", path)
 		require.Equal(t, http.StatusOK, rec.Code, path)
 		weights[name] = rec.Body.Len() + assets

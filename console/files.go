@@ -138,7 +138,7 @@ func (c *Console) downloadFile(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The signed link lives on the sites origin, never this one.
-	headers(w)
+	headers(w, csp)
 	http.Redirect(w, r, d.URL, http.StatusSeeOther)
 }
 

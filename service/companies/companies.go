@@ -238,6 +238,46 @@ func (s *Service) ListCompanies(ctx context.Context, conglomerateID string) ([]m
 	return s.store.Companies().ListCompanies(ctx, v.Scope, false)
 }
 
+// CompanyOverview is a company of the account's list with its own balance
+// (sales net of refunds and withdrawals, not the account's credits) and
+// the question its agent waits to have answered ("" when none).
+type CompanyOverview struct {
+	models.Company
+	Revenue      models.Revenue
+	OpenQuestion string
+}
+
+// CompanyOverviews lists a conglomerate's companies that are not archived
+// with their balances and open questions (what list_businesses shows):
+// three queries however many there are.
+func (s *Service) CompanyOverviews(ctx context.Context, conglomerateID string) ([]CompanyOverview, error) {
+	v, err := s.core.AuthorizeConglomerate(ctx, conglomerateID)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := s.store.Companies().ListCompanies(ctx, v.Scope, false)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(cs))
+	for i, c := range cs {
+		ids[i] = c.ID
+	}
+	revenue, err := s.store.Sales().CompaniesRevenue(ctx, v.Scope, ids)
+	if err != nil {
+		return nil, err
+	}
+	questions, err := s.store.Companies().WaitingQuestions(ctx, v.Scope, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]CompanyOverview, len(cs))
+	for i, c := range cs {
+		out[i] = CompanyOverview{Company: c, Revenue: revenue[c.ID], OpenQuestion: questions[c.ID]}
+	}
+	return out, nil
+}
+
 // ArchivedCompany is an archived company with what it earned.
 type ArchivedCompany struct {
 	models.Company

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
@@ -160,6 +161,20 @@ func TestEveryBillableToolIsChargedOnceBeforeItsEffect(t *testing.T) {
 				assert.Equal(t, charged+1, charges(), "no second charge")
 				assert.Zero(t, count("SELECT COUNT(*) FROM credit_ledger_entries WHERE conglomerate_id = ? AND type = ? AND run_id IS NULL",
 					cong, string(models.EntryToolUsage)), "every charge carries its run_id")
+
+				// A plan that has ended refuses the act first, with its
+				// price in the balance: no effect, nothing charged. The
+				// trial is three days.
+				grant(price)
+				e.Clock.Advance(4 * 24 * time.Hour)
+				effects := tool.effects()
+				err = ep.call(uuid.NewString())
+				e.Clock.Advance(-4 * 24 * time.Hour)
+				assert.Equal(t, models.CodePlanExpired, models.ErrorCodeOf(err), "%v", err)
+				assert.Equal(t, effects, tool.effects(), "no effect on an ended plan")
+				assert.Equal(t, price, balance(), "nothing charged on an ended plan")
+				require.NoError(t, ep.call(uuid.NewString()), "the plan again in force")
+				assert.Zero(t, balance())
 			})
 		}
 	}

@@ -7,7 +7,11 @@
 //     and status live, the question answered, the turn completes and the
 //     credits fall;
 //  4. upload a file (with the page's progress script), download it;
-//  5. a second user opening the first one's company gets a 403 page with
+//  5. buy a domain on the local registrar from the domains page (pay on
+//     holdco's local checkout page), its status shown until registered;
+//  6. the tasks (a task created), analytics and ads (a cap set, the
+//     preview in its sandboxed frame) pages, without console errors;
+//  7. a second user opening the first one's company gets a 403 page with
 //     no data.
 // Screenshots of the main pages go to SHOTS; the time from sign-in to the
 // first completed turn is printed with the results, one JSON line for
@@ -92,6 +96,38 @@ try {
   results.download_text = await dl.text()
   results.download_origin = new URL(dl.url()).origin
 
+  // 5. A domain on the local registrar, registered.
+  await page.goto(results.company_url + '/domains?q=lighthouse-maps')
+  const buy = page.locator('button[data-buy]').first()
+  results.domain = await buy.getAttribute('data-buy')
+  await Promise.all([page.waitForSelector('#pay'), buy.click()])
+  await Promise.all([page.waitForURL(/\/domains\/checkout\/confirm/), page.click('#pay')])
+  await Promise.all([page.waitForResponse(r => r.request().method() === 'POST'), page.click('button')])
+  await page.waitForLoadState('load')
+  await page.goto(results.company_url + '/domains')
+  const state = `tr[data-domain="${results.domain}"] [data-field=state]`
+  results.domain_states = [await page.textContent(state)]
+  await page.waitForSelector(state + ':text-is("registered")', { timeout: 120000 })
+  results.domain_states.push(await page.textContent(state))
+  await shot(page, 'domains')
+
+  // 6. Tasks, analytics and ads.
+  results.pages = {}
+  for (const tab of ['tasks', 'analytics', 'ads']) results.pages[tab] = (await page.goto(results.company_url + '/' + tab)).status()
+  await page.goto(results.company_url + '/tasks')
+  await page.fill('#title', 'Order A3 paper')
+  await Promise.all([page.waitForResponse(r => r.request().method() === 'POST'), page.click('#create-task')])
+  results.task_listed = await page.waitForSelector('#tasks td:has-text("Order A3 paper")').then(() => true, () => false)
+  await shot(page, 'tasks')
+  await page.goto(results.company_url + '/analytics')
+  await shot(page, 'analytics')
+  await page.goto(results.company_url + '/ads')
+  await page.fill('#daily_cap', '3')
+  const [preview] = await Promise.all([page.waitForResponse(r => r.url().endsWith('/ads/preview')), page.click('#set-cap')])
+  results.ad_preview_status = preview.status()
+  results.ad_cap = Number(await page.textContent('#ad-cap'))
+  await shot(page, 'ads')
+
   // Documents and credits, for the screenshots.
   await page.click('a[href$="/docs"]')
   await shot(page, 'documents')
@@ -103,7 +139,7 @@ try {
   await page.goto(results.company_url)
   await shot(page, 'dashboard-phone')
 
-  // 5. Another user opens the company.
+  // 7. Another user opens the company.
   const other = await browser.newContext()
   const p2 = await other.newPage()
   await p2.goto(results.company_url)
