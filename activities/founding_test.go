@@ -2,12 +2,10 @@ package activities_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
 	"holdco/activities"
@@ -16,16 +14,9 @@ import (
 	"holdco/service/founding"
 	"holdco/service/servicetest"
 	"holdco/service/usecases"
+	"holdco/testenv"
 	"holdco/workflows/contract"
 )
-
-// noWorkflows starts no workflow: the interview's row is what the
-// activities work on (the founding sweeper would start the workflow).
-type noWorkflows struct{ client.Client }
-
-func (noWorkflows) ExecuteWorkflow(context.Context, client.StartWorkflowOptions, any, ...any) (client.WorkflowRun, error) {
-	return nil, errors.New("no workflows in this test")
-}
 
 // refusingModel fails as a misconfigured provider does.
 type refusingModel struct{}
@@ -39,7 +30,9 @@ func (refusingModel) Complete(context.Context, models.ModelRequest, func(string)
 // refuses the request fails the segment for good (ErrInterviewerFailed),
 // and a rejected interview ends rejected.
 func TestFoundingActivities(t *testing.T) {
-	e := servicetest.NewWith(t, usecases.Options{Temporal: noWorkflows{}})
+	// No workflow starts: the interview's row is what the activities work
+	// on (the founding sweeper would start the workflow).
+	e := servicetest.NewWith(t, usecases.Options{Temporal: testenv.UnreachableTemporal{}})
 	ada, cong := e.User(t, "ada@example.com")
 	iv, err := e.Svc.Founding.StartFounding(ada, founding.StartInput{Idea: "Guided hiking maps for families"})
 	require.NoError(t, err)

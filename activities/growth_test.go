@@ -27,16 +27,7 @@ func TestDomainActivities(t *testing.T) {
 	owner, cong := e.User(t, "ada@example.com")
 	co, err := e.Svc.CreateCompany(owner, cong, companies.CompanyInput{Name: "Tea Shop", Mission: "Sell good tea."})
 	require.NoError(t, err)
-	results, err := e.Svc.Growth.Search(owner, co.ID, "teashopada")
-	require.NoError(t, err)
-	name := ""
-	for _, r := range results {
-		if r.Available && !r.Premium {
-			name = r.Domain
-			break
-		}
-	}
-	require.NotEmpty(t, name, "a free name")
+	name := servicetest.FreeDomain(t, owner, e.Svc.Growth, co.ID, "teashopada")
 	checkout, err := e.Svc.Growth.CreateCheckout(owner, co.ID, growth.CheckoutInput{Domain: name})
 	require.NoError(t, err)
 	u, err := url.Parse(checkout.URL)

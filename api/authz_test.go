@@ -42,7 +42,7 @@ type world struct {
 	t       testing.TB
 	router  *api.Router
 	handler http.Handler
-	logs    *syncBuffer // the router's log
+	logs    *testenv.LogBuffer // the router's log
 	api     huma.API
 	store   *store.Store
 	svc     *usecases.Services
@@ -116,7 +116,7 @@ func newWorldOn(t testing.TB, st *store.Store, opts usecases.Options) *world {
 	svc, err := usecases.New(ctx, service.Config{PublicURL: "http://holdco.test"}, st, idp,
 		slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
-	logs := &syncBuffer{}
+	logs := &testenv.LogBuffer{}
 	r := api.New(api.Deps{Logger: slog.New(slog.NewTextHandler(logs, nil)), Service: svc})
 
 	w := &world{t: t, router: r, handler: r, api: r.API, store: st, logs: logs, svc: svc, idp: idp, creds: map[string]string{anon: ""}, sso: map[string]string{}, blobs: blobs, sites: sites}

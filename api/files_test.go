@@ -24,6 +24,7 @@ import (
 	"holdco/service"
 	"holdco/service/files"
 	"holdco/service/usecases"
+	"holdco/testenv"
 )
 
 // uploadAs stores a file through the use case (fixtures) and returns its
@@ -259,7 +260,7 @@ func TestChunkedUploadIsCutAtTheLimit(t *testing.T) {
 // TestSignedURLNeverLogged: the download's Location is a credential; the
 // API's access log (and its error log) never holds it.
 func TestSignedURLNeverLogged(t *testing.T) {
-	var logs syncBuffer
+	var logs testenv.LogBuffer
 	w := newWorld(t)
 	r := api.New(api.Deps{Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})), Service: w.svc})
 	id := w.uploadAs(userA, w.adaCo, "x.txt")

@@ -7,28 +7,14 @@ import (
 	"mime/multipart"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"holdco/app"
+	"holdco/testenv"
 )
-
-// lockedBuffer is a log sink safe for concurrent writers.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 // TestFilesAreDownloadedFromTheSitesOrigin: a file uploaded to the API is
 // downloaded through a signed URL on the sites listener, never the API's
@@ -36,7 +22,7 @@ func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); retur
 func TestFilesAreDownloadedFromTheSitesOrigin(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	logs := &lockedBuffer{}
+	logs := &testenv.LogBuffer{}
 	a, _ := startApp(t, embeddedConfig(t, dir, nil), slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		app.RoleAPI, app.RoleSites)
 	api, sites := "http://"+a.APIAddr(), "http://"+a.SitesAddr()

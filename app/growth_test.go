@@ -15,6 +15,7 @@ import (
 	"holdco/service"
 	"holdco/service/companies"
 	"holdco/service/growth"
+	"holdco/service/servicetest"
 )
 
 // Buying a domain on the embedded default, end to end: the local checkout
@@ -45,16 +46,7 @@ func TestDomainPurchaseEndToEnd(t *testing.T) {
 		return true
 	}, 2*time.Minute, 100*time.Millisecond, "provisioned")
 
-	rs, err := a.Service.Growth.Search(as, co.ID, "domaintea")
-	require.NoError(t, err)
-	domain := ""
-	for _, r := range rs {
-		if r.Available {
-			domain = r.Domain
-			break
-		}
-	}
-	require.NotEmpty(t, domain)
+	domain := servicetest.FreeDomain(t, as, a.Service.Growth, co.ID, "domaintea")
 	c, err := a.Service.Growth.CreateCheckout(as, co.ID, growth.CheckoutInput{Domain: domain})
 	require.NoError(t, err)
 	u, err := url.Parse(c.URL)

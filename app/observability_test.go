@@ -1,7 +1,6 @@
 package app_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -40,7 +38,7 @@ func TestOneMessageIsOneTrace(t *testing.T) {
 	t.Parallel()
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	var logs syncBuffer
+	var logs testenv.LogBuffer
 	logger := logging.New(&logs, slog.LevelDebug, "json")
 	ctx, cancel := context.WithCancel(context.Background())
 	a, err := app.Start(ctx, embeddedConfig(t, t.TempDir(), map[string]string{"HOLDCO_METRICS_ADDR": "127.0.0.1:0"}), app.AllRoles, logger,
@@ -202,24 +200,6 @@ func TestOneMessageIsOneTrace(t *testing.T) {
 	require.NoError(t, err)
 	notFound.Body.Close()
 	assert.Equal(t, 404, notFound.StatusCode, "the metrics listener serves only /metrics")
-}
-
-// syncBuffer is a log sink the app's goroutines write to concurrently.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // TestMetricsPortClashNamesTheSetting: the metrics listener is bound with

@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -30,14 +29,6 @@ import (
 	"holdco/workflows"
 	"holdco/workflows/contract"
 )
-
-// unreachableTemporal fails every workflow start, as a process killed
-// right after the company's commit (or a Temporal that is down) would.
-type unreachableTemporal struct{ client.Client }
-
-func (unreachableTemporal) ExecuteWorkflow(context.Context, client.StartWorkflowOptions, any, ...any) (client.WorkflowRun, error) {
-	return nil, errors.New("injected: the process died before the workflow started")
-}
 
 // localProvisioning is the activity set on the local adapters under dir.
 func localProvisioning(t *testing.T, st *store.Store, dir string) *activities.Provisioning {
@@ -93,7 +84,7 @@ func TestCompaniesCreatedBeforeACrashAreProvisioned(t *testing.T) {
 
 	// Before the crash: every create answers with its company although no
 	// workflow starts.
-	crashing := newTestService(t, st, unreachableTemporal{env.Client})
+	crashing := newTestService(t, st, testenv.UnreachableTemporal{Client: env.Client})
 	const n = 6
 	ids := make([]string, n)
 	var wg sync.WaitGroup
@@ -190,7 +181,7 @@ func TestSweepWhileTemporalHangsEndsAtTheFirstFailureAndWithItsContext(t *testin
 	user, cong, err := st.Identity().CreateUserWithConglomerate(ctx, models.User{Email: "ada@example.com", NormalizedEmail: "ada@example.com", Name: "Ada"}, "Ada's")
 	require.NoError(t, err)
 	as := service.WithPrincipal(ctx, service.Principal{Credential: service.CredentialWebSession, CredentialID: "s1", UserID: user.ID, ConglomerateID: cong.ID})
-	crashing := newTestService(t, st, unreachableTemporal{})
+	crashing := newTestService(t, st, testenv.UnreachableTemporal{})
 	for i := range 3 {
 		_, err := crashing.CreateCompany(as, cong.ID, companies.CompanyInput{Name: fmt.Sprintf("Shop %d", i)})
 		require.NoError(t, err)

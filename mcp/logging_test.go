@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,26 +20,13 @@ import (
 	"holdco/service"
 	"holdco/service/connector"
 	"holdco/service/servicetest"
+	"holdco/testenv"
 )
 
-// lockedBuffer is a log sink written by the server's goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// lines are the JSON log lines written so far.
-func (b *lockedBuffer) lines(t *testing.T) []map[string]any {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+// logLines are the JSON log lines written to b so far.
+func logLines(t *testing.T, b *testenv.LogBuffer) []map[string]any {
 	var out []map[string]any
-	for _, l := range strings.Split(strings.TrimSpace(b.buf.String()), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(b.String()), "\n") {
 		if l == "" {
 			continue
 		}
@@ -69,7 +55,7 @@ func (s *slowTokens) Introspect(ctx context.Context, raw string) (service.Princi
 }
 
 // loggedConnector serves the connector with a DEBUG logger into logs.
-func loggedConnector(t *testing.T, logs *lockedBuffer) (string, *slowTokens) {
+func loggedConnector(t *testing.T, logs *testenv.LogBuffer) (string, *slowTokens) {
 	t.Helper()
 	e := servicetest.New(t)
 	owner, cong := e.User(t, "ada@example.com")
@@ -114,7 +100,7 @@ func postRPC(ctx context.Context, url, token, method string, params map[string]a
 // DEBUG line (not the SDK's three INFO lines about its throwaway session),
 // and a client that hangs up mid-request is no ERROR.
 func TestConnectorLogsOneDebugLinePerRequest(t *testing.T) {
-	logs := &lockedBuffer{}
+	logs := &testenv.LogBuffer{}
 	url, tokens := loggedConnector(t, logs)
 
 	const requests = 3
@@ -124,8 +110,8 @@ func TestConnectorLogsOneDebugLinePerRequest(t *testing.T) {
 		require.Equal(t, http.StatusOK, resp.StatusCode)
 		resp.Body.Close()
 	}
-	require.Eventually(t, func() bool { return len(logs.lines(t)) >= requests }, 60*time.Second, 20*time.Millisecond)
-	lines := logs.lines(t)
+	require.Eventually(t, func() bool { return len(logLines(t, logs)) >= requests }, 60*time.Second, 20*time.Millisecond)
+	lines := logLines(t, logs)
 	assert.Len(t, lines, requests, "one line per request: %v", lines)
 	for _, l := range lines {
 		assert.Equal(t, "DEBUG", l["level"], "%v", l)
@@ -151,9 +137,9 @@ func TestConnectorLogsOneDebugLinePerRequest(t *testing.T) {
 	}
 	cancel()
 	require.ErrorIs(t, <-done, context.Canceled)
-	require.Eventually(t, func() bool { return len(logs.lines(t)) >= requests+2 }, 60*time.Second, 20*time.Millisecond,
+	require.Eventually(t, func() bool { return len(logLines(t, logs)) >= requests+2 }, 60*time.Second, 20*time.Millisecond,
 		"the failed check and the request's line")
-	for _, l := range logs.lines(t)[requests:] {
+	for _, l := range logLines(t, logs)[requests:] {
 		assert.Equal(t, "DEBUG", l["level"], "a client hanging up is no error: %v", l)
 	}
 }

@@ -71,5 +71,5 @@ func (s Identity) UpdateConglomerateSettings(ctx context.Context, cong Conglomer
 	if err := cong.check("update conglomerate"); err != nil {
 		return err
 	}
-	return s.updateConglomerate(ctx, "update conglomerate", "id = ?", cong.id, map[string]any{"name": name, "daily_credit_cap": dailyCreditCap})
+	return s.store().updateConglomerate(ctx, "update conglomerate", "id = ?", cong.id, map[string]any{"name": name, "daily_credit_cap": dailyCreditCap})
 }

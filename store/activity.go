@@ -19,7 +19,7 @@ func (s Companies) RecordActivity(ctx context.Context, c CompanyScope, a models.
 	if err := c.check("record activity"); err != nil {
 		return err
 	}
-	return s.recordActivityAt(ctx, c.id, a, now())
+	return s.store().recordActivityAt(ctx, c.id, a, now())
 }
 
 func (s *Store) recordActivityAt(ctx context.Context, companyID string, a models.ActivityInput, at time.Time) error {
@@ -81,7 +81,7 @@ func (s Companies) ReachMilestone(ctx context.Context, c CompanyScope, kind mode
 		return false, err
 	}
 	reached := false
-	err := s.InTx(ctx, func(tx *Store) error {
+	err := s.store().InTx(ctx, func(tx *Store) error {
 		res := tx.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).
 			Create(&models.Milestone{CompanyID: c.id, Kind: kind, ReachedAt: at.UTC().Truncate(time.Microsecond)})
 		if res.Error != nil {

@@ -33,7 +33,7 @@ func (s Growth) UpdateAdCampaign(ctx context.Context, c CompanyScope, change fun
 		return a, err
 	}
 	var changeErr error
-	err := s.InTx(ctx, func(tx *Store) error {
+	err := s.store().InTx(ctx, func(tx *Store) error {
 		at := now()
 		fresh := models.AdCampaign{CompanyID: c.id, ConglomerateID: c.conglomerateID, State: models.AdPaused, CreatedAt: at, UpdatedAt: at, StateChangedAt: at}
 		if err := tx.db.Clauses(clause.OnConflict{DoNothing: true}).Create(&fresh).Error; err != nil {

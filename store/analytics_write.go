@@ -40,14 +40,14 @@ func (s Analytics) RecordAnalyticsEvents(ctx context.Context, events []models.An
 	}
 	slices.SortStableFunc(events, func(a, b models.AnalyticsEvent) int { return a.At.Compare(b.At) })
 	if s.dialect != DialectPostgres {
-		return s.InTx(ctx, func(tx *Store) error {
+		return s.store().InTx(ctx, func(tx *Store) error {
 			if err := tx.insertEventRows(ctx, events); err != nil {
 				return err
 			}
 			return tx.rollUp(ctx, events)
 		})
 	}
-	return s.inConnTx(ctx, func(tx *Store, raw func(func(*pgx.Conn) error) error) error {
+	return s.store().inConnTx(ctx, func(tx *Store, raw func(func(*pgx.Conn) error) error) error {
 		// Company ids are UUIDs: an array literal of them is safe.
 		if err := tx.db.Exec(`SELECT COUNT(pg_advisory_xact_lock(hashtext('holdco.analytics.' || c)))
 			FROM (SELECT unnest(CAST(? AS text[])) AS c ORDER BY 1) AS locks`, "{"+strings.Join(sortedCompanies(events), ",")+"}").Error; err != nil {

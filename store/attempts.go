@@ -45,7 +45,7 @@ func attemptKey(key string) string {
 func (s Identity) CountAttempt(ctx context.Context, key string, at time.Time, windows ...AttemptWindow) (retryAfter time.Duration, err error) {
 	at = at.UTC()
 	hash := attemptKey(key)
-	err = s.InTx(ctx, func(tx *Store) error {
+	err = s.store().InTx(ctx, func(tx *Store) error {
 		db := tx.db.WithContext(ctx)
 		for _, w := range windows {
 			// Ended windows of every key go, so the table holds only live

@@ -35,7 +35,7 @@ func (s Billing) SetCustomerID(ctx context.Context, cong ConglomerateScope, cust
 	if err := cong.check("set customer id"); err != nil {
 		return err
 	}
-	return s.updateConglomerate(ctx, "set customer id", "id = ?", cong.id, map[string]any{"customer_id": customerID})
+	return s.store().updateConglomerate(ctx, "set customer id", "id = ?", cong.id, map[string]any{"customer_id": customerID})
 }
 
 // SetSubscription records the plan and subscription state. A conglomerate
@@ -49,9 +49,9 @@ func (s Billing) SetSubscription(ctx context.Context, conglomerateID, customerID
 		cols["customer_id"] = customerID
 	}
 	if conglomerateID != "" {
-		return s.updateConglomerate(ctx, "set subscription", "id = ?", conglomerateID, cols)
+		return s.store().updateConglomerate(ctx, "set subscription", "id = ?", conglomerateID, cols)
 	}
-	return s.updateConglomerate(ctx, "set subscription", "customer_id = ?", customerID, cols)
+	return s.store().updateConglomerate(ctx, "set subscription", "customer_id = ?", customerID, cols)
 }
 
 // ConglomerateIDByCustomer finds the conglomerate of a customer id.
@@ -65,9 +65,9 @@ func (s Billing) ConglomerateIDByCustomer(ctx context.Context, customerID string
 func (s Billing) SetBlocked(ctx context.Context, conglomerateID, customerID string, at *time.Time, reason string) error {
 	cols := map[string]any{"blocked_at": at, "blocked_reason": reason}
 	if conglomerateID != "" {
-		return s.updateConglomerate(ctx, "set blocked", "id = ?", conglomerateID, cols)
+		return s.store().updateConglomerate(ctx, "set blocked", "id = ?", conglomerateID, cols)
 	}
-	return s.updateConglomerate(ctx, "set blocked", "customer_id = ?", customerID, cols)
+	return s.store().updateConglomerate(ctx, "set blocked", "customer_id = ?", customerID, cols)
 }
 
 // SetAutoTopUp stores the auto top-up settings.
@@ -75,7 +75,7 @@ func (s Billing) SetAutoTopUp(ctx context.Context, cong ConglomerateScope, enabl
 	if err := cong.check("set auto top-up"); err != nil {
 		return err
 	}
-	return s.updateConglomerate(ctx, "set auto top-up", "id = ?", cong.id, map[string]any{
+	return s.store().updateConglomerate(ctx, "set auto top-up", "id = ?", cong.id, map[string]any{
 		"auto_top_up_enabled": enabled, "auto_top_up_threshold": threshold, "auto_top_up_credits": credits})
 }
 
@@ -84,13 +84,13 @@ func (s Billing) SetConnectAccount(ctx context.Context, cong ConglomerateScope, 
 	if err := cong.check("set connect account"); err != nil {
 		return err
 	}
-	return s.updateConglomerate(ctx, "set connect account", "id = ?", cong.id, map[string]any{"connect_account_id": accountID})
+	return s.store().updateConglomerate(ctx, "set connect account", "id = ?", cong.id, map[string]any{"connect_account_id": accountID})
 }
 
 // UpdateConnectState stores what the provider reports of a connected
 // account; an account no conglomerate holds is models.ErrNotFound.
 func (s Billing) UpdateConnectState(ctx context.Context, st models.ConnectState) error {
-	return s.updateConglomerate(ctx, "update connect state", "connect_account_id = ?", st.AccountID, map[string]any{
+	return s.store().updateConglomerate(ctx, "update connect state", "connect_account_id = ?", st.AccountID, map[string]any{
 		"connect_charges_enabled": st.ChargesEnabled, "connect_payouts_enabled": st.PayoutsEnabled,
 		"connect_details_submitted": st.DetailsSubmitted, "connect_requirements": truncate(strings.Join(st.Requirements, ","), 1000),
 	})

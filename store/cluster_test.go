@@ -140,28 +140,39 @@ func TestTokenBucketConcurrentTakesStayWithinBurst(t *testing.T) {
 	st := testenv.NewReplicaStores(t, 2)
 	b := store.TokenBucket{Name: "test/register", PerMinute: 30, Burst: 30}
 	at := time.Now().UTC().Truncate(time.Second)
+	taken := grantedConcurrently(6, 10, func(i int) int {
+		_, err := st[i%2].TakeToken(ctx, b, "203.0.113.7", at)
+		if err != nil && !errors.Is(err, store.ErrRateLimited) {
+			t.Errorf("take: %v", err)
+		}
+		if err != nil {
+			return 0
+		}
+		return 1
+	})
+	assert.Equal(t, 30, taken)
+}
+
+// grantedConcurrently runs workers goroutines that each take rounds times
+// (take is given the worker's number) and sums what the takes granted.
+func grantedConcurrently(workers, rounds int, take func(worker int) int) int {
 	var (
-		mu    sync.Mutex
-		taken int
-		wg    sync.WaitGroup
+		mu      sync.Mutex
+		granted int
+		wg      sync.WaitGroup
 	)
-	for i := range 6 {
+	for i := range workers {
 		wg.Go(func() {
-			for range 10 {
-				_, err := st[i%2].TakeToken(ctx, b, "203.0.113.7", at)
+			for range rounds {
+				got := take(i)
 				mu.Lock()
-				switch {
-				case err == nil:
-					taken++
-				case !errors.Is(err, store.ErrRateLimited):
-					t.Errorf("take: %v", err)
-				}
+				granted += got
 				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
-	assert.Equal(t, 30, taken)
+	return granted
 }
 
 // TakeTokens takes what is left, up to n, and says when the rest is
@@ -205,25 +216,11 @@ func TestTakeTokensConcurrentTakersNeverExceedTheBucket(t *testing.T) {
 	st := testenv.NewReplicaStores(t, 2)
 	b := store.TokenBucket{Name: "test/capture", PerMinute: 6000, Burst: 1000}
 	at := time.Now().UTC().Truncate(time.Second)
-	var (
-		mu      sync.Mutex
-		granted int
-		wg      sync.WaitGroup
-	)
-	for i := range 8 {
-		wg.Go(func() {
-			for range 12 {
-				got, _, err := st[i%2].TakeTokens(ctx, b, "site-key", 7+i*5, at)
-				if !assert.NoError(t, err) {
-					return
-				}
-				mu.Lock()
-				granted += got
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
+	granted := grantedConcurrently(8, 12, func(i int) int {
+		got, _, err := st[i%2].TakeTokens(ctx, b, "site-key", 7+i*5, at)
+		assert.NoError(t, err)
+		return got
+	})
 	// 8 takers ask for 12 × (7+5i) each: 2,352 in all, past the burst.
 	assert.Equal(t, 1000, granted)
 }

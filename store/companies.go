@@ -25,7 +25,7 @@ func (s Companies) CreateCompany(ctx context.Context, cong ConglomerateScope, co
 		return models.Company{}, fmt.Errorf("store: create company: %w", models.Errorf(models.CodeInvalidArgument,
 			"Unknown company status %q.", company.Status).WithField("status"))
 	}
-	err := s.InTx(ctx, func(tx *Store) error {
+	err := s.store().InTx(ctx, func(tx *Store) error {
 		if err := tx.db.WithContext(ctx).Create(&company).Error; err != nil {
 			return wrap("create company", err)
 		}
@@ -43,7 +43,7 @@ func (s Companies) GetCompany(ctx context.Context, c CompanyScope) (models.Compa
 	if err := c.check("get company"); err != nil {
 		return models.Company{}, err
 	}
-	return s.getCompany(ctx, c.id)
+	return s.store().getCompany(ctx, c.id)
 }
 
 // getCompany returns a company by id whoever asks: only the authorization

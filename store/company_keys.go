@@ -59,6 +59,6 @@ func (s Identity) CompanyKeyByHash(ctx context.Context, hash string) (models.Com
 	if err := s.db.WithContext(ctx).Where("token_hash = ?", hash).Take(&k).Error; err != nil {
 		return k, models.Company{}, wrap("get company key by hash", err)
 	}
-	c, err := s.getCompany(ctx, k.CompanyID)
+	c, err := s.store().getCompany(ctx, k.CompanyID)
 	return k, c, err
 }

@@ -78,7 +78,7 @@ func (s Companies) CountCall(ctx context.Context, cong ConglomerateScope, at tim
 		return 0, err
 	}
 	at = at.UTC()
-	err = s.InTx(ctx, func(tx *Store) error {
+	err = s.store().InTx(ctx, func(tx *Store) error {
 		limited := false
 		db := tx.db.WithContext(ctx)
 		if tx.dialect == DialectPostgres {

@@ -68,7 +68,7 @@ func (s Billing) ApplyCreditEntry(ctx context.Context, cong ConglomerateScope, e
 	}
 	e.GroupKey = GroupKey(e)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		acct, err := s.lockCreditAccount(tx, e.ConglomerateID, e.CreatedAt)
+		acct, err := s.store().lockCreditAccount(tx, e.ConglomerateID, e.CreatedAt)
 		if err != nil {
 			return err
 		}
@@ -94,7 +94,7 @@ func (s Billing) ApplyCreditEntry(ctx context.Context, cong ConglomerateScope, e
 		if err := tx.Where("id = ? AND conglomerate_id = ?", e.ID, e.ConglomerateID).Delete(&models.CreditReservation{}).Error; err != nil {
 			return err
 		}
-		newGroup, err := s.addToGroup(tx, e)
+		newGroup, err := s.store().addToGroup(tx, e)
 		if err != nil {
 			return err
 		}

@@ -48,7 +48,7 @@ func (s Companies) PutDocument(ctx context.Context, c CompanyScope, d models.Doc
 		return d, false, err
 	}
 	created := false
-	err := s.InTx(ctx, func(tx *Store) error {
+	err := s.store().InTx(ctx, func(tx *Store) error {
 		var old models.Document
 		q := tx.db.WithContext(ctx)
 		if tx.dialect == DialectPostgres {
@@ -94,7 +94,7 @@ func (s Companies) DeleteDocument(ctx context.Context, c CompanyScope, docType s
 	if err := c.check("delete document"); err != nil {
 		return err
 	}
-	return s.InTx(ctx, func(tx *Store) error {
+	return s.store().InTx(ctx, func(tx *Store) error {
 		res := tx.db.WithContext(ctx).Where("company_id = ? AND document_type = ?", c.id, docType).Delete(&models.Document{})
 		if res.Error != nil {
 			return wrap("delete document", res.Error)

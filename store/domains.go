@@ -216,7 +216,7 @@ func (s Growth) FinishDomainPurchase(ctx context.Context, cong ConglomerateScope
 		return p, false, err
 	}
 	changed := false
-	err := s.InTx(ctx, func(tx *Store) error {
+	err := s.store().InTx(ctx, func(tx *Store) error {
 		db := tx.db
 		if err := db.Where("id = ? AND conglomerate_id = ?", id, cong.id).Take(&p).Error; err != nil {
 			return err
@@ -260,7 +260,7 @@ func (s Growth) AttachDomain(ctx context.Context, c CompanyScope, id string, ev 
 	if err := c.check("attach domain"); err != nil {
 		return p, err
 	}
-	err := s.InTx(ctx, func(tx *Store) error {
+	err := s.store().InTx(ctx, func(tx *Store) error {
 		q := tx.db.Where("id = ? AND conglomerate_id = ?", id, c.conglomerateID)
 		if tx.dialect == DialectPostgres {
 			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
@@ -305,7 +305,7 @@ func (s Growth) DetachDomain(ctx context.Context, c CompanyScope, id string, ev 
 	if err := c.check("detach domain"); err != nil {
 		return p, err
 	}
-	err := s.InTx(ctx, func(tx *Store) error {
+	err := s.store().InTx(ctx, func(tx *Store) error {
 		if err := tx.db.Where("id = ? AND conglomerate_id = ?", id, c.conglomerateID).Take(&p).Error; err != nil {
 			return err
 		}

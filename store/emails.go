@@ -41,7 +41,7 @@ func (s Sales) ReserveOutgoingEmail(ctx context.Context, c CompanyScope, e model
 	e.CompanyID, e.Direction, e.Delivery, e.BodyState = c.id, models.EmailOutbound, models.EmailSending, models.EmailBodyPresent
 	e.CreatedAt, e.UpdatedAt, e.ReadAt = at, at, &at
 	var prior models.Email
-	err := s.InTx(ctx, func(tx *Store) error {
+	err := s.store().InTx(ctx, func(tx *Store) error {
 		db := tx.db.WithContext(ctx)
 		if tx.dialect == DialectPostgres {
 			if err := db.Exec("SELECT id FROM companies WHERE id = ? FOR UPDATE", c.id).Error; err != nil {
@@ -94,7 +94,7 @@ func (s Sales) SetEmailDelivery(ctx context.Context, c CompanyScope, id string, 
 	if err := c.check("set email delivery"); err != nil {
 		return err
 	}
-	err := s.InTx(ctx, func(tx *Store) error {
+	err := s.store().InTx(ctx, func(tx *Store) error {
 		res := tx.db.WithContext(ctx).Model(&models.Email{}).Where("id = ? AND company_id = ?", id, c.id).
 			Updates(map[string]any{"delivery": d, "updated_at": now()})
 		if res.Error != nil {
@@ -124,7 +124,7 @@ func (s Sales) SetEmailDelivery(ctx context.Context, c CompanyScope, id string, 
 // models.ErrNotFound. A delivered message records activity in the same
 // transaction (its Subject defaults to the message id).
 func (s Sales) DeliverInboundEmail(ctx context.Context, handle string, e models.Email, activity models.ActivityInput) (stored models.Email, delivered bool, err error) {
-	err = s.InTx(ctx, func(tx *Store) error {
+	err = s.store().InTx(ctx, func(tx *Store) error {
 		db := tx.db.WithContext(ctx)
 		var company models.Company
 		if err := db.Select("id", "conglomerate_id").Where("handle = ? AND status <> ?", handle, models.CompanyArchived).Take(&company).Error; err != nil {

@@ -93,7 +93,7 @@ func (s Files) CommitFile(ctx context.Context, scope CompanyScope, f models.Comp
 	}
 	f.CompanyID = scope.id
 	at := now()
-	err = s.InTx(ctx, func(tx *Store) error {
+	err = s.store().InTx(ctx, func(tx *Store) error {
 		usage, err := tx.lockFileUsage(scope.id)
 		if err != nil {
 			return err
@@ -180,7 +180,7 @@ func (s Files) ListFiles(ctx context.Context, scope CompanyScope) ([]models.Comp
 		return nil, err
 	}
 	out := []models.CompanyFile{}
-	err := s.db.WithContext(ctx).Where("company_id = ?", scope.id).Order(s.pathOrder()).Find(&out).Error
+	err := s.db.WithContext(ctx).Where("company_id = ?", scope.id).Order(s.store().pathOrder()).Find(&out).Error
 	return out, wrap("list files", err)
 }
 
@@ -217,7 +217,7 @@ func (s Files) DeleteFile(ctx context.Context, scope CompanyScope, id string) (m
 		return models.CompanyFile{}, err
 	}
 	var f models.CompanyFile
-	err := s.InTx(ctx, func(tx *Store) error {
+	err := s.store().InTx(ctx, func(tx *Store) error {
 		if _, err := tx.lockFileUsage(scope.id); err != nil {
 			return err
 		}
@@ -237,7 +237,7 @@ func (s Files) DeleteFilesUnderPrefix(ctx context.Context, scope CompanyScope, p
 		return nil, err
 	}
 	var files []models.CompanyFile
-	err := s.InTx(ctx, func(tx *Store) error {
+	err := s.store().InTx(ctx, func(tx *Store) error {
 		if _, err := tx.lockFileUsage(scope.id); err != nil {
 			return err
 		}

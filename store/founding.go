@@ -91,7 +91,7 @@ func (s Founding) UpdateFoundingInterview(ctx context.Context, cong Conglomerate
 	if err := cong.check("update founding interview"); err != nil {
 		return f, err
 	}
-	err := s.InTx(ctx, func(tx *Store) error {
+	err := s.store().InTx(ctx, func(tx *Store) error {
 		q := tx.db.WithContext(ctx)
 		if tx.dialect == DialectPostgres {
 			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
@@ -234,7 +234,7 @@ func (s Founding) LockAccountForStart(ctx context.Context, cong ConglomerateScop
 	if !s.inTx {
 		return errors.New("store: lock account: not in a transaction")
 	}
-	_, err := s.lockCreditAccount(s.db.WithContext(ctx), cong.id, now())
+	_, err := s.store().lockCreditAccount(s.db.WithContext(ctx), cong.id, now())
 	return wrap("lock account", err)
 }
 
@@ -252,11 +252,11 @@ func (s Founding) SetCompanyGeneration(ctx context.Context, c CompanyScope, gene
 // the scope's conglomerate; models.ErrNotFound when the key is unknown or
 // expired at at.
 func (s Founding) CompanyCreateKeyCompany(ctx context.Context, cong ConglomerateScope, keyHash string, at time.Time) (models.Company, error) {
-	k, err := s.Companies().CompanyCreateKey(ctx, keyHash, at)
+	k, err := s.store().Companies().CompanyCreateKey(ctx, keyHash, at)
 	if err != nil {
 		return models.Company{}, err
 	}
-	_, c, err := s.CompanyInConglomerate(ctx, cong, k.CompanyID)
+	_, c, err := s.store().CompanyInConglomerate(ctx, cong, k.CompanyID)
 	return c, err
 }
 

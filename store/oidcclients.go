@@ -55,7 +55,7 @@ func (s OAuth) RevokeCompanyOIDCClient(ctx context.Context, admin AdminScope, sc
 		Columns: []clause.Column{{Name: "company_id"}},
 		DoUpdates: clause.Assignments(map[string]any{
 			"revoked_reason": reason, "revoked_conglomerate_id": conglomerateID,
-			"revoked_at": clause.Expr{SQL: "COALESCE(" + s.existing("company_oidc_clients", "revoked_at") + ", ?)", Vars: []any{at}},
+			"revoked_at": clause.Expr{SQL: "COALESCE(" + s.store().existing("company_oidc_clients", "revoked_at") + ", ?)", Vars: []any{at}},
 		}),
 	}).Create(&placeholder).Error
 	if err != nil {

@@ -25,7 +25,7 @@ func (s Sales) CreateProspect(ctx context.Context, c CompanyScope, p models.Pros
 		}
 	}
 	preset := p.ID
-	err := s.InTx(ctx, func(tx *Store) error {
+	err := s.store().InTx(ctx, func(tx *Store) error {
 		if err := tx.db.WithContext(ctx).Create(&p).Error; err != nil {
 			return wrap("create prospect", err)
 		}
@@ -96,7 +96,7 @@ func (s Sales) UpdateProspect(ctx context.Context, c CompanyScope, id string, ch
 	if ch.Status != nil {
 		set["status"] = *ch.Status
 	}
-	err := s.InTx(ctx, func(tx *Store) error {
+	err := s.store().InTx(ctx, func(tx *Store) error {
 		res := tx.db.WithContext(ctx).Model(&models.Prospect{}).Where("id = ? AND company_id = ?", id, c.id).Updates(set)
 		if res.Error != nil {
 			return wrap("update prospect", res.Error)

@@ -24,7 +24,7 @@ var ErrCreateKeyUsed = errors.New("store: idempotency key already used")
 // comes with it.
 func (s Companies) CreateCompanyToProvision(ctx context.Context, cong ConglomerateScope, company models.Company, seedRepo bool, key *models.CompanyCreateKey) (models.Company, CompanyScope, error) {
 	var created models.Company
-	err := s.InTx(ctx, func(tx *Store) error {
+	err := s.store().InTx(ctx, func(tx *Store) error {
 		var err error
 		if created, err = tx.Companies().CreateCompany(ctx, cong, company); err != nil {
 			return err
@@ -107,7 +107,7 @@ func (s Companies) PendingProvisioning(ctx context.Context, requestedBefore time
 	}
 	out := make([]PendingCompany, 0, len(rows))
 	for _, r := range rows {
-		c, err := s.getCompany(ctx, r.CompanyID)
+		c, err := s.store().getCompany(ctx, r.CompanyID)
 		if err != nil {
 			return nil, err
 		}

@@ -43,7 +43,7 @@ func (s Billing) ReserveCredits(ctx context.Context, cong ConglomerateScope, r m
 		r.CreatedAt = now()
 	}
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		acct, err := s.lockCreditAccount(tx, r.ConglomerateID, r.CreatedAt)
+		acct, err := s.store().lockCreditAccount(tx, r.ConglomerateID, r.CreatedAt)
 		if err != nil {
 			return err
 		}

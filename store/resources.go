@@ -22,7 +22,7 @@ func (s Companies) SaveResource(ctx context.Context, c CompanyScope, r models.Co
 		inc = 1
 	}
 	r.Attempts = inc
-	return s.InTx(ctx, func(tx *Store) error {
+	return s.store().InTx(ctx, func(tx *Store) error {
 		var before []models.CompanyResource
 		if err := tx.db.WithContext(ctx).Select("kind, status, ref").Where("company_id = ?", c.id).Find(&before).Error; err != nil {
 			return wrap("save resource", err)

@@ -47,14 +47,14 @@ func (s *Store) siteStateQuery(ctx context.Context) *gorm.DB {
 // (no such company, or its site is not published).
 func (s Sites) SiteByHandle(ctx context.Context, handle string) (models.SiteState, error) {
 	var st models.SiteState
-	err := s.siteStateQuery(ctx).Where("c.handle = ?", handle).Take(&st).Error
+	err := s.store().siteStateQuery(ctx).Where("c.handle = ?", handle).Take(&st).Error
 	return st, wrap("site by handle", err)
 }
 
 // SiteOfCompany is the company's published site, or models.ErrNotFound.
 func (s Sites) SiteOfCompany(ctx context.Context, companyID string) (models.SiteState, error) {
 	var st models.SiteState
-	err := s.siteStateQuery(ctx).Where("c.id = ?", companyID).Take(&st).Error
+	err := s.store().siteStateQuery(ctx).Where("c.id = ?", companyID).Take(&st).Error
 	return st, wrap("site of company", err)
 }
 
@@ -147,7 +147,7 @@ func (s Sites) RecordRepositoryRecreated(ctx context.Context, c CompanyScope, r 
 	if r.CompanyID != c.id {
 		return errors.New("store: record repository recreated: another company's repository")
 	}
-	return s.InTx(ctx, func(tx *Store) error {
+	return s.store().InTx(ctx, func(tx *Store) error {
 		if err := tx.Sites().RecordCompanyRepository(ctx, r); err != nil {
 			return err
 		}

@@ -46,7 +46,7 @@ func (s Companies) CreateTask(ctx context.Context, c CompanyScope, t models.Task
 			return prior, nil
 		}
 	}
-	err := s.InTx(ctx, func(tx *Store) error {
+	err := s.store().InTx(ctx, func(tx *Store) error {
 		if err := tx.db.WithContext(ctx).Create(&t).Error; err != nil {
 			return wrap("create task", err)
 		}
@@ -145,7 +145,7 @@ func (s Companies) UpdateTask(ctx context.Context, c CompanyScope, taskID string
 		set["last_run_id"] = *ch.LastRunID
 	}
 	var t models.Task
-	err := s.InTx(ctx, func(tx *Store) error {
+	err := s.store().InTx(ctx, func(tx *Store) error {
 		res := tx.db.WithContext(ctx).Model(&models.Task{}).
 			Where("id = ? AND company_id = ? AND status = ?", taskID, c.id, expected).Updates(set)
 		if res.Error != nil {
@@ -176,7 +176,7 @@ func (s Companies) DeleteTask(ctx context.Context, c CompanyScope, taskID string
 		return models.Task{}, err
 	}
 	var t models.Task
-	err := s.InTx(ctx, func(tx *Store) error {
+	err := s.store().InTx(ctx, func(tx *Store) error {
 		res := tx.db.WithContext(ctx).Where("id = ? AND company_id = ? AND status = ?", taskID, c.id, expected).Delete(&models.Task{})
 		if res.Error != nil {
 			return wrap("delete task", res.Error)

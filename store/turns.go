@@ -36,7 +36,7 @@ func (s Turns) CreateTurn(ctx context.Context, c CompanyScope, t models.Turn, fi
 	}
 	at := now()
 	t.CompanyID, t.ConglomerateID, t.Status, t.CreatedAt, t.UpdatedAt = c.id, c.conglomerateID, models.TurnQueued, at, at
-	err := s.InTx(ctx, func(tx *Store) error {
+	err := s.store().InTx(ctx, func(tx *Store) error {
 		if err := tx.db.WithContext(ctx).Create(&t).Error; err != nil {
 			return wrap("create turn", err)
 		}
@@ -139,7 +139,7 @@ func (s Turns) FinishTurn(ctx context.Context, c CompanyScope, turnID, text stri
 		return models.Turn{}, false, err
 	}
 	ended := false
-	err := s.InTx(ctx, func(tx *Store) error {
+	err := s.store().InTx(ctx, func(tx *Store) error {
 		res := tx.db.WithContext(ctx).Model(&models.Turn{}).
 			Where("id = ? AND company_id = ? AND status IN ?", turnID, c.id, activeTurnStatuses).
 			Updates(map[string]any{"status": r.Status, "text": text, "answer": r.Answer, "question": r.Question,
@@ -267,7 +267,7 @@ func (s Turns) SetCompanyChat(ctx context.Context, c CompanyScope, enabled bool)
 // CompanyReady reports whether every resource of the scope's company is
 // provisioned and ready.
 func (s Turns) CompanyReady(ctx context.Context, c CompanyScope) (bool, error) {
-	rs, err := s.Companies().ListResources(ctx, c)
+	rs, err := s.store().Companies().ListResources(ctx, c)
 	if err != nil {
 		return false, err
 	}

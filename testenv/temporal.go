@@ -286,3 +286,20 @@ func (h *tbHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 }
 
 func (h *tbHandler) WithGroup(string) slog.Handler { return h }
+
+// UnreachableTemporal is a Temporal client whose workflow starts all fail
+// (with Err, or an error saying the process died before the start): a
+// process killed right after its commit, or a Temporal that is down. The
+// embedded Client answers everything else (a zero one panics).
+type UnreachableTemporal struct {
+	client.Client
+	Err error
+}
+
+// ExecuteWorkflow fails.
+func (u UnreachableTemporal) ExecuteWorkflow(context.Context, client.StartWorkflowOptions, any, ...any) (client.WorkflowRun, error) {
+	if u.Err != nil {
+		return nil, u.Err
+	}
+	return nil, errors.New("injected: the process died before the workflow started")
+}

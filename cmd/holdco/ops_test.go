@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,24 +20,6 @@ import (
 	"holdco/testenv"
 	"holdco/workflows/contract"
 )
-
-// lockedBuffer is written by the command's goroutine and read by the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 func freePort(t *testing.T) int {
 	t.Helper()
@@ -58,7 +39,7 @@ func TestStandaloneTemporal(t *testing.T) {
 	getenv := func(k string) string { return env[k] }
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var out, errOut lockedBuffer
+	var out, errOut testenv.LogBuffer
 	done := make(chan error, 1)
 	go func() {
 		done <- standaloneTemporal(ctx, []string{"--port", strconv.Itoa(port)}, getenv, &out, &errOut)

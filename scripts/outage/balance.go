@@ -25,11 +25,7 @@ var (
 func partBalance(ctx context.Context, r *run) error {
 	const part = "balance"
 	// Calls of half a second: the concurrent turns' calls overlap.
-	s, err := r.newServer(ctx, part, map[string]string{"HOLDCO_LLM_SCRIPTED_STEP_DELAY": "500ms"})
-	if err != nil {
-		return err
-	}
-	u, err := s.signIn(ctx, "balance@example.com")
+	s, u, err := r.signedIn(ctx, part, map[string]string{"HOLDCO_LLM_SCRIPTED_STEP_DELAY": "500ms"}, "balance@example.com")
 	if err != nil {
 		return err
 	}

@@ -31,11 +31,7 @@ var (
 // the retried step) and the charges of the retried model steps.
 func partKills(ctx context.Context, r *run) error {
 	const part = "kills"
-	s, err := r.newServer(ctx, part, nil)
-	if err != nil {
-		return err
-	}
-	u, err := s.signIn(ctx, "kills@example.com")
+	s, u, err := r.signedIn(ctx, part, nil, "kills@example.com")
 	if err != nil {
 		return err
 	}

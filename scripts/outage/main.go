@@ -243,6 +243,20 @@ func (r *run) newServer(ctx context.Context, name string, extra map[string]strin
 	return s, nil
 }
 
+// signedIn is every part's start: a server (newServer) and a user signed
+// in on it with email.
+func (r *run) signedIn(ctx context.Context, name string, extra map[string]string, email string) (*server, *user, error) {
+	s, err := r.newServer(ctx, name, extra)
+	if err != nil {
+		return nil, nil, err
+	}
+	u, err := s.signIn(ctx, email)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, u, nil
+}
+
 func (s *server) stop() {
 	s.p.Stop()
 	_ = s.db.Close()

@@ -180,11 +180,7 @@ func missing(acked []string, stored map[string]bool) int {
 // kill -9 of holdco under capture.
 func partPostgres(ctx context.Context, r *run) error {
 	const part = "postgres"
-	s, err := r.newServer(ctx, part, nil)
-	if err != nil {
-		return err
-	}
-	u, err := s.signIn(ctx, "outage@example.com")
+	s, u, err := r.signedIn(ctx, part, nil, "outage@example.com")
 	if err != nil {
 		return err
 	}

@@ -38,11 +38,7 @@ func partTemporal(ctx context.Context, r *run) error {
 	if _, err := harness.FirstLine(tp.LogPath, readyLine, *bound); err != nil {
 		return err
 	}
-	s, err := r.newServer(ctx, part, map[string]string{"TEMPORAL_ADDRESS": "127.0.0.1:" + strconv.Itoa(tport), "TEMPORAL_NAMESPACE": "default"})
-	if err != nil {
-		return err
-	}
-	u, err := s.signIn(ctx, "temporal@example.com")
+	s, u, err := r.signedIn(ctx, part, map[string]string{"TEMPORAL_ADDRESS": "127.0.0.1:" + strconv.Itoa(tport), "TEMPORAL_NAMESPACE": "default"}, "temporal@example.com")
 	if err != nil {
 		return err
 	}

@@ -83,7 +83,7 @@ func TestSideEffectingToolsMakeOneEffectPerCall(t *testing.T) {
 
 	count := func(q string, args ...any) int64 {
 		var n int64
-		require.NoError(t, w.e.SQL.QueryRow(rebind(w.e.Placeholder, q), args...).Scan(&n))
+		require.NoError(t, w.e.SQL.QueryRow(w.e.Rebind(q), args...).Scan(&n))
 		return n
 	}
 	head := func() string {
@@ -170,21 +170,4 @@ func TestSideEffectingToolsMakeOneEffectPerCall(t *testing.T) {
 			assert.True(t, keyed[spec.Name], "%s is keyed but not tested here", spec.Name)
 		}
 	}
-}
-
-// rebind turns ? placeholders into $n for Postgres.
-func rebind(style, q string) string {
-	if style == "?" {
-		return q
-	}
-	n, out := 0, []byte{}
-	for i := 0; i < len(q); i++ {
-		if q[i] == '?' {
-			n++
-			out = append(out, '$', byte('0'+n))
-			continue
-		}
-		out = append(out, q[i])
-	}
-	return string(out)
 }

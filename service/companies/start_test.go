@@ -52,7 +52,7 @@ func (w startWorld) start(t *testing.T, in companies.StartBusinessInput) (compan
 func (w startWorld) count(t *testing.T, q string, args ...any) int64 {
 	t.Helper()
 	var n int64
-	require.NoError(t, w.e.SQL.QueryRow(rebind(w.e.Placeholder, q), args...).Scan(&n))
+	require.NoError(t, w.e.SQL.QueryRow(w.e.Rebind(q), args...).Scan(&n))
 	return n
 }
 
@@ -69,22 +69,6 @@ func (w startWorld) balance(t *testing.T) int64 {
 	st, err := w.e.Svc.Credits(w.ada, w.cong)
 	require.NoError(t, err)
 	return st.Balance
-}
-
-func rebind(style, q string) string {
-	if style == "?" {
-		return q
-	}
-	n, out := 0, []byte{}
-	for i := 0; i < len(q); i++ {
-		if q[i] == '?' {
-			n++
-			out = append(out, '$', byte('0'+n))
-			continue
-		}
-		out = append(out, q[i])
-	}
-	return string(out)
 }
 
 func domainErr(t *testing.T, err error) *models.Error {

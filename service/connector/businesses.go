@@ -110,7 +110,7 @@ type BusinessDetail struct {
 
 // GetBusiness reads one business in detail (the company page's reads).
 func (s *Service) GetBusiness(ctx context.Context, business string) (BusinessDetail, error) {
-	ac, err := s.Resolve(ctx, business)
+	ctx, ac, err := s.resolve(ctx, business)
 	if err != nil {
 		return BusinessDetail{}, err
 	}
@@ -181,7 +181,7 @@ func (s *Service) StartFirstPass(ctx context.Context, business string) (FirstPas
 	if s.Founding == nil {
 		return FirstPassResult{}, noFounding()
 	}
-	ac, err := s.Resolve(ctx, business)
+	ctx, ac, err := s.resolve(ctx, business)
 	if err != nil {
 		return FirstPassResult{}, err
 	}
@@ -195,7 +195,7 @@ func (s *Service) StartFirstPass(ctx context.Context, business string) (FirstPas
 // SetPaused pauses a business (no scheduled agent runs; messages still
 // work) or activates it again.
 func (s *Service) SetPaused(ctx context.Context, business string, paused bool) (BusinessRef, error) {
-	ac, err := s.Resolve(ctx, business)
+	ctx, ac, err := s.resolve(ctx, business)
 	if err != nil {
 		return BusinessRef{}, err
 	}

@@ -54,7 +54,7 @@ func TestEveryBillableToolIsChargedOnceBeforeItsEffect(t *testing.T) {
 	scope := e.Store.SystemConglomerateScope(cong)
 	count := func(q string, args ...any) int64 {
 		var n int64
-		require.NoError(t, e.SQL.QueryRow(rebind(e.Placeholder, q), args...).Scan(&n))
+		require.NoError(t, e.SQL.QueryRow(e.Rebind(q), args...).Scan(&n))
 		return n
 	}
 	balance := func() int64 {

@@ -83,10 +83,21 @@ func (s *Service) account(ctx context.Context) (service.ConglomerateView, error)
 	return s.Core.AuthorizeConglomerate(ctx, id)
 }
 
-// Resolve applies the authorization step to the business an assistant
+// resolve applies the authorization step to the business an assistant
 // names by handle or id: an unknown one (or an archived one) is not_found,
-// another account's forbidden.
-func (s *Service) Resolve(ctx context.Context, business string) (service.AuthorizedCompany, error) {
+// another account's forbidden. The answered ctx carries the authorized
+// business, which the use cases called with it take as authorized
+// (service.WithAuthorizedCompany) instead of authorizing it again: one
+// connector call authorizes its business once.
+func (s *Service) resolve(ctx context.Context, business string) (context.Context, service.AuthorizedCompany, error) {
+	ac, err := s.authorizeBusiness(ctx, business)
+	if err != nil {
+		return ctx, ac, err
+	}
+	return service.WithAuthorizedCompany(ctx, ac), ac, nil
+}
+
+func (s *Service) authorizeBusiness(ctx context.Context, business string) (service.AuthorizedCompany, error) {
 	ref := strings.TrimSpace(business)
 	if err := service.CheckText(business, true); err != nil {
 		return service.AuthorizedCompany{}, err.WithField("business")
@@ -118,17 +129,6 @@ func (s *Service) Resolve(ctx context.Context, business string) (service.Authori
 		}
 	}
 	return ac, err
-}
-
-// resolveFor is Resolve for a use case called next: the answered ctx
-// carries the authorized business, which the use cases take as authorized
-// (service.WithAuthorizedCompany) instead of authorizing it again.
-func (s *Service) resolveFor(ctx context.Context, business string) (context.Context, service.AuthorizedCompany, error) {
-	ac, err := s.Resolve(ctx, business)
-	if err != nil {
-		return ctx, ac, err
-	}
-	return service.WithAuthorizedCompany(ctx, ac), ac, nil
 }
 
 // siteURL is where the business's site is served.

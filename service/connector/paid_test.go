@@ -16,22 +16,6 @@ import (
 	"holdco/service/servicetest"
 )
 
-func rebind(style, q string) string {
-	if style == "?" {
-		return q
-	}
-	n, out := 0, []byte{}
-	for i := 0; i < len(q); i++ {
-		if q[i] == '?' {
-			n++
-			out = append(out, '$', byte('0'+n))
-			continue
-		}
-		out = append(out, q[i])
-	}
-	return string(out)
-}
-
 // A billable tool is paid by one rule wherever it is called: the
 // connector and REST hold its price before the effect, so an account
 // short of credits gets no effect, even under concurrent calls, and every
@@ -46,7 +30,7 @@ func TestBillableToolIsPaidBeforeItsEffectEverywhere(t *testing.T) {
 	}
 	count := func(q string, args ...any) int64 {
 		var n int64
-		require.NoError(t, e.SQL.QueryRow(rebind(e.Placeholder, q), args...).Scan(&n))
+		require.NoError(t, e.SQL.QueryRow(e.Rebind(q), args...).Scan(&n))
 		return n
 	}
 	balance := func() int64 {

@@ -41,7 +41,7 @@ type Uploaded struct {
 // the business through service/files (its quota, path rules and rate
 // limit, shared with the business's agents).
 func (s *Service) UploadFile(ctx context.Context, in Upload) (Uploaded, error) {
-	ctx, ac, err := s.resolveFor(ctx, in.Business)
+	ctx, ac, err := s.resolve(ctx, in.Business)
 	if err != nil {
 		return Uploaded{}, err
 	}
@@ -67,7 +67,7 @@ type Subscription struct {
 // CancelSubscription cancels a subscription one of the business's
 // customers bought (service/sales keeps the rules).
 func (s *Service) CancelSubscription(ctx context.Context, business, subscription string) (Subscription, error) {
-	ctx, ac, err := s.resolveFor(ctx, business)
+	ctx, ac, err := s.resolve(ctx, business)
 	if err != nil {
 		return Subscription{}, err
 	}
@@ -132,7 +132,7 @@ func (s *Service) OpenLink(ctx context.Context, action, business string) (Link, 
 	}
 	var u string
 	if la.PerBusiness {
-		ac, err := s.Resolve(ctx, business)
+		_, ac, err := s.resolve(ctx, business)
 		if err != nil {
 			return Link{}, err
 		}
@@ -162,7 +162,7 @@ func (s *Service) OpenLink(ctx context.Context, action, business string) (Link, 
 // a keyed tool (agenttools.Keyed) answers the effect it made instead of
 // repeating it, and a billable one is not paid again.
 func (s *Service) CallAgentTool(ctx context.Context, business, name, idempotencyKey string, args json.RawMessage) (json.RawMessage, error) {
-	ctx, ac, err := s.resolveFor(ctx, business)
+	ctx, ac, err := s.resolve(ctx, business)
 	if err != nil {
 		return nil, err
 	}

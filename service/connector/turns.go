@@ -21,7 +21,7 @@ type SentMessage struct {
 // rules: agent_chat false is forbidden, a running turn a conflict, too few
 // credits insufficient_credits, a business not set up business_not_active.
 func (s *Service) SendMessage(ctx context.Context, business, message string, attachments []string, sessionID string) (SentMessage, error) {
-	ctx, ac, err := s.resolveFor(ctx, business)
+	ctx, ac, err := s.resolve(ctx, business)
 	if err != nil {
 		return SentMessage{}, err
 	}

@@ -33,7 +33,7 @@ func (a *asker) Complete(context.Context, models.ModelRequest, func(string)) (mo
 // model is not called again.
 func TestInterviewEndsAtTheAnswerCap(t *testing.T) {
 	tmp := testenv.NewTemporal(t, nil)
-	e := servicetest.NewWith(t, usecases.Options{Temporal: unreachableTemporal{tmp.Client}})
+	e := servicetest.NewWith(t, usecases.Options{Temporal: testenv.UnreachableTemporal{Client: tmp.Client}})
 	ada, congID := e.User(t, "ada@example.com")
 	iv, err := e.Svc.Founding.StartFounding(ada, founding.StartInput{Idea: "Guided hiking maps for families"})
 	require.NoError(t, err)
@@ -67,7 +67,7 @@ func TestInterviewEndsAtTheAnswerCap(t *testing.T) {
 // are free), then rate_limited naming the limit; a day later it may again.
 func TestInterviewsPerDayAreBounded(t *testing.T) {
 	tmp := testenv.NewTemporal(t, nil)
-	e := servicetest.NewWith(t, usecases.Options{Temporal: unreachableTemporal{tmp.Client}})
+	e := servicetest.NewWith(t, usecases.Options{Temporal: testenv.UnreachableTemporal{Client: tmp.Client}})
 	ada, congID := e.User(t, "ada@example.com")
 	ctx := context.Background()
 	cong := e.Store.SystemConglomerateScope(congID)

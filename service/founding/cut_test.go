@@ -14,6 +14,7 @@ import (
 	"holdco/service/founding"
 	"holdco/service/servicetest"
 	"holdco/service/usecases"
+	"holdco/testenv"
 )
 
 // proposingModel proposes a company with the given mission.
@@ -29,7 +30,7 @@ func (m proposingModel) Complete(context.Context, models.ModelRequest, func(stri
 // limit ends with a whole word and an ellipsis, never in the middle of a
 // word.
 func TestProposedMissionIsCutAtAWordBoundary(t *testing.T) {
-	e := servicetest.NewWith(t, usecases.Options{Temporal: unreachableTemporal{}})
+	e := servicetest.NewWith(t, usecases.Options{Temporal: testenv.UnreachableTemporal{}})
 	ada, congID := e.User(t, "ada@example.com")
 	iv, err := e.Svc.Founding.StartFounding(ada, founding.StartInput{Idea: "Guided hiking maps for families"})
 	require.NoError(t, err)
@@ -67,7 +68,7 @@ func TestProposedMissionIsCutAtAWordBoundary(t *testing.T) {
 // stored.
 func cutMissionVia(t *testing.T, mission string) string {
 	t.Helper()
-	e := servicetest.NewWith(t, usecases.Options{Temporal: unreachableTemporal{}})
+	e := servicetest.NewWith(t, usecases.Options{Temporal: testenv.UnreachableTemporal{}})
 	ada, congID := e.User(t, "bob@example.com")
 	iv, err := e.Svc.Founding.StartFounding(ada, founding.StartInput{Idea: "Guided hiking maps for families"})
 	require.NoError(t, err)

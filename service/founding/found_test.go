@@ -238,7 +238,7 @@ func TestUpgradeFirstPassWaitsAndRecovers(t *testing.T) {
 	// Ready, but Temporal does not take the turn: the activity's retry
 	// is asked for and nothing is recorded.
 	setReady(t, w.e, w.company.ID)
-	down := w.e.NewServices(t, usecases.Options{Temporal: unreachableTemporal{tmp.Client}})
+	down := w.e.NewServices(t, usecases.Options{Temporal: testenv.UnreachableTemporal{Client: tmp.Client}})
 	_, err = down.Founding.Found(ctx, w.cong, w.iv.ID)
 	require.Error(t, err)
 	assert.Empty(t, w.interview(t).FirstPassStatus)

@@ -22,7 +22,7 @@ import (
 // first pass waits for provisioning.
 func TestInterviewStepsAreIdempotent(t *testing.T) {
 	tmp := testenv.NewTemporal(t, nil)
-	e := servicetest.NewWith(t, usecases.Options{Temporal: unreachableTemporal{tmp.Client}})
+	e := servicetest.NewWith(t, usecases.Options{Temporal: testenv.UnreachableTemporal{Client: tmp.Client}})
 	ada, congID := e.User(t, "ada@example.com")
 	iv, err := e.Svc.Founding.StartFounding(ada, founding.StartInput{Idea: "Guided hiking maps for families"})
 	require.NoError(t, err)

@@ -2,7 +2,6 @@ package founding_test
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"testing"
@@ -10,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 
 	"holdco/models"
 	"holdco/service"
@@ -21,20 +19,12 @@ import (
 	"holdco/workflows/contract"
 )
 
-// unreachableTemporal fails every workflow start, as a process killed
-// right after the interview's commit would.
-type unreachableTemporal struct{ client.Client }
-
-func (unreachableTemporal) ExecuteWorkflow(context.Context, client.StartWorkflowOptions, any, ...any) (client.WorkflowRun, error) {
-	return nil, errors.New("injected: the process died before the workflow started")
-}
-
 // TestInterviewStartLostToACrashIsSwept opens an interview whose workflow
 // start fails after the row's commit: the answer is the interview all the
 // same, and the worker's sweeper starts its workflow once.
 func TestInterviewStartLostToACrashIsSwept(t *testing.T) {
 	tmp := testenv.NewTemporal(t, nil)
-	e := servicetest.NewWith(t, usecases.Options{Temporal: unreachableTemporal{tmp.Client}})
+	e := servicetest.NewWith(t, usecases.Options{Temporal: testenv.UnreachableTemporal{Client: tmp.Client}})
 	ada, _ := e.User(t, "ada@example.com")
 	iv, err := e.Svc.Founding.StartFounding(ada, founding.StartInput{Idea: "Guided hiking maps for families"})
 	require.NoError(t, err)

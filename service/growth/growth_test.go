@@ -94,15 +94,7 @@ func (w *world) register(t *testing.T, p models.DomainPurchase) models.DomainPur
 // freeName is an available name of the local registrar.
 func freeName(t testing.TB, w *world, companyID, label string) string {
 	t.Helper()
-	rs, err := w.e.Svc.Growth.Search(w.ada, companyID, label)
-	require.NoError(t, err)
-	for _, r := range rs {
-		if r.Available && !r.Premium {
-			return r.Domain
-		}
-	}
-	t.Fatalf("no free name for %s", label)
-	return ""
+	return servicetest.FreeDomain(t, w.ada, w.e.Svc.Growth, companyID, label)
 }
 
 func TestSearchGridExactAndInvalidNames(t *testing.T) {

@@ -27,16 +27,7 @@ func TestStripeDomainCheckout(t *testing.T) {
 	ada, cong := e.User(t, "ada@example.com")
 	co, err := e.Svc.CreateCompany(ada, cong, companies.CompanyInput{Name: "Stripe Tea"})
 	require.NoError(t, err)
-	rs, err := e.Svc.Growth.Search(ada, co.ID, "stripetea")
-	require.NoError(t, err)
-	domain := ""
-	for _, r := range rs {
-		if r.Available {
-			domain = r.Domain
-			break
-		}
-	}
-	require.NotEmpty(t, domain)
+	domain := servicetest.FreeDomain(t, ada, e.Svc.Growth, co.ID, "stripetea")
 	c, err := e.Svc.Growth.CreateCheckout(ada, co.ID, growth.CheckoutInput{Domain: domain})
 	require.NoError(t, err)
 	assert.Equal(t, growth.ProviderStripe, c.Provider)

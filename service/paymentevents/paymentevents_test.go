@@ -26,16 +26,7 @@ func TestPaymentEventsGoToTheirDomain(t *testing.T) {
 	ctx := context.Background()
 	ada, cong := e.User(t, "ada@example.com")
 	co := e.SeedCompany(t, ada, companies.CompanyInput{Name: "Routed Tea"})
-	rs, err := e.Svc.Growth.Search(ada, co.ID, "routedtea")
-	require.NoError(t, err)
-	domain := ""
-	for _, r := range rs {
-		if r.Available {
-			domain = r.Domain
-			break
-		}
-	}
-	require.NotEmpty(t, domain)
+	domain := servicetest.FreeDomain(t, ada, e.Svc.Growth, co.ID, "routedtea")
 	c, err := e.Svc.Growth.CreateCheckout(ada, co.ID, growth.CheckoutInput{Domain: domain})
 	require.NoError(t, err)
 	state := func() models.DomainState {

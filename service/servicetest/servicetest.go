@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -240,4 +241,39 @@ func (e *Env) SeedCompany(t testing.TB, as context.Context, in companies.Company
 	created, _, err := e.Store.Companies().CreateCompanyToProvision(context.Background(), v.Scope, c, true, nil)
 	require.NoError(t, err)
 	return created
+}
+
+// FreeDomain is the first name growth's search offers for label that is
+// available and not premium (the tests' local registrar takes some names
+// by their hash): a domain a test can buy.
+func FreeDomain(t testing.TB, as context.Context, g *growth.Service, companyID, label string) string {
+	t.Helper()
+	rs, err := g.Search(as, companyID, label)
+	require.NoError(t, err)
+	for _, r := range rs {
+		if r.Available && !r.Premium {
+			return r.Domain
+		}
+	}
+	t.Fatalf("no free domain for %s", label)
+	return ""
+}
+
+// Rebind is q, written with ? placeholders, in the placeholder style of
+// the environment's database, for e.SQL: $1, $2… on Postgres.
+func (e *Env) Rebind(q string) string {
+	if e.Placeholder == "?" {
+		return q
+	}
+	var out strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			out.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		out.WriteRune(r)
+	}
+	return out.String()
 }

@@ -66,7 +66,7 @@ func (w *turnWorld) newTurn(t *testing.T, message string) contract.TurnRef {
 func (w *turnWorld) count(t *testing.T, query string, args ...any) int64 {
 	t.Helper()
 	var c int64
-	require.NoError(t, w.e.SQL.QueryRow(rebind(w.e.Placeholder, query), args...).Scan(&c))
+	require.NoError(t, w.e.SQL.QueryRow(w.e.Rebind(query), args...).Scan(&c))
 	return c
 }
 
@@ -102,7 +102,7 @@ func TestToolCallRetriedAfterACrashMakesItsEffectOnce(t *testing.T) {
 			assert.False(t, res.IsError, "attempt %d, call %d", attempt, index)
 		}
 		// The crash: the effects committed, the step's results did not.
-		_, err := w.e.SQL.Exec(rebind(w.e.Placeholder, "DELETE FROM turn_messages WHERE turn_id = ? AND step = 1 AND part > 0"), ref.TurnID)
+		_, err := w.e.SQL.Exec(w.e.Rebind("DELETE FROM turn_messages WHERE turn_id = ? AND step = 1 AND part > 0"), ref.TurnID)
 		require.NoError(t, err)
 	}
 
@@ -112,23 +112,6 @@ func TestToolCallRetriedAfterACrashMakesItsEffectOnce(t *testing.T) {
 	assert.Equal(t, int64(1), w.count(t, "SELECT COUNT(*) FROM credit_ledger_entries WHERE run_id = ? AND type = ?", ref.TurnID, string(models.EntryToolUsage)),
 		"send_email charged once, with the turn's id")
 	assert.Equal(t, int64(9), w.balance(t))
-}
-
-func rebind(style, q string) string {
-	if style == "?" {
-		return q
-	}
-	n := 0
-	out := []byte{}
-	for i := 0; i < len(q); i++ {
-		if q[i] == '?' {
-			n++
-			out = append(out, []byte("$"+string(rune('0'+n)))...)
-			continue
-		}
-		out = append(out, q[i])
-	}
-	return string(out)
 }
 
 // gateModel holds every call until the test releases it and counts the

@@ -614,14 +614,6 @@ func TestActivatingACompanyWithoutAScheduleCreatesIt(t *testing.T) {
 	require.NoError(t, schedules.Resume(ctx, w.company, w.cong), "activating twice is fine")
 }
 
-// unreachableTemporal refuses every workflow start, as a Temporal that is
-// down.
-type unreachableTemporal struct{ client.Client }
-
-func (unreachableTemporal) ExecuteWorkflow(context.Context, client.StartWorkflowOptions, any, ...any) (client.WorkflowRun, error) {
-	return nil, serviceerror.NewUnavailable("connection refused")
-}
-
 // TestMessageWhileTemporalIsDownIsRefusedForNow (docs/reliability.md,
 // "Temporal down"): a message whose turn Temporal does not take answers
 // upstream_unavailable with retry_after_seconds (REST: 503 with
@@ -629,7 +621,7 @@ func (unreachableTemporal) ExecuteWorkflow(context.Context, client.StartWorkflow
 func TestMessageWhileTemporalIsDownIsRefusedForNow(t *testing.T) {
 	t.Parallel()
 	tmp := testenv.NewTemporal(t, nil)
-	e := servicetest.NewWith(t, usecases.Options{Temporal: unreachableTemporal{tmp.Client}, AgentRunEvery: time.Hour})
+	e := servicetest.NewWith(t, usecases.Options{Temporal: testenv.UnreachableTemporal{Client: tmp.Client, Err: serviceerror.NewUnavailable("connection refused")}, AgentRunEvery: time.Hour})
 	w := &world{e: e, tmp: tmp}
 	w.owner, w.cong = e.User(t, "ada@example.com")
 	w.company = e.SeedCompany(t, w.owner, companies.CompanyInput{Name: "Ada Bakery", Idea: "Bread by subscription"}).ID
