@@ -224,20 +224,54 @@ func (c *Console) creditsPage(w http.ResponseWriter, r *http.Request) {
 			d.Links = append(d.Links, link{u, linkTexts[name]})
 		}
 	}
-	for name, reason := range b.LinkReasons {
-		d.Reasons = append(d.Reasons, linkTexts[name]+": "+reasonText(reason))
-	}
+	d.Reasons = linkReasons(b.LinkReasons)
 	c.render(w, r, http.StatusOK, "credits", page{Title: "Credits", Signed: true, CSRF: req.csrf, Nav: "credits", Data: d})
 }
 
 var linkTexts = map[string]string{"top_up": "Top up credits", "upgrade": "Upgrade the plan", "customer_portal": "Billing portal"}
 
+// linkOrder is the order the billing links are named in.
+var linkOrder = []string{"top_up", "upgrade", "customer_portal"}
+
+// reasonTexts say why a billing link is missing (billing's
+// "<link>_unavailable" values).
+var reasonTexts = map[string]string{
+	"payments_not_configured": "payments are not configured on this holdco",
+	"already_on_plan":         "the account is already on this plan",
+	"plan_not_for_sale":       "this plan is not for sale",
+	"no_billing_account_yet":  "there is no billing account yet; it opens with the first payment",
+}
+
 func reasonText(key string) string {
-	switch key {
-	case "payments_disabled", "top_up_unavailable":
-		return "payments are not configured on this holdco, so this is not available"
+	if t, ok := reasonTexts[key]; ok {
+		return t
 	}
 	return strings.ReplaceAll(key, "_", " ")
+}
+
+// linkReasons are the sentences saying why billing links are missing, in
+// the links' order; one sentence when every link is missing for the same
+// reason.
+func linkReasons(reasons map[string]string) []string {
+	var out []string
+	same := ""
+	for i, name := range linkOrder {
+		r, ok := reasons[name+"_unavailable"]
+		if !ok || (i > 0 && r != same) {
+			same = ""
+			break
+		}
+		same = r
+	}
+	if same != "" {
+		return []string{"Top-ups, plan upgrades and the billing portal are not available: " + reasonText(same) + "."}
+	}
+	for _, name := range linkOrder {
+		if r, ok := reasons[name+"_unavailable"]; ok {
+			out = append(out, linkTexts[name]+": "+reasonText(r)+".")
+		}
+	}
+	return out
 }
 
 // Founding: the interview as a conversation.

@@ -336,3 +336,18 @@ func TestFoundingPageAfterAnInterviewEndedOffersAnother(t *testing.T) {
 		})
 	}
 }
+
+// The credits page says in words why a billing link is missing: one
+// sentence when payments are off, each link by its name otherwise.
+func TestCreditsPageSaysWhyLinksAreMissing(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	rec := w.get("ada", "/console/credits")
+	require.Equal(t, http.StatusOK, rec.Code)
+	body := rec.Body.String()
+	assert.Contains(t, body, "<li>Top-ups, plan upgrades and the billing portal are not available: payments are not configured on this holdco.</li>")
+	assert.NotContains(t, body, "<li>:", "every reason names its link")
+
+	assert.Equal(t, []string{"Top up credits: payments are not configured on this holdco.", "Billing portal: there is no billing account yet; it opens with the first payment."},
+		console.LinkReasons(map[string]string{"customer_portal_unavailable": "no_billing_account_yet", "top_up_unavailable": "payments_not_configured"}))
+}

@@ -1,0 +1,4 @@
+package console
+
+// LinkReasons exposes linkReasons to the external tests.
+var LinkReasons = linkReasons
