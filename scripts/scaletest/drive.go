@@ -109,7 +109,7 @@ func drive(ctx context.Context, c *cluster, db *sql.DB, rep *report, f *figures)
 	t = time.Now()
 	var mcpToken string
 	if !f.pinnedSignIn {
-		mcpToken, err = connectorToken(ctx, c.mcpProxy.url, "founder@example.com")
+		mcpToken, err = harness.ConnectorToken(ctx, c.mcpProxy.url, "founder@example.com", "holdco scale test")
 	}
 	if f.pinnedSignIn || err != nil {
 		if err != nil {
@@ -119,7 +119,7 @@ func drive(ctx context.Context, c *cluster, db *sql.DB, rep *report, f *figures)
 		// identity provider's: pinned with it.
 		c.apiProxy.only(0)
 		c.oauthPx.only(0)
-		mcpToken, err = connectorToken(ctx, c.mcpProxy.url, "founder@example.com")
+		mcpToken, err = harness.ConnectorToken(ctx, c.mcpProxy.url, "founder@example.com", "holdco scale test")
 		c.apiProxy.only(-1)
 		c.oauthPx.only(-1)
 	}
