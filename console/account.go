@@ -61,6 +61,21 @@ type account struct {
 	Conglomerate service.ConglomerateView
 }
 
+// accountSession is the page's session and its account; false once the
+// answer (a sign-in redirect or an error page) is written.
+func (c *Console) accountSession(w http.ResponseWriter, r *http.Request) (*request, account, bool) {
+	req, ok := c.session(w, r)
+	if !ok {
+		return nil, account{}, false
+	}
+	acc, err := c.account(req)
+	if err != nil {
+		c.fail(w, r, req, err)
+		return nil, account{}, false
+	}
+	return req, acc, true
+}
+
 func (c *Console) account(req *request) (account, error) {
 	me, err := c.svc.Identity.Me(req.ctx)
 	if err != nil {
@@ -86,13 +101,8 @@ type companiesData struct {
 }
 
 func (c *Console) companiesPage(w http.ResponseWriter, r *http.Request) {
-	req, ok := c.session(w, r)
+	req, acc, ok := c.accountSession(w, r)
 	if !ok {
-		return
-	}
-	acc, err := c.account(req)
-	if err != nil {
-		c.fail(w, r, req, err)
 		return
 	}
 	cs, err := c.svc.Companies.CompanyOverviews(req.ctx, acc.Conglomerate.ID)
@@ -144,13 +154,8 @@ type accountData struct {
 }
 
 func (c *Console) accountPage(w http.ResponseWriter, r *http.Request) {
-	req, ok := c.session(w, r)
+	req, acc, ok := c.accountSession(w, r)
 	if !ok {
-		return
-	}
-	acc, err := c.account(req)
-	if err != nil {
-		c.fail(w, r, req, err)
 		return
 	}
 	b, err := c.svc.Billing.Billing(req.ctx, acc.Conglomerate.ID)
@@ -192,13 +197,8 @@ type creditsData struct {
 const ledgerPage = 20
 
 func (c *Console) creditsPage(w http.ResponseWriter, r *http.Request) {
-	req, ok := c.session(w, r)
+	req, acc, ok := c.accountSession(w, r)
 	if !ok {
-		return
-	}
-	acc, err := c.account(req)
-	if err != nil {
-		c.fail(w, r, req, err)
 		return
 	}
 	b, err := c.svc.Billing.Billing(req.ctx, acc.Conglomerate.ID)
