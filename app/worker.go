@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"go.temporal.io/sdk/worker"
 
@@ -33,7 +32,7 @@ func (a *App) startWorker(ctx context.Context, publicURL, sitesURL string) error
 	// Interrupts reach a model call at its next heartbeat: send them at
 	// least every second.
 	a.workerIdentity = newWorkerIdentity()
-	a.worker = worker.New(a.Temporal, contract.TaskQueue, worker.Options{MaxHeartbeatThrottleInterval: time.Second, Identity: a.workerIdentity})
+	a.worker = worker.New(a.Temporal, contract.TaskQueue, worker.Options{MaxHeartbeatThrottleInterval: workflows.MaxHeartbeatThrottle(), Identity: a.workerIdentity})
 	workflows.Register(a.worker, &activities.Provisioning{Store: a.Store, Repositories: repos, Databases: dbs, Hosting: host,
 		Schedules: svc.Schedules, FirstPasses: svc.Founding})
 	engine, err := a.buildTurns(svc)

@@ -125,7 +125,7 @@ func newWorld(t testing.TB) *world {
 		Model: slowOnRequest{fast: scripted.New(0), slow: scripted.New(time.Minute)}, Traces: e.Svc.TraceWriter, Scheduled: e.Svc.Turns,
 		Logger: quiet(), TextEvery: 20 * time.Millisecond}, HeartbeatEvery: 100 * time.Millisecond}
 	tmp.Server.NewWorkerWithOptions(contract.TaskQueue, func(r worker.Registry) { workflows.RegisterTurns(r, acts) },
-		worker.Options{MaxHeartbeatThrottleInterval: time.Second})
+		worker.Options{MaxHeartbeatThrottleInterval: workflows.MaxHeartbeatThrottle()})
 
 	w.founding.create = func(ctx context.Context, in founding.CreateBusinessInput) (founding.CreateBusinessResult, error) {
 		return founding.CreateBusinessResult{Business: w.company, WelcomeCreditsGranted: true,

@@ -73,7 +73,7 @@ func (w *world) startWorker(t testing.TB) {
 	// As the app's worker: heartbeats reach the server at least every
 	// second, so an interrupt reaches a model call at once.
 	w.worker = w.tmp.Server.NewWorkerWithOptions(contract.TaskQueue, func(r worker.Registry) { workflows.RegisterTurns(r, w.acts) },
-		worker.Options{MaxHeartbeatThrottleInterval: time.Second})
+		worker.Options{MaxHeartbeatThrottleInterval: workflows.MaxHeartbeatThrottle()})
 }
 
 func (w *world) setReady(t testing.TB) {
