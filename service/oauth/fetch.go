@@ -126,7 +126,10 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) ([]byte, time.Durati
 	req.Header.Set("User-Agent", "holdco-oauth (client ID metadata document fetch)")
 	resp, err := client.Do(req)
 	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// The deadline shows as the context's or as the transport's own
+		// timeout (the response header timeout is the same length and can
+		// fire first).
+		if timedOut(ctx, err) {
 			return nil, 0, fetchFailed("the client metadata document did not arrive within %s", timeout)
 		}
 		return nil, 0, fetchFailed("the client metadata document could not be fetched")
@@ -146,7 +149,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) ([]byte, time.Durati
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MetadataMaxBytes+1))
 	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if timedOut(ctx, err) {
 			return nil, 0, fetchFailed("the client metadata document did not arrive within %s", timeout)
 		}
 		return nil, 0, fetchFailed("the client metadata document could not be read")
@@ -155,6 +158,12 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) ([]byte, time.Durati
 		return nil, 0, fetchFailed("the client metadata document is larger than %d bytes", MetadataMaxBytes)
 	}
 	return body, cacheLifetime(resp.Header.Get("Cache-Control")), nil
+}
+
+// timedOut says whether a fetch's err is its deadline passing.
+func timedOut(ctx context.Context, err error) bool {
+	var ne net.Error
+	return errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }
 
 // pick resolves host and returns the address to connect to; every address
