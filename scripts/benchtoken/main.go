@@ -42,18 +42,6 @@ func main() {
 	fmt.Println(pat.Token)
 }
 
-func getJSON(u string, out any) error {
-	resp, err := http.Get(u)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", u, resp.Status)
-	}
-	return json.NewDecoder(resp.Body).Decode(out)
-}
-
 func postJSON(u, bearer string, in, out any) error {
 	body, _ := json.Marshal(in)
 	req, _ := http.NewRequest(http.MethodPost, u, bytes.NewReader(body))
