@@ -70,7 +70,10 @@ func registerTurnRoutes(api huma.API, h *turnHandlers) {
 		Description: "Starts a turn and answers at once with its id; poll GET /turns/{turn_id}. One turn runs per company at a time: " +
 			"while one runs the answer is 409 `conflict` with its `turn_id`. Refusals: 403 `forbidden` when the agent does not take messages " +
 			"(`agent_chat` false, the owner's switch on the company), 409 `business_not_active` until provisioning is ready, the plan's " +
-			"402/403 codes, 402 `insufficient_credits` under 3 credits (with balance, needed and links). " + turnStatusDoc}, h.send)
+			"402/403 codes, 402 `insufficient_credits` under 3 credits (with balance, needed and links). " +
+			"With an `Idempotency-Key`, a retry of the same message (same company, same key) answers 202 with the turn the first request created, " +
+			"as it is now, and starts nothing, even while that turn runs; the same key with another message is 409 `conflict` (reason idempotency_key_reused). " +
+			turnStatusDoc}, h.send)
 	huma.Register(api, huma.Operation{OperationID: "list-turns", Method: http.MethodGet, Path: "/companies/{company_id}/turns",
 		Tags: tags, Summary: "List the company's turns", Security: bearerSecurity, Description: "Newest first."}, h.list)
 	huma.Register(api, huma.Operation{OperationID: "get-turn", Method: http.MethodGet, Path: "/turns/{turn_id}",
@@ -124,14 +127,16 @@ func toTurnResponse(v turns.View) TurnResponse {
 }
 
 type sendMessageInput struct {
-	CompanyID string `path:"company_id" format:"uuid"`
-	Body      SendMessageRequest
+	CompanyID      string `path:"company_id" format:"uuid"`
+	IdempotencyKey string `header:"Idempotency-Key" maxLength:"255" doc:"Optional: a key of the client's choice naming this message (a UUID is a good one). Sent again with the same key, the request answers the turn the first one created (202) without starting another; the same key with another message is 409 (reason idempotency_key_reused)."`
+	Body           SendMessageRequest
 }
 
 type sendMessageOutput struct{ Body SendMessageResponse }
 
 func (h *turnHandlers) send(ctx context.Context, in *sendMessageInput) (*sendMessageOutput, error) {
-	st, err := h.svc.SendMessage(ctx, in.CompanyID, turns.Message{Text: in.Body.Message, Attachments: in.Body.Attachments, SessionID: in.Body.SessionID})
+	st, err := h.svc.SendMessage(ctx, in.CompanyID, turns.Message{Text: in.Body.Message, Attachments: in.Body.Attachments, SessionID: in.Body.SessionID,
+		IdempotencyKey: in.IdempotencyKey})
 	if err != nil {
 		return nil, err
 	}

@@ -53,6 +53,11 @@ type Turn struct {
 	// Message is what the turn was asked (the user's message, the task).
 	Message     string   `gorm:"type:text;not null"`
 	Attachments []string `gorm:"serializer:json;type:text;not null"`
+	// IdempotencyKey is the client's key of the message that started the
+	// turn (REST's Idempotency-Key header), nil without one: unique per
+	// company, so a retry of the message finds this turn instead of
+	// starting another.
+	IdempotencyKey *string `gorm:"size:255"`
 	// Text is the agent's text so far (written at most every ~500 ms while
 	// the model streams); Answer the final answer; Question the question
 	// of a waiting turn.

@@ -47,6 +47,7 @@ func migrations() []*gormigrate.Migration {
 		migration0032SiteDeploys(),
 		migration0034ClusterShared(),
 		migration0035DevIdPState(),
+		migration0036TurnIdempotencyKey(),
 	}
 }
 

@@ -30,7 +30,7 @@ func TestMigrationsCoverEveryModelColumn(t *testing.T) {
 		&models.CreditLedgerEntry{}, &models.CreditLedgerGroup{}, &models.CreditAccount{}, &models.CreditReservation{},
 		&models.CompanyProvisioning{}, &models.CompanyCreateKey{},
 		&models.ActivityEvent{}, &models.Document{}, &models.Milestone{}, &models.CompanyFile{}, &models.Email{},
-		&models.Product{}, &models.CompanyPayment{}, &models.CustomerSubscription{}, &models.Task{}, &models.AdCampaign{}} {
+		&models.Product{}, &models.CompanyPayment{}, &models.CustomerSubscription{}, &models.Task{}, &models.AdCampaign{}, &models.Turn{}} {
 		sch, err := schema.Parse(model, &sync.Map{}, s.db.NamingStrategy)
 		require.NoError(t, err)
 		require.True(t, m.HasTable(sch.Table), "table %s", sch.Table)

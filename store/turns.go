@@ -28,8 +28,15 @@ func (s Turns) TurnCompanyID(ctx context.Context, turnID string) (string, error)
 	return ids[0], nil
 }
 
+// ErrTurnKeyExists is CreateTurn's answer, with the stored turn, when the
+// company has a turn with the new turn's idempotency key already (a
+// concurrent send with the same key won): nothing was created.
+var ErrTurnKeyExists = errors.New("store: a turn with this idempotency key exists")
+
 // CreateTurn stores a queued turn of the scope's company with the user's
-// message (step 0 of the turn) in one transaction.
+// message (step 0 of the turn) in one transaction. A turn with an
+// idempotency key the company used already is not created: the stored one
+// is returned with ErrTurnKeyExists.
 func (s Turns) CreateTurn(ctx context.Context, c CompanyScope, t models.Turn, first []models.ContentBlock) (models.Turn, error) {
 	if err := c.check("create turn"); err != nil {
 		return t, err
@@ -43,7 +50,27 @@ func (s Turns) CreateTurn(ctx context.Context, c CompanyScope, t models.Turn, fi
 		m := models.TurnMessage{TurnID: t.ID, SessionID: t.SessionID, Role: models.RoleUser, Content: first, CreatedAt: at}
 		return wrap("create turn", tx.db.WithContext(ctx).Create(&m).Error)
 	})
+	if t.IdempotencyKey != nil && errors.Is(err, models.ErrDuplicate) {
+		// Read after the rollback: a failed statement ends a Postgres
+		// transaction.
+		stored, gerr := s.TurnByIdempotencyKey(ctx, c, *t.IdempotencyKey)
+		if gerr != nil {
+			return t, gerr
+		}
+		return stored, ErrTurnKeyExists
+	}
 	return t, err
+}
+
+// TurnByIdempotencyKey returns the turn of the scope's company that a
+// message with the key started, or models.ErrNotFound.
+func (s Turns) TurnByIdempotencyKey(ctx context.Context, c CompanyScope, key string) (models.Turn, error) {
+	var t models.Turn
+	if err := c.check("turn by key"); err != nil {
+		return t, err
+	}
+	err := s.db.WithContext(ctx).Where("company_id = ? AND idempotency_key = ?", c.id, key).Take(&t).Error
+	return t, wrap("turn by key", err)
 }
 
 // DeleteUnstartedTurn removes a queued turn whose workflow never started

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log"
 	"math"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/google/uuid"
 
 	"holdco/scripts/internal/harness"
 )
@@ -182,10 +185,14 @@ func drive(ctx context.Context, c *cluster, db *sql.DB, rep *report, f *figures)
 	sendMessage := func(co *company, k int) {
 		subject := fmt.Sprintf("Plan week %d for %s", k+1, co.Handle)
 		// A message not acknowledged (the proxy's 502 while api2 dies)
-		// is sent again, as a client would; an acknowledged one is never
-		// repeated.
+		// is sent again, as a client would, with the key made once for
+		// it: a first send that was taken before its answer was lost
+		// answers its turn instead of starting a second one. An
+		// acknowledged message is never repeated.
+		msgKey := http.Header{"Idempotency-Key": {uuid.NewString()}}
 		for attempt := 0; ; attempt++ {
-			s, b := harness.Call("POST", proxyURL+"/companies/"+co.ID+"/messages", key, map[string]string{"message": subject})
+			a := harness.DoWith("POST", proxyURL+"/companies/"+co.ID+"/messages", key, msgKey, map[string]string{"message": subject})
+			s, b := a.Status, a.Body
 			if s == 200 || s == 201 || s == 202 {
 				var r struct {
 					TurnID string `json:"turn_id"`

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -73,6 +74,10 @@ type Message struct {
 	// the session whose last turn is waiting for an answer, else starts a
 	// new session.
 	SessionID string
+	// IdempotencyKey (optional; REST's Idempotency-Key header) names the
+	// message: sent again with the same key, it answers the turn the
+	// first send created instead of starting another.
+	IdempotencyKey string
 }
 
 // Started is a turn that a message started.
@@ -91,10 +96,21 @@ type Started struct {
 // the balance is under MinCreditsToStartTurn (insufficient_credits); the
 // message is invalid (invalid_argument); a turn runs (conflict, with its
 // turn_id).
+//
+// With an idempotency key, a message the company sent already with that
+// key answers the turn it created, as it is now, whatever runs and
+// whatever the refusals above would say today (its first send was
+// taken); the key with another message is a conflict
+// (idempotency_key_reused). Concurrent sends with one key create one turn.
 func (s *Service) SendMessage(ctx context.Context, companyID string, m Message) (Started, error) {
 	ac, err := s.core.AuthorizeCompany(ctx, companyID, false)
 	if err != nil {
 		return Started{}, err
+	}
+	if m.IdempotencyKey != "" {
+		if _, err := service.RequestCall(ac.ID, "send_message", m.IdempotencyKey, "Idempotency-Key"); err != nil {
+			return Started{}, err
+		}
 	}
 	text := strings.TrimSpace(m.Text)
 	if err := service.CheckText(m.Text, true); err != nil {
@@ -108,6 +124,15 @@ func (s *Service) SendMessage(ctx context.Context, companyID string, m Message) 
 	}
 	if len(m.Attachments) > MaxAttachments {
 		return Started{}, models.Errorf(models.CodeInvalidArgument, "At most %d files can be attached to a message.", MaxAttachments).WithField("attachments")
+	}
+	if m.IdempotencyKey != "" {
+		t, err := s.store.Turns().TurnByIdempotencyKey(ctx, ac.Scope, m.IdempotencyKey)
+		if err == nil {
+			return replayed(ac, t, text, m.Attachments)
+		}
+		if !errors.Is(err, models.ErrNotFound) {
+			return Started{}, err
+		}
 	}
 	if ac.ChatDisabled {
 		return Started{}, models.Errorf(models.CodeForbidden, "The agent of %s does not take messages (agent_chat is off); turn it on in the company's settings.", ac.Name).With("agent_chat", false)
@@ -136,9 +161,26 @@ func (s *Service) SendMessage(ctx context.Context, companyID string, m Message) 
 		content += "\n\nAttached files (read them with read_file):\n" + strings.Join(attached, "\n")
 	}
 	t := models.Turn{SessionID: session, Trigger: models.TriggerMessage, Message: text, Attachments: append([]string{}, m.Attachments...)}
+	if m.IdempotencyKey != "" {
+		t.IdempotencyKey = &m.IdempotencyKey
+	}
 	t, err = s.start(ctx, ac, t, content)
+	if errors.Is(err, store.ErrTurnKeyExists) {
+		// A concurrent send with the same key created it first.
+		return replayed(ac, t, text, m.Attachments)
+	}
 	if err != nil {
 		return Started{}, err
+	}
+	return Started{TurnID: t.ID, SessionID: t.SessionID, CompanyID: ac.ID, Status: t.Status}, nil
+}
+
+// replayed answers a message sent again with its idempotency key: the
+// turn the first send created, when it was the same message.
+func replayed(ac service.AuthorizedCompany, t models.Turn, text string, attachments []string) (Started, error) {
+	if t.Message != text || !slices.Equal(t.Attachments, attachments) {
+		return Started{}, models.Errorf(models.CodeConflict,
+			"This Idempotency-Key was used for another message; use a new key for a new message.").With("reason", "idempotency_key_reused")
 	}
 	return Started{TurnID: t.ID, SessionID: t.SessionID, CompanyID: ac.ID, Status: t.Status}, nil
 }
@@ -206,7 +248,9 @@ func (s *Service) session(ctx context.Context, ac service.AuthorizedCompany, ask
 // workflow. The row is the outbox: a crash between the two leaves a queued
 // turn that the worker's sweeper starts. Temporal refuses a second start
 // for the company while a turn runs: the row is removed and the answer is
-// conflict with the running turn's id.
+// conflict with the running turn's id. A turn whose idempotency key the
+// company used already is not stored nor started: the stored one is
+// returned with store.ErrTurnKeyExists.
 func (s *Service) start(ctx context.Context, ac service.AuthorizedCompany, t models.Turn, content string) (models.Turn, error) {
 	if s.temporal == nil {
 		return t, models.Errorf(models.CodeUpstreamUnavailable, "Agent turns are not available on this server.")

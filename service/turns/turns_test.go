@@ -51,8 +51,15 @@ func (w *world) agentCtx(t testing.TB) context.Context {
 
 func newWorld(t testing.TB, model turns.Model, credits int64) *world {
 	t.Helper()
+	return newWorldWith(t, model, credits, func(c client.Client) client.Client { return c })
+}
+
+// newWorldWith is newWorld whose use cases reach Temporal through wrap's
+// client (the worker and tests' w.tmp.Client reach it directly).
+func newWorldWith(t testing.TB, model turns.Model, credits int64, wrap func(client.Client) client.Client) *world {
+	t.Helper()
 	tmp := testenv.NewTemporal(t, nil)
-	e := servicetest.NewWith(t, usecases.Options{Temporal: tmp.Client, AgentRunEvery: time.Hour})
+	e := servicetest.NewWith(t, usecases.Options{Temporal: wrap(tmp.Client), AgentRunEvery: time.Hour})
 	w := &world{e: e, tmp: tmp}
 	w.owner, w.cong = e.User(t, "ada@example.com")
 	co := e.SeedCompany(t, w.owner, companies.CompanyInput{Name: "Ada Bakery", Idea: "Bread by subscription"})

@@ -36,6 +36,11 @@ type Answer struct {
 // Do sends one request with a JSON body (when body is not nil) and a
 // bearer token (when not empty).
 func Do(method, u, bearer string, body any) Answer {
+	return DoWith(method, u, bearer, nil, body)
+}
+
+// DoWith is Do with extra request headers (an Idempotency-Key, say).
+func DoWith(method, u, bearer string, header http.Header, body any) Answer {
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
@@ -47,6 +52,9 @@ func Do(method, u, bearer string, body any) Answer {
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	if bearer != "" {
 		req.Header.Set("Authorization", "Bearer "+bearer)
