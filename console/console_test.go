@@ -175,6 +175,7 @@ func TestPagesRunUnderAStrictCSPWithoutInlineScript(t *testing.T) {
 			assert.Contains(t, tag, `src="/console/static/`, "only the console's own script files on %s", path)
 		}
 		assert.NotRegexp(t, `\son[a-z]+=`, rec.Body.String(), "no inline event handlers on %s", path)
+		assert.Equal(t, 1, strings.Count(rec.Body.String(), `aria-current="page"`), "one link is the current page on %s", path)
 	}
 	js := w.get("", "/console/static/console.js")
 	require.Equal(t, http.StatusOK, js.Code)
