@@ -54,6 +54,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"holdco/models"
 	"holdco/providers/llm"
@@ -324,7 +325,14 @@ func subjectOf(s string) string {
 		s = strings.TrimSpace(s[:i])
 	}
 	if r := []rune(s); len(r) > subjectLen {
-		return strings.TrimSpace(string(r[:subjectLen])) + "…"
+		// At a word boundary when there is one: "frame…" reads as a word.
+		cut := string(r[:subjectLen])
+		if !unicode.IsSpace(r[subjectLen]) {
+			if i := strings.LastIndexFunc(cut, unicode.IsSpace); i > 0 {
+				cut = cut[:i]
+			}
+		}
+		return strings.TrimSpace(cut) + "…"
 	}
 	return s
 }

@@ -157,6 +157,20 @@ func TestTheSubjectIsTheFirstLineCut(t *testing.T) {
 	assert.Contains(t, in.Content, "second line")
 }
 
+// A long subject is cut after a whole word, not inside one.
+func TestTheSubjectIsCutAtAWordBoundary(t *testing.T) {
+	idea := "Hand-drawn maps of lighthouses, sold as prints to people who pay for framed art and gifts"
+	got := subjectOf(idea)
+	require.True(t, strings.HasSuffix(got, "…"), got)
+	kept := strings.TrimSuffix(got, "…")
+	require.True(t, strings.HasPrefix(idea, kept), got)
+	assert.Equal(t, byte(' '), idea[len(kept)], "cut after a whole word: %q", got)
+	assert.LessOrEqual(t, len([]rune(kept)), subjectLen)
+	assert.Equal(t, "x", subjectOf("x"))
+	one := strings.Repeat("a", subjectLen+5)
+	assert.Equal(t, strings.Repeat("a", subjectLen)+"…", subjectOf(one), "one long word is cut where it must be")
+}
+
 func TestDeterministic(t *testing.T) {
 	req := models.ModelRequest{System: "s", Tools: allTools, Messages: []models.ModelMessage{user("Launch a bakery")}}
 	a, textA := run(t, New(0), req, ok)
