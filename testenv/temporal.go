@@ -172,6 +172,9 @@ func sharedServer() (*temporaltest.TestServer, error) {
 				// within this interval (default 2 s).
 				dynamicconfig.NamespaceCacheRefreshInterval.Key(): []dynamicconfig.ConstrainedValue{{Value: 500 * time.Millisecond}},
 			})))
+		// The default client is made on its first use, without a lock:
+		// made here, parallel tests only read it.
+		shared.ts.GetDefaultClient()
 	})
 	return shared.ts, shared.err
 }

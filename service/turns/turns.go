@@ -36,8 +36,6 @@ const (
 	MaxMessageChars = 32_000
 	// MaxAttachments is how many files one message may attach.
 	MaxAttachments = 10
-	// startTimeout bounds the workflow start of a message.
-	startTimeout = 10 * time.Second
 	// interruptWait bounds how long an interrupt waits for the turn to end.
 	interruptWait = 30 * time.Second
 	// closeWait bounds the wait for an ended turn's workflow to close.
@@ -47,6 +45,11 @@ const (
 	// again (REST's Retry-After).
 	StartRetryAfter = 5 // seconds
 )
+
+// startTimeout bounds the workflow start of a message (a variable only so
+// that this package's tests can scale it on a loaded machine, as the
+// activities' timeouts are: export_test.go).
+var startTimeout = 10 * time.Second
 
 // Service is the turn use cases.
 type Service struct {
