@@ -29,6 +29,45 @@ type Schedules struct {
 
 func (s *Schedules) off() bool { return s == nil || s.Temporal == nil || s.Every <= 0 }
 
+// scheduleBound bounds one schedule change, retries included (a variable
+// only so that this package's tests can scale it: export_test.go).
+var scheduleBound = 30 * time.Second
+
+// retryTransient runs an idempotent schedule call until it succeeds, fails
+// for a reason other than a slow or briefly unavailable server, or
+// scheduleBound has passed. The SDK gives each call at most 10 s, whatever
+// the context allows, and one slow answer must not leave a paused
+// company's schedule running.
+func retryTransient(ctx context.Context, call func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, scheduleBound)
+	defer cancel()
+	wait := 100 * time.Millisecond
+	for {
+		err := call(ctx)
+		if err == nil || !transient(err) || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 2*time.Second)
+	}
+}
+
+// transient reports a call that ran out of its own time or found the
+// server unavailable or busy; trying it again may succeed.
+func transient(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var unavailable *serviceerror.Unavailable
+	var exhausted *serviceerror.ResourceExhausted
+	var deadline *serviceerror.DeadlineExceeded
+	return errors.As(err, &unavailable) || errors.As(err, &exhausted) || errors.As(err, &deadline)
+}
+
 // Ensure creates the company's schedule unless it exists; paused creates
 // it paused.
 func (s *Schedules) Ensure(ctx context.Context, companyID, conglomerateID string, paused bool) error {
@@ -38,7 +77,7 @@ func (s *Schedules) Ensure(ctx context.Context, companyID, conglomerateID string
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(companyID))
 	offset := time.Duration(h.Sum64() % uint64(s.Every)) // spread companies over the period
-	_, err := s.Temporal.ScheduleClient().Create(ctx, client.ScheduleOptions{
+	opts := client.ScheduleOptions{
 		ID:      contract.AgentScheduleID(companyID),
 		Spec:    client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: s.Every, Offset: offset}}},
 		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
@@ -49,6 +88,10 @@ func (s *Schedules) Ensure(ctx context.Context, companyID, conglomerateID string
 			TypedSearchAttributes: temporal.NewSearchAttributes(contract.CompanyIDKey.ValueSet(companyID),
 				contract.ConglomerateIDKey.ValueSet(conglomerateID)),
 		},
+	}
+	err := retryTransient(ctx, func(ctx context.Context) error {
+		_, err := s.Temporal.ScheduleClient().Create(ctx, opts)
+		return err
 	})
 	if errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
 		return nil
@@ -61,8 +104,10 @@ func (s *Schedules) Pause(ctx context.Context, companyID string) error {
 	if s.off() {
 		return nil
 	}
-	return ignoreMissing(s.Temporal.ScheduleClient().GetHandle(ctx, contract.AgentScheduleID(companyID)).
-		Pause(ctx, client.SchedulePauseOptions{Note: "company paused"}))
+	return ignoreMissing(retryTransient(ctx, func(ctx context.Context) error {
+		return s.Temporal.ScheduleClient().GetHandle(ctx, contract.AgentScheduleID(companyID)).
+			Pause(ctx, client.SchedulePauseOptions{Note: "company paused"})
+	}))
 }
 
 // Resume starts the company's scheduled runs again; a company that never
@@ -71,8 +116,10 @@ func (s *Schedules) Resume(ctx context.Context, companyID, conglomerateID string
 	if s.off() {
 		return nil
 	}
-	err := s.Temporal.ScheduleClient().GetHandle(ctx, contract.AgentScheduleID(companyID)).
-		Unpause(ctx, client.ScheduleUnpauseOptions{Note: "company activated"})
+	err := retryTransient(ctx, func(ctx context.Context) error {
+		return s.Temporal.ScheduleClient().GetHandle(ctx, contract.AgentScheduleID(companyID)).
+			Unpause(ctx, client.ScheduleUnpauseOptions{Note: "company activated"})
+	})
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
 		return s.Ensure(ctx, companyID, conglomerateID, false)
@@ -85,7 +132,9 @@ func (s *Schedules) Delete(ctx context.Context, companyID string) error {
 	if s.off() {
 		return nil
 	}
-	return ignoreMissing(s.Temporal.ScheduleClient().GetHandle(ctx, contract.AgentScheduleID(companyID)).Delete(ctx))
+	return ignoreMissing(retryTransient(ctx, func(ctx context.Context) error {
+		return s.Temporal.ScheduleClient().GetHandle(ctx, contract.AgentScheduleID(companyID)).Delete(ctx)
+	}))
 }
 
 func ignoreMissing(err error) error {

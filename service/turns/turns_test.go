@@ -555,14 +555,14 @@ func TestScheduledRunsFollowTheCompanysStatus(t *testing.T) {
 	require.NoError(t, schedules.Ensure(ctx, w.company, w.cong, false), "ensuring twice is fine")
 	h := w.tmp.Client.ScheduleClient().GetHandle(ctx, contract.AgentScheduleID(w.company))
 	paused := func() bool {
-		d, err := h.Describe(ctx)
+		d, err := describeSchedule(ctx, h)
 		require.NoError(t, err)
 		return d.Schedule.State.Paused
 	}
 	assert.False(t, paused())
 
 	// The schedule's run starts a turn of the schedule.
-	require.NoError(t, h.Trigger(ctx, client.ScheduleTriggerOptions{}))
+	require.NoError(t, retrySlowCall(ctx, func(ctx context.Context) error { return h.Trigger(ctx, client.ScheduleTriggerOptions{}) }))
 	var turn turns.View
 	require.Eventually(t, func() bool {
 		p, err := w.e.Svc.Turns.ListTurns(w.owner, w.company, 10, "")
@@ -598,7 +598,7 @@ func TestScheduledRunsFollowTheCompanysStatus(t *testing.T) {
 
 	// Archiving deletes it.
 	require.NoError(t, w.e.Svc.ArchiveCompany(w.owner, w.company))
-	_, err = h.Describe(ctx)
+	_, err = describeSchedule(ctx, h)
 	var nf *serviceerror.NotFound
 	assert.ErrorAs(t, err, &nf)
 }
@@ -610,15 +610,41 @@ func TestActivatingACompanyWithoutAScheduleCreatesIt(t *testing.T) {
 	ctx := context.Background()
 	schedules := &turns.Schedules{Temporal: w.tmp.Client, Every: time.Hour}
 	h := w.tmp.Client.ScheduleClient().GetHandle(ctx, contract.AgentScheduleID(w.company))
-	_, err := h.Describe(ctx)
+	_, err := describeSchedule(ctx, h)
 	var nf *serviceerror.NotFound
 	require.ErrorAs(t, err, &nf, "no schedule yet")
 
 	require.NoError(t, schedules.Resume(ctx, w.company, w.cong))
-	d, err := h.Describe(ctx)
+	d, err := describeSchedule(ctx, h)
 	require.NoError(t, err, "activating made the schedule")
 	assert.False(t, d.Schedule.State.Paused)
 	require.NoError(t, schedules.Resume(ctx, w.company, w.cong), "activating twice is fine")
+}
+
+// describeSchedule describes a schedule, trying again while the server is
+// too slow to answer within the SDK's own 10 s deadline (a loaded machine
+// under -race); any other answer, NotFound included, is returned.
+func describeSchedule(ctx context.Context, h client.ScheduleHandle) (*client.ScheduleDescription, error) {
+	var d *client.ScheduleDescription
+	err := retrySlowCall(ctx, func(ctx context.Context) (err error) {
+		d, err = h.Describe(ctx)
+		return err
+	})
+	return d, err
+}
+
+// retrySlowCall runs an idempotent Temporal call until it answers anything
+// but a deadline of its own, within testenv.EventualBound.
+func retrySlowCall(ctx context.Context, call func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, testenv.EventualBound)
+	defer cancel()
+	for {
+		err := call(ctx)
+		var deadline *serviceerror.DeadlineExceeded
+		if err == nil || ctx.Err() != nil || !(errors.As(err, &deadline) || errors.Is(err, context.DeadlineExceeded)) {
+			return err
+		}
+	}
 }
 
 // TestMessageWhileTemporalIsDownIsRefusedForNow (docs/reliability.md,
