@@ -20,6 +20,7 @@ type StartFoundingRequest struct {
 type AnswerFoundingRequest struct {
 	Action string `json:"action,omitempty" enum:"answer,accept,withdraw" default:"answer" doc:"answer: answers the interviewer's question, or asks for changes to its proposal; accept: founds the proposal (state reviewing only); withdraw: ends the interview rejected."`
 	Answer string `json:"answer,omitempty" maxLength:"4000" multiline:"true" doc:"The answer (required with action answer), up to 4,000 characters."`
+	Handle string `json:"handle,omitempty" maxLength:"200" doc:"Optional, with action accept only: the handle to found the company with instead of the proposal's, normalized as GET /founding/handle-check does (its normalized value is used). 422 (field handle) when the check would refuse it, with another action, or on a v3 upgrade; 409 handle_taken with suggested_handle when it is taken now; taken by someone else before the company is founded, the next free one (name-2, …) is used."`
 }
 
 // FoundingProposalResponse is what the interviewer proposes to found.
@@ -111,7 +112,8 @@ func registerFoundingRoutes(api huma.API, h *foundingHandlers) {
 		Tags: tags, Summary: "Answer the open founding interview", Security: bearerSecurity,
 		Description: "Delivers the answer as an Update of the interview's workflow; answers once it is recorded (the interviewer then works: " +
 			"`segment_running`). 409 while the interviewer works, for accept before a proposal, or while the company is being founded; " +
-			"422 for an empty or too long answer; 404 without an open interview."}, h.answer)
+			"422 for an empty or too long answer; 404 without an open interview. An accept may name the company's `handle` " +
+			"(checked as GET /founding/handle-check checks it; 409 handle_taken with suggested_handle when taken)."}, h.answer)
 	huma.Register(api, huma.Operation{OperationID: "check-handle", Method: http.MethodGet, Path: "/founding/handle-check",
 		Tags: tags, Summary: "Check a company handle", Security: bearerSecurity,
 		Description: "Normalizes `handle` (a wanted handle or a name) and says whether it is free, with a free suggestion."}, h.checkHandle)
@@ -163,7 +165,7 @@ type answerFoundingInput struct {
 }
 
 func (h *foundingHandlers) answer(ctx context.Context, in *answerFoundingInput) (*foundingOutput, error) {
-	return foundingOut(h.svc.Answer(ctx, founding.AnswerInput{Action: in.Body.Action, Text: in.Body.Answer}))
+	return foundingOut(h.svc.Answer(ctx, founding.AnswerInput{Action: in.Body.Action, Text: in.Body.Answer, Handle: in.Body.Handle}))
 }
 
 type handleCheckInput struct {

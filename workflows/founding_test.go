@@ -123,6 +123,8 @@ func runInterview(t *testing.T, env *testenv.Temporal, f *fakeInterview, user st
 	waitFor(models.FoundingNaming)
 	_, err := sendAnswer(ctx, env, user, contract.FoundingAnswer{Action: contract.FoundingActionAnswer, Text: "   "})
 	rejectedAs(t, err, contract.FoundingErrInvalid)
+	_, err = sendAnswer(ctx, env, user, contract.FoundingAnswer{Action: contract.FoundingActionAnswer, Text: "Trail Kin", Handle: "trail-kin"})
+	rejectedAs(t, err, contract.FoundingErrInvalid)
 	_, err = sendAnswer(ctx, env, user, contract.FoundingAnswer{Action: contract.FoundingActionAccept})
 	rejectedAs(t, err, contract.FoundingErrConflict)
 	st, err := sendAnswer(ctx, env, user, contract.FoundingAnswer{Action: contract.FoundingActionAnswer, Text: "Trail Kin"})

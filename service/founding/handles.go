@@ -36,16 +36,11 @@ func (s *Service) CheckHandle(ctx context.Context, handle string) (HandleCheck, 
 	if _, err := service.RequireUser(ctx); err != nil {
 		return HandleCheck{}, err
 	}
-	if e := service.CheckText(handle, false); e != nil {
-		return HandleCheck{}, e.WithField("handle")
+	normalized, err := normalizeHandle(handle)
+	if err != nil {
+		return HandleCheck{}, err
 	}
-	if n := len([]rune(handle)); n > MaxHandleCheckLen {
-		return HandleCheck{}, models.Errorf(models.CodeInvalidArgument, "The handle has %d characters; at most %d are checked.", n, MaxHandleCheckLen).WithField("handle")
-	}
-	if strings.IndexFunc(handle, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
-		return HandleCheck{}, models.Errorf(models.CodeInvalidArgument, "A handle needs at least one letter or digit.").WithField("handle")
-	}
-	out := HandleCheck{Handle: handle, Normalized: companies.Slugify(handle)}
+	out := HandleCheck{Handle: handle, Normalized: normalized}
 	out.Valid = out.Normalized == handle
 	taken, err := s.store.Companies().HandleTaken(ctx, out.Normalized)
 	if err != nil {
@@ -59,4 +54,22 @@ func (s *Service) CheckHandle(ctx context.Context, handle string) (HandleCheck, 
 		}
 	}
 	return out, nil
+}
+
+// normalizeHandle is the rule of a wanted handle, the check's and the
+// accepted interview's: text of at most MaxHandleCheckLen characters with
+// a letter or a digit, normalized by companies.Slugify (lower case,
+// accents dropped, other characters as single hyphens); refused:
+// invalid_argument on field handle.
+func normalizeHandle(handle string) (string, error) {
+	if e := service.CheckText(handle, false); e != nil {
+		return "", e.WithField("handle")
+	}
+	if n := len([]rune(handle)); n > MaxHandleCheckLen {
+		return "", models.Errorf(models.CodeInvalidArgument, "The handle has %d characters; at most %d are checked.", n, MaxHandleCheckLen).WithField("handle")
+	}
+	if strings.IndexFunc(handle, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
+		return "", models.Errorf(models.CodeInvalidArgument, "A handle needs at least one letter or digit.").WithField("handle")
+	}
+	return companies.Slugify(handle), nil
 }

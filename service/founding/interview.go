@@ -208,6 +208,9 @@ type AnswerInput struct {
 	// Action is answer (default), accept or withdraw.
 	Action string
 	Text   string
+	// Handle (optional, accept only) is the handle the founder chose
+	// instead of the proposal's, normalized as CheckHandle does.
+	Handle string
 }
 
 // Answer sends the founder's answer to the open interview as an Update of
@@ -216,6 +219,14 @@ type AnswerInput struct {
 // (not_found); an answer that is empty, too long or not text, or an
 // unknown action (invalid_argument); the interviewer still working, an
 // accept without a proposal, or an interview being founded (conflict).
+//
+// An accept may carry the founder's handle (AnswerInput.Handle) instead
+// of the proposal's: normalized as CheckHandle does, refused when
+// CheckHandle refuses it or with another action (invalid_argument, field
+// handle) and on a v3 upgrade (the company keeps its handle); taken now,
+// it is handle_taken with suggested_handle and nothing changes. Taken by
+// someone else between the accept and the founding step, the next free
+// one is used, as for the proposal's (see Found).
 func (s *Service) Answer(ctx context.Context, in AnswerInput) (Interview, error) {
 	p, v, err := s.userAccount(ctx)
 	if err != nil {
@@ -231,6 +242,11 @@ func (s *Service) Answer(ctx context.Context, in AnswerInput) (Interview, error)
 	}
 	if err != nil {
 		return Interview{}, err
+	}
+	if a.Handle != "" {
+		if err := s.checkChosenHandle(ctx, f, a.Handle); err != nil {
+			return Interview{}, err
+		}
 	}
 	if s.temporal == nil {
 		return Interview{}, models.Errorf(models.CodeUpstreamUnavailable, "Founding interviews are not available on this server.")
@@ -299,7 +315,44 @@ func checkAnswer(in AnswerInput) (contract.FoundingAnswer, error) {
 		}
 		return a, models.Errorf(models.CodeInvalidArgument, "%s", msg).WithField(field)
 	}
+	if in.Handle == "" {
+		return a, nil
+	}
+	if a.Action != contract.FoundingActionAccept {
+		return a, models.Errorf(models.CodeInvalidArgument, "A handle comes only with action accept (the handle to found the proposal with).").WithField("handle")
+	}
+	h, err := normalizeHandle(in.Handle)
+	if err != nil {
+		return a, err
+	}
+	a.Handle = h
+	if msg := contract.ValidateFoundingAnswer(a); msg != "" {
+		return a, models.Errorf(models.CodeInvalidArgument, "%s", msg).WithField("handle")
+	}
 	return a, nil
+}
+
+// checkChosenHandle refuses the founder's handle for the open interview f:
+// on a v3 upgrade (invalid_argument) or when it is taken now
+// (handle_taken with suggested_handle). An accept the workflow would
+// refuse anyway (no proposal yet) is left to its answer.
+func (s *Service) checkChosenHandle(ctx context.Context, f models.FoundingInterview, handle string) error {
+	if f.Kind == models.FoundingV3Upgrade {
+		return models.Errorf(models.CodeInvalidArgument, "An upgrade keeps the company's handle; accept without one.").WithField("handle")
+	}
+	if f.State != models.FoundingReviewing {
+		return nil
+	}
+	taken, err := s.store.Companies().HandleTaken(ctx, handle)
+	if err != nil || !taken {
+		return err
+	}
+	suggestion, err := s.companies.SuggestHandle(ctx, handle)
+	if err != nil {
+		return err
+	}
+	return models.Errorf(models.CodeHandleTaken, "The handle %q is taken; %q is free.", handle, suggestion).
+		WithField("handle").With("suggested_handle", suggestion)
 }
 
 // answerError maps a refused or failed update to the service's errors.

@@ -19,8 +19,9 @@ import (
 
 // RecordAnswer stores the founder's seq-th answer in the transcript: an
 // answer claims the interviewer's segment (segment_running), accept moves
-// to founding, withdraw rejects the interview. Already stored (a retry):
-// nothing changes.
+// to founding, withdraw rejects the interview. An accept with the
+// founder's handle (a new company's) puts it in the proposal Found
+// founds. Already stored (a retry): nothing changes.
 func (s *Service) RecordAnswer(ctx context.Context, cong store.ConglomerateScope, interviewID string, seq int, a contract.FoundingAnswer) (contract.FoundingStatus, error) {
 	f, err := s.store.Founding().UpdateFoundingInterview(ctx, cong, interviewID, func(f *models.FoundingInterview) error {
 		if founderAnswers(*f) >= seq || !f.State.Open() {
@@ -31,6 +32,12 @@ func (s *Service) RecordAnswer(ctx context.Context, cong store.ConglomerateScope
 		switch a.Action {
 		case contract.FoundingActionAccept:
 			entry.Kind, entry.Text = models.EntryAccept, "Found it."
+			if a.Handle != "" && f.Proposal != nil && f.Kind != models.FoundingV3Upgrade && a.Handle != f.Proposal.Handle {
+				p := *f.Proposal
+				p.Handle = a.Handle
+				f.Proposal = &p
+				entry.Text = "Found it with the handle " + a.Handle + "."
+			}
 			f.State, f.SegmentRunning, f.SegmentHeartbeatAt = models.FoundingFounding, true, &at
 		case contract.FoundingActionWithdraw:
 			entry.Kind, entry.Text = models.EntryWithdraw, "Withdrawn."
@@ -74,8 +81,13 @@ func (s *Service) Reject(ctx context.Context, cong store.ConglomerateScope, inte
 // retry after a crash finds the interview founded and creates nothing
 // again. Provisioning starts after the commit (the sweeper covers a
 // crash), and the first pass starts when provisioning is ready
-// (StartPendingFirstPass). The interview's handle is a proposal: when it
-// is taken the next free one is used. A refusal of the start (the plan,
+// (StartPendingFirstPass). The interview's handle (the proposal's, or the
+// one the founder chose on accept, which RecordAnswer put in the
+// proposal) is not held for it: when it is taken by then the next free
+// one is used (name-2, …) and named in the transcript's last entry, as
+// the founder who chose it was told it was free and is not there to
+// choose again; a handle taken at the accept itself was refused then
+// (Answer). A refusal of the start (the plan,
 // the business limit, the credits) ends the interview rejected with its
 // sentence.
 //

@@ -63,6 +63,11 @@ type FoundingAnswer struct {
 	// a proposal), accept (found the proposal) or withdraw.
 	Action string
 	Text   string
+	// Handle (accept only, optional) is the handle the founder chose for
+	// the company, normalized by the service, instead of the proposal's.
+	// Absent from answers sent before it existed (it decodes as ""), and
+	// left out of the payload when empty, so those answers read as before.
+	Handle string `json:",omitempty"`
 }
 
 // FoundingStatus is where the workflow is.
@@ -90,7 +95,18 @@ const (
 // service and the workflow's validator: "" when fine, else why not. An
 // answer's text is 1 to MaxFoundingAnswerChars characters of valid UTF-8
 // without control characters other than tab and line breaks.
+//
+// A handle comes only with accept and is a handle (models.ValidHandle:
+// the service sends it normalized).
 func ValidateFoundingAnswer(a FoundingAnswer) string {
+	if a.Handle != "" {
+		if a.Action != FoundingActionAccept {
+			return "A handle comes only with action accept."
+		}
+		if !models.ValidHandle(a.Handle) {
+			return fmt.Sprintf("A handle is 1 to %d lower-case letters, digits or inner hyphens.", models.MaxHandleLen)
+		}
+	}
 	switch a.Action {
 	case FoundingActionAccept, FoundingActionWithdraw:
 		return ""
