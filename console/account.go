@@ -331,7 +331,7 @@ func (c *Console) answerFounding(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	iv, err := c.svc.Founding.Answer(req.ctx, founding.AnswerInput{Action: r.FormValue("action"), Text: r.FormValue("text")})
+	iv, err := c.svc.Founding.Answer(req.ctx, founding.AnswerInput{Action: r.FormValue("action"), Text: r.FormValue("text"), Handle: r.FormValue("handle")})
 	if err != nil {
 		c.fail(w, r, req, err)
 		return

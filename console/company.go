@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/google/uuid"
+
 	"holdco/api"
 	"holdco/models"
 	"holdco/service/companies"
@@ -107,6 +109,10 @@ type chatData struct {
 	Waiting   *turns.View // the turn whose question the next message answers
 	Active    *turns.View // a turn still running (polled live)
 	Credits   int64
+	// Key is the send form's Idempotency-Key, new at each render: a form
+	// posted twice (a double click, a resend) starts one turn. The
+	// page's script replaces it with a key of its own per message.
+	Key string
 }
 
 const chatPageSize = 10
@@ -134,7 +140,7 @@ func (c *Console) chatPage(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, req, err)
 		return
 	}
-	data := chatData{Credits: d.Credits.Balance, MaxAttach: turns.MaxAttachments}
+	data := chatData{Credits: d.Credits.Balance, MaxAttach: turns.MaxAttachments, Key: uuid.NewString()}
 	data.Files = fl.Files[:min(len(fl.Files), attachableShown)]
 	data.MoreFiles = len(fl.Files) > attachableShown
 	// Oldest first, as a conversation reads.
@@ -175,7 +181,11 @@ func (c *Console) sendMessage(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	st, err := c.svc.Turns.SendMessage(req.ctx, req.companyID, turns.Message{Text: r.FormValue("message"), Attachments: attachments})
+	// The form's idempotency_key is REST's Idempotency-Key: the same
+	// message posted again with it answers the turn the first post
+	// started (one turn), whatever runs now.
+	st, err := c.svc.Turns.SendMessage(req.ctx, req.companyID, turns.Message{Text: r.FormValue("message"), Attachments: attachments,
+		IdempotencyKey: r.FormValue("idempotency_key")})
 	if err != nil {
 		c.fail(w, r, req, err)
 		return

@@ -338,6 +338,12 @@ func nextSteps(de *models.Error, status int, companyID string) (string, []link) 
 			}
 		}
 		return "Not enough credits", next
+	case de.Code == models.CodeHandleTaken:
+		text := "Go back and choose another handle"
+		if h, ok := de.Extra["suggested_handle"].(string); ok && h != "" {
+			text += " (" + h + " is free)"
+		}
+		return "Handle taken", []link{{"", text + "."}}
 	case status == http.StatusTooManyRequests:
 		return "Too many requests", []link{{"", "Wait a minute, then go back and try again."}}
 	case status == http.StatusConflict:

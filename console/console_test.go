@@ -44,7 +44,11 @@ type world struct {
 	cong    map[string]string
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t *testing.T) *world { return newWorldWith(t, usecases.Options{}) }
+
+// newWorldWith is newWorld with the use cases' options (Blobs and
+// Registrar are the world's).
+func newWorldWith(t *testing.T, opts usecases.Options) *world {
 	t.Helper()
 	ctx := context.Background()
 	st := testenv.NewStore(t)
@@ -58,7 +62,7 @@ func newWorld(t *testing.T) *world {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	reg, err := registrar.NewLocal(t.TempDir(), 0, nil)
 	require.NoError(t, err)
-	svc, err := usecases.New(ctx, service.Config{PublicURL: "http://holdco.test", SitesURL: sites.URL}, st, idp, logger, usecases.Options{Blobs: blobs, Registrar: reg})
+	svc, err := usecases.New(ctx, service.Config{PublicURL: "http://holdco.test", SitesURL: sites.URL}, st, idp, logger, withWorld(opts, blobs, reg))
 	require.NoError(t, err)
 	w := &world{t: t, svc: svc, store: st, cookie: map[string]string{}, company: map[string]string{}, cong: map[string]string{}}
 	w.h = console.Wrap(api.New(api.Deps{Logger: logger, Service: svc}), console.New(console.Deps{Service: svc, Logger: logger}))
@@ -79,6 +83,11 @@ func newWorld(t *testing.T) *world {
 		w.company[u.name] = c.ID
 	}
 	return w
+}
+
+func withWorld(opts usecases.Options, blobs *local.Store, reg *registrar.Local) usecases.Options {
+	opts.Blobs, opts.Registrar = blobs, reg
+	return opts
 }
 
 // get is a browser's navigation.

@@ -1,6 +1,7 @@
 // holdco console: small enhancements of server-rendered pages. Every form
 // works without this file; it adds live turns, live founding, upload
-// progress, the handle check and confirmations. Served from holdco's own
+// progress, the handle check, one post per chat message and
+// confirmations. Served from holdco's own
 // origin under a CSP without inline script.
 'use strict'
 ;(function () {
@@ -59,21 +60,68 @@
   const prov = $('[data-refresh]')
   if (prov) setTimeout(() => window.location.reload(), Number(prov.dataset.refresh) || 3000)
 
-  // The handle as it will be, while typing.
+  // The handle as it will be, while typing (and at once for a prefilled
+  // one): free, taken with a free suggestion, or the API's reason why it
+  // is no handle, in the input's live hint. An answer to older typing is
+  // dropped.
   $$('[data-handle-check]').forEach(input => {
     const hint = document.getElementById(input.getAttribute('aria-describedby'))
-    let timer
+    let timer; let seq = 0
+    const show = (state, text) => {
+      hint.dataset.state = state
+      hint.textContent = text
+      if (state === 'taken' || state === 'invalid') input.setAttribute('aria-invalid', 'true'); else input.removeAttribute('aria-invalid')
+    }
+    const check = async () => {
+      const mine = ++seq
+      const value = input.value
+      if (!value) { show('', ''); return }
+      let text; let state
+      try {
+        const h = await getJSON('/console/handle-check.json?handle=' + encodeURIComponent(value))
+        const as = h.normalized !== value ? ' (written ' + h.normalized + ')' : ''
+        if (h.available) { state = 'available'; text = h.normalized + ' is available' + as }
+        else { state = 'taken'; text = h.normalized + ' is taken; try ' + h.suggestion }
+      } catch (err) { state = 'invalid'; text = 'Not a handle: ' + err.message }
+      if (mine === seq) show(state, text)
+    }
     input.addEventListener('input', () => {
-      clearTimeout(timer)
-      if (!input.value) { hint.textContent = ''; return }
-      timer = setTimeout(async () => {
-        try {
-          const h = await getJSON('/console/handle-check.json?handle=' + encodeURIComponent(input.value))
-          hint.textContent = h.available ? h.normalized + ' is free' : h.normalized + ' is taken; try ' + h.suggestion
-        } catch (err) { hint.textContent = err.message }
-      }, 300)
+      clearTimeout(timer); seq++
+      if (!input.value) { show('', ''); return }
+      timer = setTimeout(check, 300)
     })
+    if (input.hasAttribute('data-check-now') && input.value) check()
   })
+
+  // The chat's send form: one message, one turn. The key (the form's
+  // Idempotency-Key) is new for each message and kept while that message
+  // is sent again; the button is disabled while it is sent, so a double
+  // click posts once (and a second post would answer the same turn).
+  const sendForm = $('#send-form')
+  if (sendForm) {
+    const key = $('input[name=idempotency_key]', sendForm)
+    const button = $('#send', sendForm)
+    const status = $('#send-status', sendForm)
+    const disabled = button.disabled // a turn runs: the server said wait
+    let sending = false; let sent = null
+    sendForm.addEventListener('submit', e => {
+      if (sending) { e.preventDefault(); return }
+      const body = new URLSearchParams(new FormData(sendForm))
+      body.delete('csrf'); body.delete('idempotency_key')
+      const what = body.toString()
+      if (what !== sent && key && window.crypto && typeof window.crypto.randomUUID === 'function') key.value = window.crypto.randomUUID()
+      sent = what
+      sending = true
+      button.disabled = true
+      if (status) status.textContent = 'Sending…'
+    })
+    // Back from another page (the browser's cache): the form works again.
+    window.addEventListener('pageshow', e => {
+      if (!e.persisted) return
+      sending = false; button.disabled = disabled
+      if (status) status.textContent = ''
+    })
+  }
 
   // Upload with progress.
   const up = $('#upload-form')
