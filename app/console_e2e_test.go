@@ -20,7 +20,9 @@ var updateScreenshots = flag.Bool("update-screenshots", false, "write the consol
 // TestConsoleInChromium uses the web console in headless Chromium as a
 // founder would, on the embedded default with every role: sign in, found
 // a company through the interview (the scripted interviewer asks for the
-// name and the customers, then proposes), wait until it is ready, chat with its agent (a question, the
+// name and the customers, then proposes; the founder types another handle,
+// checked as typed, and accepts with it), wait until it is ready, chat
+// with its agent (a double-clicked send is one turn; a question, the
 // answer, the turn completes and the credits fall), upload and download a
 // file; buy a domain on the local registrar and see it registered; open
 // the tasks (creating one), analytics and ads (setting a cap, the preview
@@ -59,6 +61,12 @@ func TestConsoleInChromium(t *testing.T) {
 			Name   string `json:"name"`
 			Handle string `json:"handle"`
 		} `json:"proposal"`
+		HandleField  string `json:"handle_field"`
+		HandleChecks []struct {
+			State string `json:"state"`
+			Text  string `json:"text"`
+		} `json:"handle_checks"`
+		DoubleClickMessages  int            `json:"double_click_messages"`
 		FirstPass            string         `json:"first_pass"`
 		CompanyName          string         `json:"company_name"`
 		CompanyHandle        string         `json:"company_handle"`
@@ -91,7 +99,15 @@ func TestConsoleInChromium(t *testing.T) {
 	assert.Equal(t, "Lighthouse Maps", res.Proposal.Name, "the name answered in the interview")
 	assert.Equal(t, "lighthouse-maps", res.Proposal.Handle)
 	assert.Equal(t, res.Proposal.Name, res.CompanyName, "the company founded is the proposal's")
-	assert.Equal(t, res.Proposal.Handle, res.CompanyHandle, "the company's handle is the proposal's")
+	assert.Equal(t, res.Proposal.Handle, res.HandleField, "the handle field holds the proposal's handle")
+	require.Len(t, res.HandleChecks, 3)
+	assert.Equal(t, "available", res.HandleChecks[0].State, "the proposal's handle checked at once: %+v", res.HandleChecks[0])
+	assert.Contains(t, res.HandleChecks[0].Text, "lighthouse-maps is available")
+	assert.Equal(t, "invalid", res.HandleChecks[1].State)
+	assert.Contains(t, res.HandleChecks[1].Text, "A handle needs at least one letter or digit.", "the API's detail")
+	assert.Contains(t, res.HandleChecks[2].Text, "lighthouse-prints is available")
+	assert.Equal(t, "lighthouse-prints", res.CompanyHandle, "the company's handle is the one typed on the interview page (normalized)")
+	assert.Equal(t, 1, res.DoubleClickMessages, "a double-clicked send is one message, one turn")
 	assert.Equal(t, "completed", res.FirstPass, "the founded company's first pass ended before the founder's message")
 	assert.Contains(t, res.Question, "what matters most to you")
 	assert.NotEmpty(t, res.Answer, "the completed turn's answer is shown")

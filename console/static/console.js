@@ -60,9 +60,9 @@
   const prov = $('[data-refresh]')
   if (prov) setTimeout(() => window.location.reload(), Number(prov.dataset.refresh) || 3000)
 
-  // The handle as it will be, while typing (and at once for a prefilled
-  // one): free, taken with a free suggestion, or the API's reason why it
-  // is no handle, in the input's live hint. An answer to older typing is
+  // The handle as it will be (normalized), while typing and at once for a
+  // prefilled one: available, taken with a free suggestion, or the API's
+  // reason why it is no handle, in the input's live hint. An answer to older typing is
   // dropped.
   $$('[data-handle-check]').forEach(input => {
     const hint = document.getElementById(input.getAttribute('aria-describedby'))
@@ -79,8 +79,7 @@
       let text; let state
       try {
         const h = await getJSON('/console/handle-check.json?handle=' + encodeURIComponent(value))
-        const as = h.normalized !== value ? ' (written ' + h.normalized + ')' : ''
-        if (h.available) { state = 'available'; text = h.normalized + ' is available' + as }
+        if (h.available) { state = 'available'; text = h.normalized + ' is available' }
         else { state = 'taken'; text = h.normalized + ' is taken; try ' + h.suggestion }
       } catch (err) { state = 'invalid'; text = 'Not a handle: ' + err.message }
       if (mine === seq) show(state, text)

@@ -2,9 +2,11 @@
 // chromium; no browser download), used as a founder would:
 //  1. sign in at the development identity provider, land on the console;
 //  2. found a company through the interview (the idea, each question
-//     answered as it appears, the proposal accepted), wait on its
-//     dashboard until it is ready;
-//  3. chat: a message that makes the agent ask a question, the turn's text
+//     answered as it appears, the proposal accepted with a handle typed
+//     after the check as you type answered), wait on its dashboard until
+//     it is ready;
+//  3. chat: a message (sent with a double click: one turn) that makes the
+//     agent ask a question, the turn's text
 //     and status live, the question answered, the turn completes and the
 //     credits fall;
 //  4. upload a file (with the page's progress script), download it;
@@ -79,6 +81,22 @@ try {
   }
   const facts = await page.locator('#prop + dl.facts dd').allTextContents()
   results.proposal = { name: facts[0].trim(), handle: facts[1].trim(), mission: facts[2].trim() }
+  // The handle field holds the proposal's, checked at once; the founder
+  // types another (the check answers as they type) and accepts with it.
+  const hint = '#handle-hint'
+  const checked = async state => {
+    await page.waitForSelector(`${hint}[data-state=${state}]`, { timeout: 30000 })
+    return { state, text: (await page.textContent(hint)).trim() }
+  }
+  results.handle_field = await page.inputValue('#handle')
+  results.handle_checks = [await checked('available')]
+  await page.fill('#handle', '')
+  await page.locator('#handle').pressSequentially('--', { delay: 30 })
+  results.handle_checks.push(await checked('invalid'))
+  await page.fill('#handle', '')
+  await page.locator('#handle').pressSequentially('Lighthouse Prints', { delay: 30 })
+  await page.waitForSelector(`${hint}[data-state=available]:has-text("lighthouse-prints")`, { timeout: 30000 })
+  results.handle_checks.push({ state: 'available', text: (await page.textContent(hint)).trim() })
   await page.click('#accept')
   // Founding takes a moment: the page polls, then links the company.
   const company = /\/console\/c\/[0-9a-f-]{36}$/
@@ -101,10 +119,12 @@ try {
   await page.waitForSelector('ol.chat:not(:has([data-poll])) ~ #send-form #send:enabled', { timeout: 120000 })
   results.first_pass = await page.locator('.msg.agent').last().getAttribute('data-status')
   results.balance_before = Number(await page.textContent('#balance'))
+  // Sent with a double click: one message, one turn.
   await page.fill('#message', 'Plan the first print run, but ask me first')
-  await Promise.all([page.waitForURL(/chat\?turn=/), page.click('#send')])
+  await Promise.all([page.waitForURL(/chat\?turn=/), page.dblclick('#send')])
   await page.waitForSelector('.msg.agent[data-status=waiting] .question', { timeout: 120000 })
   results.question = (await page.textContent('.msg.agent[data-status=waiting] .question')).trim()
+  results.double_click_messages = await page.locator('li.msg.founder p', { hasText: 'Plan the first print run' }).count()
   results.first_turn_ended_ms = Date.now() - t0
   await shot(page, 'chat-question')
   await page.fill('#message', 'Quality paper matters most')
