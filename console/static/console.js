@@ -1,8 +1,8 @@
 // holdco console: small enhancements of server-rendered pages. Every form
 // works without this file; it adds live turns, live founding, upload
 // progress, the handle check, one post per chat message and
-// confirmations. Served from holdco's own
-// origin under a CSP without inline script.
+// confirmations. Served from holdco's own origin under a CSP without
+// inline script.
 'use strict'
 ;(function () {
   const $ = (sel, root) => (root || document).querySelector(sel)
@@ -62,8 +62,8 @@
 
   // The handle as it will be (normalized), while typing and at once for a
   // prefilled one: available, taken with a free suggestion, or the API's
-  // reason why it is no handle, in the input's live hint. An answer to older typing is
-  // dropped.
+  // reason why it is no handle, in the input's live hint. An answer to
+  // older typing is dropped.
   $$('[data-handle-check]').forEach(input => {
     const hint = document.getElementById(input.getAttribute('aria-describedby'))
     let timer; let seq = 0

@@ -87,9 +87,8 @@ func (s *Service) Reject(ctx context.Context, cong store.ConglomerateScope, inte
 // one is used (name-2, …) and named in the transcript's last entry, as
 // the founder who chose it was told it was free and is not there to
 // choose again; a handle taken at the accept itself was refused then
-// (Answer). A refusal of the start (the plan,
-// the business limit, the credits) ends the interview rejected with its
-// sentence.
+// (Answer). A refusal of the start (the plan, the business limit, the
+// credits) ends the interview rejected with its sentence.
 //
 // A v3 upgrade renames the company, sets its mission, replaces its
 // founding plan and moves it to the current generation; its first pass
