@@ -5,7 +5,8 @@
 // it and renews it at a fraction of its time to live; a holder that dies
 // loses it at the expiry, and one that stops cleanly releases it, so
 // another process takes the sweep over. Each sweep is written once, as a
-// pass; this package is its only loop.
+// pass; this package is its only loop, and Drain is the only loop of the
+// workflow-start outboxes within a pass.
 package background
 
 import (

@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"holdco/models"
+	"holdco/service/background"
 	"holdco/store"
 	"holdco/workflows/contract"
 )
@@ -35,7 +36,6 @@ const (
 	SweepGrace = 10 * time.Second
 	// SweepInterval is how often the worker's sweeper looks.
 	SweepInterval = 5 * time.Second
-	sweepBatch    = 100
 )
 
 // Start starts the company's first provisioning and marks the intent
@@ -66,34 +66,28 @@ func (o *ProvisioningOutbox) start(ctx context.Context, scope store.CompanyScope
 
 // Sweep starts provisioning for every intent older than grace that is not
 // marked started, and forgets expired Idempotency-Keys. It returns how
-// many it started; a failed start stays pending for the next sweep, and the
-// sweep ends at the first failure (Temporal is most likely unreachable:
-// waiting startTimeout for each of a batch would hold shutdown for minutes).
+// many it started; a failed start is logged and stays pending for the next
+// sweep, and the sweep ends at the first failure (background.Drain).
 func (o *ProvisioningOutbox) Sweep(ctx context.Context, grace time.Duration) (int, error) {
 	now := time.Now().UTC()
 	if _, err := o.Store.Companies().DeleteExpiredCompanyCreateKeys(ctx, now); err != nil {
 		return 0, err
 	}
-	started := 0
-	for {
-		pending, err := o.Store.Companies().PendingProvisioning(ctx, now.Add(-grace), sweepBatch)
-		if err != nil {
-			return started, err
-		}
-		for _, p := range pending {
-			if ctx.Err() != nil {
-				return started, ctx.Err()
-			}
-			if _, err := o.start(ctx, p.Scope, p.Company, p.SeedRepo); err != nil {
+	startFailed := false
+	started, err := background.Outbox[store.PendingCompany]{Key: func(p store.PendingCompany) string { return p.Company.ID },
+		Pending: o.Store.Companies().PendingProvisioning,
+		Start: func(ctx context.Context, p store.PendingCompany) error {
+			_, err := o.start(ctx, p.Scope, p.Company, p.SeedRepo)
+			if err != nil {
+				startFailed = true
 				if ctx.Err() == nil {
 					o.Logger.WarnContext(ctx, "provisioning sweep: start failed; retried next sweep", "company", p.Company.ID, "error", err)
 				}
-				return started, ctx.Err()
 			}
-			started++
-		}
-		if len(pending) < sweepBatch {
-			return started, ctx.Err()
-		}
+			return err
+		}}.Sweep(ctx, grace)
+	if startFailed {
+		return started, ctx.Err() // logged above
 	}
+	return started, err
 }

@@ -7,6 +7,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"holdco/service/background"
 	"holdco/store"
 )
 
@@ -24,21 +25,15 @@ const (
 	SweepGrace = 10 * time.Second
 	// SweepEvery is how often the worker's sweeper looks.
 	SweepEvery = 5 * time.Second
-	sweepBatch = 100
 )
 
 // Sweep starts every open interview older than grace whose workflow is not
 // marked started; it returns how many it started and stops at the first
-// failure (Temporal is most likely unreachable).
+// failure (background.Drain).
 func (w *Sweeper) Sweep(ctx context.Context, grace time.Duration) (int, error) {
-	rows, err := w.Store.Founding().UnstartedFoundingInterviews(ctx, time.Now().UTC().Add(-grace), sweepBatch)
-	if err != nil {
-		return 0, err
-	}
-	for i, r := range rows {
-		if err := StartInterviewWorkflow(ctx, w.Store, w.Temporal, r.Scope, r.Interview); err != nil {
-			return i, err
-		}
-	}
-	return len(rows), nil
+	return background.Outbox[store.UnstartedFounding]{Key: func(r store.UnstartedFounding) string { return r.Interview.ID },
+		Pending: w.Store.Founding().UnstartedFoundingInterviews,
+		Start: func(ctx context.Context, r store.UnstartedFounding) error {
+			return StartInterviewWorkflow(ctx, w.Store, w.Temporal, r.Scope, r.Interview)
+		}}.Sweep(ctx, grace)
 }

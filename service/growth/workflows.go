@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"holdco/models"
+	"holdco/service/background"
 	"holdco/store"
 	"holdco/workflows/contract"
 )
@@ -104,36 +105,28 @@ const (
 	sweepBatch = 100
 )
 
-// Sweep starts and signals what is older than grace; it returns how many
-// and stops at the first Temporal failure.
+// Sweep starts and signals what is older than grace: the unstarted domain
+// workflows, then the pending ad reconciles. It returns how many and stops
+// at the first Temporal failure (background.Drain).
 func (w *Sweeper) Sweep(ctx context.Context, grace time.Duration) (int, error) {
-	before := time.Now().UTC().Add(-grace)
-	domains, err := w.Store.Growth().UnstartedDomainPurchases(ctx, before, sweepBatch)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, d := range domains {
-		if err := startDomainWorkflow(ctx, w.Temporal, d.Purchase); err != nil {
-			return n, err
-		}
-		if err := w.Store.Growth().SetDomainWorkflowStarted(ctx, d.Scope, d.Purchase.ID); err != nil {
-			return n, err
-		}
-		n++
-	}
-	ads, err := w.Store.Growth().PendingAdReconciles(ctx, before, sweepBatch)
+	n, err := background.Outbox[store.UnstartedDomain]{Key: func(d store.UnstartedDomain) string { return d.Purchase.ID },
+		Pending: w.Store.Growth().UnstartedDomainPurchases,
+		Start: func(ctx context.Context, d store.UnstartedDomain) error {
+			if err := startDomainWorkflow(ctx, w.Temporal, d.Purchase); err != nil {
+				return err
+			}
+			return w.Store.Growth().SetDomainWorkflowStarted(ctx, d.Scope, d.Purchase.ID)
+		}}.Sweep(ctx, grace)
 	if err != nil {
 		return n, err
 	}
-	for _, a := range ads {
-		if err := contract.SignalAds(ctx, w.Temporal, a.Campaign.CompanyID, a.Campaign.ConglomerateID); err != nil {
-			return n, err
-		}
-		if err := w.Store.Growth().ClearAdReconcilePending(ctx, a.Scope, a.Campaign.UpdatedAt); err != nil {
-			return n, err
-		}
-		n++
-	}
-	return n, nil
+	signalled, err := background.Outbox[store.PendingAdCampaign]{Key: func(a store.PendingAdCampaign) string { return a.Campaign.CompanyID },
+		Pending: w.Store.Growth().PendingAdReconciles,
+		Start: func(ctx context.Context, a store.PendingAdCampaign) error {
+			if err := contract.SignalAds(ctx, w.Temporal, a.Campaign.CompanyID, a.Campaign.ConglomerateID); err != nil {
+				return err
+			}
+			return w.Store.Growth().ClearAdReconcilePending(ctx, a.Scope, a.Campaign.UpdatedAt)
+		}}.Sweep(ctx, grace)
+	return n + signalled, err
 }

@@ -11,6 +11,7 @@ import (
 
 	"holdco/models"
 	"holdco/observability"
+	"holdco/service/background"
 	"holdco/store"
 )
 
@@ -29,42 +30,38 @@ const (
 	SweepGrace = 30 * time.Second
 	// SweepEvery is how often the worker looks.
 	SweepEvery = 10 * time.Second
-	sweepBatch = 50
 )
 
 // Sweep starts the queued turns older than grace that no workflow picked
 // up. One whose company runs another turn meanwhile ends failed with
 // conflict (it was never answered). It returns how many it started; it
-// stops at the first failed start (Temporal is most likely down).
+// stops at the first failed start (background.Drain).
 func (w *Sweeper) Sweep(ctx context.Context, grace time.Duration) (int, error) {
-	pending, err := w.Store.Turns().UnstartedTurns(ctx, time.Now().UTC().Add(-grace), sweepBatch)
+	return background.Outbox[store.UnstartedTurn]{Key: func(p store.UnstartedTurn) string { return p.Turn.ID },
+		Pending: w.Store.Turns().UnstartedTurns, Start: w.start}.Sweep(ctx, grace)
+}
+
+// start starts a lost turn; a turn that another start beat is left to its
+// run or, when the company runs another turn, ended failed with conflict.
+// A started turn stays queued until its workflow's first activity marks
+// it.
+func (w *Sweeper) start(ctx context.Context, p store.UnstartedTurn) error {
+	err := startWorkflow(ctx, w.Temporal, p.Turn)
+	var already *serviceerror.WorkflowExecutionAlreadyStarted
+	if !errors.As(err, &already) {
+		return err
+	}
+	if RunningTurnID(ctx, w.Temporal, p.Turn.CompanyID) == p.Turn.ID {
+		return background.ErrSkip // it runs; its first activity marks it
+	}
+	_, ended, err := w.Store.Turns().FinishTurn(ctx, p.Scope, p.Turn.ID, "", models.TurnResult{Status: models.TurnFailed,
+		ErrorCode: string(models.CodeConflict), ErrorDetail: "Another turn was running when this message was due to start; send it again.",
+		EndedAt: time.Now().UTC()}, models.ActivityInput{Kind: models.ActivityTurnEnded, Actor: models.ActorSystem, Summary: "A turn could not start"})
 	if err != nil {
-		return 0, err
+		return err
 	}
-	started := 0
-	for _, p := range pending {
-		err := startWorkflow(ctx, w.Temporal, p.Turn)
-		var already *serviceerror.WorkflowExecutionAlreadyStarted
-		switch {
-		case err == nil:
-			started++
-		case errors.As(err, &already):
-			if RunningTurnID(ctx, w.Temporal, p.Turn.CompanyID) == p.Turn.ID {
-				continue // it runs; its first activity marks it
-			}
-			var ended bool
-			_, ended, err = w.Store.Turns().FinishTurn(ctx, p.Scope, p.Turn.ID, "", models.TurnResult{Status: models.TurnFailed,
-				ErrorCode: string(models.CodeConflict), ErrorDetail: "Another turn was running when this message was due to start; send it again.",
-				EndedAt: time.Now().UTC()}, models.ActivityInput{Kind: models.ActivityTurnEnded, Actor: models.ActorSystem, Summary: "A turn could not start"})
-			if err != nil {
-				return started, err
-			}
-			if ended {
-				observability.TurnEnded(string(models.TurnFailed))
-			}
-		default:
-			return started, err
-		}
+	if ended {
+		observability.TurnEnded(string(models.TurnFailed))
 	}
-	return started, nil
+	return background.ErrSkip
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
@@ -85,6 +86,9 @@ func (m *Model) Complete(ctx context.Context, req models.ModelRequest, onText fu
 	defer stream.Close()
 
 	var msg sdk.Message
+	// The tool arguments as streamed: Accumulate replaces arguments that
+	// are not JSON with {}, which would run the tool without them.
+	args := map[int64]*strings.Builder{}
 	stopped := false
 	for stream.Next() {
 		event := stream.Current()
@@ -93,8 +97,16 @@ func (m *Model) Complete(ctx context.Context, req models.ModelRequest, onText fu
 		}
 		switch event.Type {
 		case "content_block_delta":
-			if event.Delta.Type == "text_delta" && onText != nil && event.Delta.Text != "" {
-				onText(event.Delta.Text)
+			switch event.Delta.Type {
+			case "text_delta":
+				if onText != nil && event.Delta.Text != "" {
+					onText(event.Delta.Text)
+				}
+			case "input_json_delta":
+				if args[event.Index] == nil {
+					args[event.Index] = &strings.Builder{}
+				}
+				args[event.Index].WriteString(event.Delta.PartialJSON)
 			}
 		case "message_stop":
 			stopped = true
@@ -106,6 +118,11 @@ func (m *Model) Complete(ctx context.Context, req models.ModelRequest, onText fu
 	if !stopped {
 		// The connection closed before message_stop: the answer is cut.
 		return models.ModelResponse{}, llm.TransportError(ctx, errors.New("stream ended early"))
+	}
+	for i, a := range args {
+		if s := strings.TrimSpace(a.String()); s != "" && !json.Valid([]byte(s)) && int(i) < len(msg.Content) {
+			return models.ModelResponse{}, &models.ModelCallError{Kind: models.ModelInvalidResponse, Retryable: true, Detail: "tool " + msg.Content[i].Name + ": input is not JSON"}
+		}
 	}
 	return response(msg)
 }

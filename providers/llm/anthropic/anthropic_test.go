@@ -191,13 +191,23 @@ func TestConformance(t *testing.T) {
 			require.NoError(t, err)
 			return m
 		},
-		Text: func(w http.ResponseWriter, deltas []string) {
-			events := []string{messageStart, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`, ping}
+		Text: func(w http.ResponseWriter, deltas []string, usage models.ModelUsage) {
+			start := strings.Replace(messageStart, `"input_tokens":42`, `"input_tokens":`+strconv.FormatInt(usage.InputTokens, 10), 1)
+			events := []string{start, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`, ping}
 			for _, d := range deltas {
 				events = append(events, delta(0, "text_delta", "text", d))
 			}
 			sse(w, append(events, `{"type":"content_block_stop","index":0}`,
-				`{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":7}}`, messageStop)...)
+				`{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":`+strconv.FormatInt(usage.OutputTokens, 10)+`}}`, messageStop)...)
+		},
+		MaxTokens: func(w http.ResponseWriter, text string) {
+			sse(w, messageStart, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+				delta(0, "text_delta", "text", text), `{"type":"content_block_stop","index":0}`,
+				`{"type":"message_delta","delta":{"stop_reason":"max_tokens","stop_sequence":null},"usage":{"output_tokens":1024}}`, messageStop)
+		},
+		Malformed: func(w http.ResponseWriter, partial string) {
+			sse(w, messageStart, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`, delta(0, "text_delta", "text", partial))
+			_, _ = io.WriteString(w, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\n\n")
 		},
 		ToolCall: func(w http.ResponseWriter, id, name string, parts []string) {
 			events := []string{messageStart, `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"` + id + `","name":"` + name + `","input":{}}}`}
@@ -247,7 +257,6 @@ func TestProviderFailuresAreClassifiedAndNotRetried(t *testing.T) {
 		retryAfter time.Duration
 	}{
 		{"529 overloaded", 529, nil, errorBody("overloaded_error", "Overloaded"), models.ModelOverloaded, true, 0},
-		{"503 without a body", 503, nil, "", models.ModelUnavailable, true, 0},
 		{"403", 403, nil, errorBody("permission_error", "no access"), models.ModelAuth, false, 0},
 	}
 	for _, tc := range cases {

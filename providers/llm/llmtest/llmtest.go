@@ -1,12 +1,14 @@
 // Package llmtest is the conformance suite of the model adapters: every
 // adapter (providers/llm/anthropic, providers/llm/openai, …) runs Run
 // against a local server speaking its provider's wire protocol, so the
-// rules the turn engine relies on — streamed text in order, tool calls
-// assembled from streamed arguments, failures classified the same way
-// (kind, retryable, Retry-After, status), never retried by the SDK, no key
-// or prompt in an error, timeouts and cancellation told apart — hold for
-// each one alike. Protocol-specific checks (request bodies, headers,
-// provider-only error codes) stay in the adapter's own tests.
+// rules the turn engine relies on — streamed text in order, usage and stop
+// reasons mapped, tool calls assembled from streamed arguments, failures
+// classified the same way (kind, retryable, Retry-After, status), never
+// retried by the SDK, no key or prompt in an error, malformed or cut
+// answers an error and never a panic, timeouts and cancellation told
+// apart — hold for each one alike. Protocol-specific checks (request
+// bodies, headers, provider-only error codes) stay in the adapter's own
+// tests.
 package llmtest
 
 import (
@@ -60,11 +62,17 @@ type Protocol struct {
 	// New builds the adapter against baseURL (the test server's root)
 	// with timeout as its per-call bound (0: the caller's context alone).
 	New func(t *testing.T, baseURL string, timeout time.Duration) Model
-	// Text streams a finished reply made of deltas, with usage.
-	Text func(w http.ResponseWriter, deltas []string)
+	// Text streams a finished reply made of deltas and reports usage.
+	Text func(w http.ResponseWriter, deltas []string, usage models.ModelUsage)
 	// ToolCall streams one tool call whose JSON arguments arrive in parts
-	// and ends the reply asking for the tool.
+	// (none: no arguments) and ends the reply asking for the tool.
 	ToolCall func(w http.ResponseWriter, id, name string, parts []string)
+	// MaxTokens streams text and ends the reply because it reached the
+	// request's token limit.
+	MaxTokens func(w http.ResponseWriter, text string)
+	// Malformed streams partial text, then an event of the protocol's
+	// framing whose data is not JSON.
+	Malformed func(w http.ResponseWriter, partial string)
 	// Fail answers with the provider's error response for f.
 	Fail func(w http.ResponseWriter, f Failure)
 	// StreamError streams partial text, then the provider's error event
@@ -122,16 +130,26 @@ func callError(t *testing.T, err error) *models.ModelCallError {
 func Run(t *testing.T, p Protocol) {
 	t.Run("text streams as it arrives", func(t *testing.T) {
 		t.Parallel()
-		s := serve(t, func(w http.ResponseWriter, _ *http.Request) { p.Text(w, []string{"Hello", ", ", "world"}) })
+		usage := models.ModelUsage{InputTokens: 42, OutputTokens: 7}
+		s := serve(t, func(w http.ResponseWriter, _ *http.Request) { p.Text(w, []string{"Hello", ", ", "world"}, usage) })
 		var deltas []string
 		resp, err := p.New(t, s.url, 10*time.Second).Complete(context.Background(), ask("hi"), func(d string) { deltas = append(deltas, d) })
 		require.NoError(t, err)
-		assert.Equal(t, "Hello, world", strings.Join(deltas, ""))
+		assert.Equal(t, []string{"Hello", ", ", "world"}, deltas)
 		assert.Equal(t, "Hello, world", resp.Text())
 		assert.Equal(t, models.StopEndTurn, resp.StopReason)
-		assert.Positive(t, resp.Usage.InputTokens)
-		assert.Positive(t, resp.Usage.OutputTokens)
+		assert.Equal(t, usage, resp.Usage, "input and output tokens as the provider reported them")
+		assert.Empty(t, resp.ToolCalls())
 		assert.Equal(t, 1, s.count())
+	})
+
+	t.Run("a reply cut at the token limit stops for max tokens", func(t *testing.T) {
+		t.Parallel()
+		s := serve(t, func(w http.ResponseWriter, _ *http.Request) { p.MaxTokens(w, "The plan is to") })
+		resp, err := p.New(t, s.url, 10*time.Second).Complete(context.Background(), ask("plan"), nil)
+		require.NoError(t, err, "a reply at the limit is an answer, not a failure")
+		assert.Equal(t, models.StopMaxTokens, resp.StopReason)
+		assert.Equal(t, "The plan is to", resp.Text())
 	})
 
 	t.Run("a tool call is assembled from streamed arguments", func(t *testing.T) {
@@ -150,6 +168,29 @@ func Run(t *testing.T, p Protocol) {
 		assert.JSONEq(t, `{"title":"Plan","document_type":"notes"}`, string(calls[0].Input))
 		assert.True(t, json.Valid(calls[0].Input))
 		assert.NotContains(t, text.String(), "title", "tool arguments are not text")
+	})
+
+	t.Run("a tool call without arguments has an empty object as input", func(t *testing.T) {
+		t.Parallel()
+		s := serve(t, func(w http.ResponseWriter, _ *http.Request) { p.ToolCall(w, "call_2", "list_tasks", nil) })
+		resp, err := p.New(t, s.url, 10*time.Second).Complete(context.Background(), ask("tasks"), nil)
+		require.NoError(t, err)
+		assert.Equal(t, models.StopToolUse, resp.StopReason)
+		calls := resp.ToolCalls()
+		require.Len(t, calls, 1)
+		assert.Equal(t, "list_tasks", calls[0].ToolName)
+		assert.JSONEq(t, `{}`, string(calls[0].Input))
+	})
+
+	t.Run("a tool call whose arguments are not JSON is an invalid response", func(t *testing.T) {
+		t.Parallel()
+		s := serve(t, func(w http.ResponseWriter, _ *http.Request) {
+			p.ToolCall(w, "call_3", "write_document", []string{`{"title": "Pl`, `an", `})
+		})
+		_, err := p.New(t, s.url, 10*time.Second).Complete(context.Background(), ask("plan"), nil)
+		ce := callError(t, err)
+		assert.Equal(t, models.ModelInvalidResponse, ce.Kind)
+		assert.True(t, ce.Retryable, "the next answer may be whole")
 	})
 
 	failures := []struct {
@@ -193,6 +234,62 @@ func Run(t *testing.T, p Protocol) {
 		assert.True(t, ce.Retryable)
 		assert.Equal(t, "Partial", got)
 		assert.Equal(t, 1, s.count())
+	})
+
+	t.Run("a stream event that is not JSON is an error, not a panic", func(t *testing.T) {
+		t.Parallel()
+		s := serve(t, func(w http.ResponseWriter, _ *http.Request) { p.Malformed(w, "Partial") })
+		var resp models.ModelResponse
+		var err error
+		require.NotPanics(t, func() { resp, err = p.New(t, s.url, 10*time.Second).Complete(context.Background(), ask("hi"), nil) })
+		ce := callError(t, err)
+		assert.Equal(t, models.ModelUnavailable, ce.Kind)
+		assert.True(t, ce.Retryable)
+		assert.Empty(t, resp.Content, "no half answer")
+		assert.Equal(t, 1, s.count())
+	})
+
+	// Answers no provider writes but a proxy or a broken server in front
+	// of one does: the suite writes them itself.
+	garbage := []struct {
+		name, contentType, body string
+		status                  int
+	}{
+		{"a 502 page from a proxy", "text/html", "<html><body>Bad Gateway</body></html>", http.StatusBadGateway},
+		{"a 503 without a body", "application/json", "", http.StatusServiceUnavailable},
+	}
+	for _, tc := range garbage {
+		t.Run("a server error whose body is not the protocol's is unavailable: "+tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := serve(t, func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", tc.contentType)
+				w.WriteHeader(tc.status)
+				_, _ = io.WriteString(w, tc.body)
+			})
+			_, err := p.New(t, s.url, 10*time.Second).Complete(context.Background(), ask("secret plan"), nil)
+			ce := callError(t, err)
+			assert.Equal(t, models.ModelUnavailable, ce.Kind)
+			assert.True(t, ce.Retryable)
+			assert.Equal(t, tc.status, ce.Status)
+			assert.Zero(t, ce.RetryAfter)
+			assert.NotContains(t, err.Error(), p.Key)
+			assert.NotContains(t, err.Error(), "secret plan")
+			assert.Equal(t, 1, s.count(), "the SDK must not retry: the turn engine does")
+		})
+	}
+
+	t.Run("a success whose body is not a stream is an error, not a panic", func(t *testing.T) {
+		t.Parallel()
+		s := serve(t, func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			_, _ = io.WriteString(w, "<html><body>Sign in to the captive portal</body></html>\n")
+		})
+		var err error
+		require.NotPanics(t, func() { _, err = p.New(t, s.url, 10*time.Second).Complete(context.Background(), ask("hi"), nil) })
+		ce := callError(t, err)
+		assert.Equal(t, models.ModelUnavailable, ce.Kind)
+		assert.True(t, ce.Retryable)
 	})
 
 	t.Run("a stream cut before its end is unavailable", func(t *testing.T) {

@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -83,6 +84,11 @@ func chunk(delta, finish string) string {
 }
 
 const usage = `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-test-2025","choices":[],"usage":{"prompt_tokens":31,"completion_tokens":9,"total_tokens":40}}`
+
+func usageChunk(u models.ModelUsage) string {
+	return fmt.Sprintf(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-test-2025","choices":[],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}`,
+		u.InputTokens, u.OutputTokens, u.InputTokens+u.OutputTokens)
+}
 
 func userText(s string) models.ModelMessage {
 	return models.ModelMessage{Role: models.RoleUser, Content: []models.ContentBlock{{Type: models.ContentText, Text: s}}}
@@ -204,13 +210,21 @@ func TestConformance(t *testing.T) {
 			require.NoError(t, err)
 			return m
 		},
-		Text: func(w http.ResponseWriter, deltas []string) {
+		Text: func(w http.ResponseWriter, deltas []string, u models.ModelUsage) {
 			var chunks []string
 			for _, d := range deltas {
 				b, _ := json.Marshal(map[string]string{"content": d})
 				chunks = append(chunks, chunk(string(b), ""))
 			}
-			sse(w, append(chunks, chunk(`{}`, "stop"), usage)...)
+			sse(w, append(chunks, chunk(`{}`, "stop"), usageChunk(u))...)
+		},
+		MaxTokens: func(w http.ResponseWriter, text string) {
+			b, _ := json.Marshal(map[string]string{"content": text})
+			sse(w, chunk(string(b), ""), chunk(`{}`, "length"), usage)
+		},
+		Malformed: func(w http.ResponseWriter, partial string) {
+			b, _ := json.Marshal(map[string]string{"content": partial})
+			sse(w, chunk(string(b), ""), `{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content`)
 		},
 		ToolCall: func(w http.ResponseWriter, id, name string, parts []string) {
 			chunks := []string{chunk(`{"tool_calls":[{"index":0,"id":"`+id+`","type":"function","function":{"name":"`+name+`","arguments":""}}]}`, "")}
@@ -267,7 +281,6 @@ func TestProviderFailuresAreClassifiedAndNotRetried(t *testing.T) {
 	}{
 		{"429 with retry-after-ms", 429, map[string]string{"Retry-After-Ms": "1500"}, errorBody("requests", "rate_limit_exceeded", "Rate limit reached"), models.ModelRateLimited, true, 1500 * time.Millisecond},
 		{"429 out of quota", 429, nil, errorBody("insufficient_quota", "insufficient_quota", "You exceeded your current quota"), models.ModelAuth, false, 0},
-		{"502 from a proxy", 502, nil, "<html>bad gateway</html>", models.ModelUnavailable, true, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
