@@ -2,14 +2,16 @@ package turns
 
 import "time"
 
-// ScaleStartTimeoutForTests multiplies the bound of a message's workflow
-// start, and of a schedule change, by factor, for this package's tests (TestMain): under -race on a
-// loaded machine a start RPC can take longer than the production bound,
-// and a message then answers upstream_unavailable where the test expects
-// the running turn's conflict.
-func ScaleStartTimeoutForTests(factor int) {
+// ScaleTimeoutsForTests multiplies the bounds of a message's workflow
+// start, of a schedule change and of the wait for an ended turn's workflow
+// to close by factor, for this package's tests (TestMain): under -race on
+// a loaded machine a start RPC can take longer than the production bound,
+// and a message then answers upstream_unavailable (or, when the ended
+// turn's workflow closes late, conflict) where the test expects a turn.
+func ScaleTimeoutsForTests(factor int) {
 	if factor > 1 {
 		startTimeout *= time.Duration(factor)
 		scheduleBound *= time.Duration(factor)
+		closeWait *= time.Duration(factor)
 	}
 }

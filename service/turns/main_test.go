@@ -8,9 +8,9 @@ import (
 )
 
 // TestMain applies the test settings (testenv.Main: the activities'
-// timeouts scaled for a loaded machine, and the message's start bound
-// with them) before the tests.
+// timeouts scaled for a loaded machine, and the message's and
+// schedules' bounds with them) before the tests.
 func TestMain(m *testing.M) {
-	turns.ScaleStartTimeoutForTests(testenv.TimeoutScale())
+	turns.ScaleTimeoutsForTests(testenv.TimeoutScale())
 	testenv.Main(m)
 }

@@ -38,8 +38,6 @@ const (
 	MaxAttachments = 10
 	// interruptWait bounds how long an interrupt waits for the turn to end.
 	interruptWait = 30 * time.Second
-	// closeWait bounds the wait for an ended turn's workflow to close.
-	closeWait = 5 * time.Second
 	// StartRetryAfter is when a message whose turn Temporal did not take
 	// (unreachable, or not answering within startTimeout) may be sent
 	// again (REST's Retry-After).
@@ -50,6 +48,10 @@ const (
 // that this package's tests can scale it on a loaded machine, as the
 // activities' timeouts are: export_test.go).
 var startTimeout = 10 * time.Second
+
+// closeWait bounds a message's wait for an ended turn's workflow to close
+// (a variable for the same reason as startTimeout).
+var closeWait = 5 * time.Second
 
 // Service is the turn use cases.
 type Service struct {
