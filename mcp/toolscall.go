@@ -66,67 +66,148 @@ func plainToolsCall(r *http.Request, body []byte, msg *message) (callRequest, bo
 	if !ok {
 		return callRequest{}, false
 	}
-	params, ok := members(top["params"], "name", "arguments", "_meta")
+	params, ok := members(top[3], "name", "arguments", "_meta")
 	if !ok {
 		return callRequest{}, false
 	}
-	var name string
-	if json.Unmarshal(params["name"], &name) != nil || name == "" || r.Header.Get(headerName) != name {
+	name, ok := plainString(params[0])
+	if !ok || name == "" || r.Header.Get(headerName) != name {
 		return callRequest{}, false
 	}
-	args, present := params["arguments"]
-	if present && (len(args) == 0 || args[0] != '{') {
+	args := params[1]
+	if args != nil && args[0] != '{' {
 		return callRequest{}, false
 	}
-	meta, ok := members(params["_meta"], sdk.MetaKeyProtocolVersion, sdk.MetaKeyClientCapabilities, sdk.MetaKeyClientInfo)
+	meta, ok := members(params[2], sdk.MetaKeyProtocolVersion, sdk.MetaKeyClientCapabilities, sdk.MetaKeyClientInfo)
 	if !ok {
 		return callRequest{}, false
 	}
-	var version string
-	if json.Unmarshal(meta[sdk.MetaKeyProtocolVersion], &version) != nil || version != ProtocolVersion {
+	if version, ok := plainString(meta[0]); !ok || version != ProtocolVersion {
 		return callRequest{}, false
 	}
-	tasks, ok := plainCapabilities(meta[sdk.MetaKeyClientCapabilities])
-	if !ok {
-		return callRequest{}, false
-	}
-	if info, present := meta[sdk.MetaKeyClientInfo]; present && !plainClientInfo(info) {
+	tasks, ok := plainCapabilities(meta[1])
+	if !ok || meta[2] != nil && !plainClientInfo(meta[2]) {
 		return callRequest{}, false
 	}
 	return callRequest{id: msg.ID, name: name, args: args, tasks: tasks}, true
 }
 
-// members reads a JSON object's members as sent: ok is false for anything
-// but an object, a member named twice, or a name not in allowed.
-func members(raw json.RawMessage, allowed ...string) (map[string]json.RawMessage, bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, false
+// fields are an object's members by the position of their names in
+// members' allowed list; nil when absent.
+type fields [6]json.RawMessage
+
+// members reads a JSON object's members as sent. raw must be valid JSON
+// (the filter decoded the body it is part of): ok is false for anything
+// but an object, a name written twice or with an escape, or a name not in
+// allowed (at most six).
+func members(raw []byte, allowed ...string) (out fields, ok bool) {
+	ok = eachMember(raw, func(name, value []byte) bool {
+		for k, a := range allowed {
+			if string(name) == a {
+				if out[k] != nil {
+					return false
+				}
+				out[k] = value
+				return true
+			}
+		}
+		return false
+	})
+	return out, ok
+}
+
+// eachMember calls fn with each member of the JSON object raw (valid
+// JSON) until it answers false; false for anything but an object, a name
+// with an escape, or when fn refused.
+func eachMember(raw []byte, fn func(name, value []byte) bool) bool {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
 	}
-	out := make(map[string]json.RawMessage, len(allowed))
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		name, _ := t.(string)
-		known := false
-		for _, a := range allowed {
-			known = known || a == name
-		}
-		if _, twice := out[name]; !known || twice {
-			return nil, false
-		}
-		var v json.RawMessage
-		if dec.Decode(&v) != nil {
-			return nil, false
-		}
-		out[name] = v
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		return true
 	}
-	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
-		return nil, false
+	for i < len(raw) && raw[i] == '"' {
+		j := i + 1
+		for j < len(raw) && raw[j] != '"' && raw[j] != '\\' {
+			j++
+		}
+		if j >= len(raw) || raw[j] != '"' {
+			return false
+		}
+		name := raw[i+1 : j]
+		i = skipSpace(raw, j+1)
+		if i >= len(raw) || raw[i] != ':' {
+			return false
+		}
+		i = skipSpace(raw, i+1)
+		end := skipValue(raw, i)
+		if end <= i || !fn(name, raw[i:end]) {
+			return false
+		}
+		i = skipSpace(raw, end)
+		switch {
+		case i < len(raw) && raw[i] == ',':
+			i = skipSpace(raw, i+1)
+		case i < len(raw) && raw[i] == '}':
+			return true
+		default:
+			return false
+		}
 	}
-	return out, true
+	return false
+}
+
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the JSON value starting at i (valid JSON).
+func skipValue(raw []byte, i int) int {
+	depth := 0
+	for i < len(raw) {
+		switch c := raw[i]; c {
+		case '"':
+			for i++; i < len(raw) && raw[i] != '"'; i++ {
+				if raw[i] == '\\' {
+					i++
+				}
+			}
+			i++
+		case '{', '[':
+			depth++
+			i++
+		case '}', ']':
+			if depth == 0 {
+				return i
+			}
+			depth--
+			i++
+		case ',', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return i
+			}
+			i++
+		default:
+			i++
+		}
+		if depth == 0 && i > 0 && (raw[i-1] == '"' || raw[i-1] == '}' || raw[i-1] == ']') {
+			return i
+		}
+	}
+	return i
+}
+
+// plainString reads a JSON string without escapes.
+func plainString(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' || bytes.IndexByte(raw, '\\') >= 0 {
+		return "", false
+	}
+	return string(raw[1 : len(raw)-1]), true
 }
 
 // plainCapabilities reports whether client capabilities are ones the SDK
@@ -137,20 +218,21 @@ func plainCapabilities(raw json.RawMessage) (tasks, ok bool) {
 	if !ok {
 		return false, false
 	}
-	for name, v := range caps {
-		switch name {
-		case "extensions", "experimental":
-			var m map[string]json.RawMessage
-			if json.Unmarshal(v, &m) != nil || m == nil {
+	for i, v := range caps {
+		if v == nil {
+			continue
+		}
+		switch i {
+		case 0, 1: // extensions, experimental: objects
+			if !eachMember(v, func(name, _ []byte) bool {
+				tasks = tasks || i == 0 && string(name) == TasksExtension
+				return true
+			}) {
 				return false, false
 			}
-			if name == "extensions" {
-				_, tasks = m[TasksExtension]
-			}
-		case "roots":
+		case 2: // roots: {listChanged: a boolean}
 			roots, ok := members(v, "listChanged")
-			var b bool
-			if !ok || roots["listChanged"] != nil && json.Unmarshal(roots["listChanged"], &b) != nil {
+			if !ok || roots[0] != nil && string(roots[0]) != "true" && string(roots[0]) != "false" {
 				return false, false
 			}
 		default: // sampling, elicitation: objects of empty objects
@@ -159,7 +241,7 @@ func plainCapabilities(raw json.RawMessage) (tasks, ok bool) {
 				return false, false
 			}
 			for _, s := range sub {
-				if m, ok := members(s); !ok || len(m) > 0 {
+				if s != nil && !eachMember(s, func(_, _ []byte) bool { return false }) {
 					return false, false
 				}
 			}
@@ -171,17 +253,14 @@ func plainCapabilities(raw json.RawMessage) (tasks, ok bool) {
 // plainClientInfo reports whether clientInfo is an object of the SDK's
 // Implementation's string members.
 func plainClientInfo(raw json.RawMessage) bool {
-	info, ok := members(raw, "name", "title", "description", "version", "websiteUrl")
-	if !ok {
-		return false
-	}
-	for _, v := range info {
-		var s string
-		if json.Unmarshal(v, &s) != nil {
-			return false
+	return eachMember(raw, func(name, value []byte) bool {
+		switch string(name) {
+		case "name", "title", "description", "version", "websiteUrl":
+			_, ok := plainString(value)
+			return ok
 		}
-	}
-	return true
+		return false
+	})
 }
 
 // serveToolsCall answers a plain tools/call (marked by the filter) with the
