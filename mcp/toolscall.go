@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"mime"
@@ -286,7 +287,9 @@ func (h *handler) serveToolsCall(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ctx := withTokenPrincipal(r.Context(), auth.TokenInfoFromContext(r.Context()))
+		// As under the SDK (its stateless session waits for the call), a
+		// client that goes away does not cancel a call half done.
+		ctx := withTokenPrincipal(context.WithoutCancel(r.Context()), auth.TokenInfoFromContext(r.Context()))
 		body, err := h.encodeResult(rpcID, tool.call(ctx, cr.args))
 		if err != nil {
 			h.logFailure(ctx, "connector: encoding a tool's result", err, "tool", cr.name)
