@@ -45,8 +45,17 @@ func (h *handler) verifier(tokens tokenIntrospector) auth.TokenVerifier {
 // withPrincipal puts the request's principal (from the bearer check) in
 // ctx for the use cases.
 func withPrincipal(ctx context.Context, req sdk.Request) context.Context {
-	if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
-		if p, ok := extra.TokenInfo.Extra[principalKey].(service.Principal); ok {
+	if extra := req.GetExtra(); extra != nil {
+		return withTokenPrincipal(ctx, extra.TokenInfo)
+	}
+	return ctx
+}
+
+// withTokenPrincipal puts the principal of the bearer check's token info
+// in ctx.
+func withTokenPrincipal(ctx context.Context, info *auth.TokenInfo) context.Context {
+	if info != nil {
+		if p, ok := info.Extra[principalKey].(service.Principal); ok {
 			return service.WithPrincipal(ctx, p)
 		}
 	}

@@ -83,6 +83,17 @@ func BenchmarkConnector(b *testing.B) {
 			return drain(c.Do(post(w.url, w.token, "tools/call", "get_credits", map[string]any{"name": "get_credits", "arguments": map[string]any{}})))
 		})
 	})
+	// The same call on a listener with the tools/call fast path off: the
+	// SDK's session per request, as before the fast path.
+	sdkURL := w.serveWith(b, w.e.Svc, "", func(d mcp.Deps) http.Handler {
+		h, _ := mcp.NewCounting(d, true)
+		return h
+	})
+	b.Run("get_credits_sdk", func(b *testing.B) {
+		runParallel(b, func(c *http.Client) error {
+			return drain(c.Do(post(sdkURL, w.token, "tools/call", "get_credits", map[string]any{"name": "get_credits", "arguments": map[string]any{}})))
+		})
+	})
 	b.Run("send_message_to_task", func(b *testing.B) {
 		if _, err := w.e.Svc.GrantCredits(context.Background(), w.e.Store.SystemConglomerateScope(w.cong), models.EntryAdminAdjustment,
 			int64(10*b.N+100), "bench credits"); err != nil {

@@ -96,6 +96,8 @@ func protocolFilter(next http.Handler) http.Handler {
 		}
 		if lr, ok := plainToolsList(r, body, &msg); ok {
 			r = r.WithContext(context.WithValue(r.Context(), toolsListKey{}, lr))
+		} else if cr, ok := plainToolsCall(r, body, &msg); ok {
+			r = r.WithContext(context.WithValue(r.Context(), toolsCallKey{}, cr))
 		}
 		next.ServeHTTP(w, r)
 	})

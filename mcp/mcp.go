@@ -10,7 +10,9 @@
 // handler, whose receiving middleware puts the principal in the context
 // and turns send_message into a task for clients that declared the tasks
 // extension (tasks.go). A plain tools/list is answered with the SDK's own
-// answer kept from the first one (toolslist.go).
+// answer kept from the first one (toolslist.go); a plain tools/call runs
+// the tool's call without a server session and answers as the SDK would
+// (toolscall.go).
 package mcp
 
 import (
@@ -21,6 +23,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -74,13 +77,21 @@ type Deps struct {
 // New returns the connector's HTTP handler, served at the root path of
 // its own origin.
 func New(d Deps) http.Handler {
+	mux, _ := newConnector(d, false)
+	return mux
+}
+
+// newConnector is New, with the tools/call fast path off when
+// sdkCallsOnly; it returns the handler behind the mux too.
+func newConnector(d Deps, sdkCallsOnly bool) (http.Handler, *handler) {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
 	pub := strings.TrimRight(d.PublicURL, "/")
 	sdkLogger := slog.New(sdkLogHandler{d.Logger.Handler()})
-	h := &handler{conn: d.Connector, logger: d.Logger, names: map[string]bool{}}
-	server := sdk.NewServer(&sdk.Implementation{Name: "holdco", Title: "holdco businesses", Version: d.Version}, &sdk.ServerOptions{
+	impl := &sdk.Implementation{Name: "holdco", Title: "holdco businesses", Version: d.Version}
+	h := &handler{conn: d.Connector, logger: d.Logger, names: map[string]bool{}, impl: impl, sdkCallsOnly: sdkCallsOnly}
+	server := sdk.NewServer(impl, &sdk.ServerOptions{
 		Instructions: "Found and run AI-operated businesses: list them, send a message to a business's agent (a task when you " +
 			"declare the tasks extension), poll its turn, read credits and billing links. Every business tool takes `business`, a handle or id.",
 		Logger:                    sdkLogger,
@@ -111,12 +122,12 @@ func New(d Deps) http.Handler {
 	if d.Health != nil {
 		mux.Handle("GET /health", d.Health)
 	}
-	mux.Handle("/{$}", accessLog(d.Logger, onlyPost(protocolFilter(bearer(h.serveToolsList(stream))))))
+	mux.Handle("/{$}", accessLog(d.Logger, onlyPost(protocolFilter(bearer(h.serveToolsCall(h.serveToolsList(stream)))))))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, models.BodyOf(models.Errorf(models.CodeNotFound,
 			"No route matches %s %s: the connector is served at the root path.", r.Method, r.URL.Path)))
 	})
-	return mux
+	return mux, h
 }
 
 // handler holds what the tools, the tasks and the bearer check share.
@@ -130,6 +141,20 @@ type handler struct {
 	// localhostCheck: the SDK refuses requests under a foreign Host
 	// (DisableLocalhostProtection is off).
 	localhostCheck bool
+	// calls are the tools' calls by name, the SDK's and the fast path's
+	// (toolscall.go); impl is the server's identity its results carry.
+	calls map[string]registeredCall
+	impl  *sdk.Implementation
+	// sdkCallsOnly turns the tools/call fast path off (tests compare);
+	// fastCalls counts the calls it answered.
+	sdkCallsOnly bool
+	fastCalls    atomic.Int64
+}
+
+// registeredCall is a tool's call; fast says the fast path may run it.
+type registeredCall struct {
+	call toolCall
+	fast bool
 }
 
 // setCacheable marks tools/list (and discovery) cacheable for an hour, by

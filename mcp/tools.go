@@ -149,11 +149,30 @@ func addTool[In, Out any](h *handler, s *sdk.Server, name, description string, f
 		panic(fmt.Sprintf("mcp: tool %s: output schema: %v", name, err))
 	}
 	h.names[name] = true
-	s.AddTool(&sdk.Tool{Name: name, Description: description, InputSchema: json.RawMessage(spec.InputSchema), OutputSchema: json.RawMessage(out)},
-		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			raw, err := check.Call(ctx, "", name, req.Params.Arguments)
-			return h.result(ctx, name, raw, err), nil
+	h.add(s, &sdk.Tool{Name: name, Description: description, InputSchema: json.RawMessage(spec.InputSchema), OutputSchema: json.RawMessage(out)},
+		func(ctx context.Context, args json.RawMessage) *sdk.CallToolResult {
+			raw, err := check.Call(ctx, "", name, args)
+			return h.result(ctx, name, raw, err)
 		})
+}
+
+// toolCall runs one tool on its arguments as sent (nil when absent) and
+// renders its result; the principal is in ctx. It is the one function
+// both the SDK's tools/call and the fast path (toolscall.go) run.
+type toolCall func(ctx context.Context, args json.RawMessage) *sdk.CallToolResult
+
+// add registers a tool with the SDK and keeps its call for the fast path.
+func (h *handler) add(s *sdk.Server, t *sdk.Tool, call toolCall) {
+	if h.calls == nil {
+		h.calls = map[string]registeredCall{}
+	}
+	// A tool whose input schema binds arguments to headers (x-mcp-header)
+	// has them checked by the SDK: its calls are the SDK's.
+	schema, _ := json.Marshal(t.InputSchema)
+	h.calls[t.Name] = registeredCall{call: call, fast: !bytes.Contains(schema, []byte("x-mcp-header"))}
+	s.AddTool(t, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return call(ctx, req.Params.Arguments), nil
+	})
 }
 
 // addAgentTool offers one of the agents' tools with `business` added to
@@ -180,15 +199,15 @@ func (h *handler) addAgentTool(s *sdk.Server, spec models.ToolSpec) {
 	schema["required"] = required
 	raw, _ := json.Marshal(schema)
 	name := spec.Name
-	s.AddTool(&sdk.Tool{Name: name, Description: spec.Description + " (The business's agents' tool: acts on the business named by `business`.)", InputSchema: json.RawMessage(raw)},
-		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			business, key, args, err := splitBusiness(req.Params.Arguments, agenttools.Keyed(name))
+	h.add(s, &sdk.Tool{Name: name, Description: spec.Description + " (The business's agents' tool: acts on the business named by `business`.)", InputSchema: json.RawMessage(raw)},
+		func(ctx context.Context, arguments json.RawMessage) *sdk.CallToolResult {
+			business, key, args, err := splitBusiness(arguments, agenttools.Keyed(name))
 			if err == nil {
 				var res json.RawMessage
 				res, err = h.conn.CallAgentTool(ctx, business, name, key, args)
-				return h.result(ctx, name, res, err), nil
+				return h.result(ctx, name, res, err)
 			}
-			return h.result(ctx, name, nil, err), nil
+			return h.result(ctx, name, nil, err)
 		})
 }
 

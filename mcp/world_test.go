@@ -141,6 +141,11 @@ func (w *world) serve(t testing.TB, svc servicetest.Services) string { return w.
 
 // serveAs is serve with a public URL of its own ("": the listener's).
 func (w *world) serveAs(t testing.TB, svc servicetest.Services, publicURL string) string {
+	return w.serveWith(t, svc, publicURL, mcp.New)
+}
+
+// serveWith is serveAs with the connector made by build.
+func (w *world) serveWith(t testing.TB, svc servicetest.Services, publicURL string, build func(mcp.Deps) http.Handler) string {
 	conn := connector.New(connector.Deps{Core: svc.Files.Core(), Companies: svc.CompaniesUseCases, Billing: svc.BillingUseCases,
 		Turns: svc.Turns, Files: svc.Files, Sales: svc.SalesUseCases, Tools: svc.Tools, Founding: w.founding})
 	// The handler is set before the server starts: a connection that
@@ -150,7 +155,7 @@ func (w *world) serveAs(t testing.TB, svc servicetest.Services, publicURL string
 	if publicURL == "" {
 		publicURL = "http://" + srv.Listener.Addr().String()
 	}
-	srv.Config.Handler = mcp.New(mcp.Deps{Connector: conn, Tokens: w.tokens, PublicURL: publicURL, AuthorizationServer: "http://auth.test",
+	srv.Config.Handler = build(mcp.Deps{Connector: conn, Tokens: w.tokens, PublicURL: publicURL, AuthorizationServer: "http://auth.test",
 		Logger: quiet(), Version: "test", Health: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, `{"status":"ok"}`) })})
 	srv.Start()
 	t.Cleanup(srv.Close)
