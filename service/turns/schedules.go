@@ -56,8 +56,9 @@ func retryTransient(ctx context.Context, call func(context.Context) error) error
 	}
 }
 
-// transient reports a call that ran out of its own time or found the
-// server unavailable or busy; trying it again may succeed.
+// transient reports a call that ran out of its own time, found the server
+// unavailable or busy, or the schedule's workflow not ready; trying it
+// again may succeed.
 func transient(err error) bool {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return true
@@ -65,7 +66,8 @@ func transient(err error) bool {
 	var unavailable *serviceerror.Unavailable
 	var exhausted *serviceerror.ResourceExhausted
 	var deadline *serviceerror.DeadlineExceeded
-	return errors.As(err, &unavailable) || errors.As(err, &exhausted) || errors.As(err, &deadline)
+	var notReady *serviceerror.WorkflowNotReady // the scheduler workflow's task is being retried
+	return errors.As(err, &unavailable) || errors.As(err, &exhausted) || errors.As(err, &deadline) || errors.As(err, &notReady)
 }
 
 // Ensure creates the company's schedule unless it exists; paused creates

@@ -21,6 +21,7 @@ func TestScheduleCallsAreRetriedOnlyWhenTheServerWasSlow(t *testing.T) {
 	}{
 		{"deadline then success", []error{serviceerror.NewDeadlineExceeded("slow"), context.DeadlineExceeded}, 3, false},
 		{"unavailable then success", []error{serviceerror.NewUnavailable("restarting")}, 2, false},
+		{"not ready then success", []error{serviceerror.NewWorkflowNotReady("workflow task failed")}, 2, false},
 		{"not found is an answer", []error{serviceerror.NewNotFound("no schedule")}, 1, true},
 		{"invalid is an answer", []error{serviceerror.NewInvalidArgument("bad")}, 1, true},
 	} {

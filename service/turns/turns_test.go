@@ -622,8 +622,10 @@ func TestActivatingACompanyWithoutAScheduleCreatesIt(t *testing.T) {
 }
 
 // describeSchedule describes a schedule, trying again while the server is
-// too slow to answer within the SDK's own 10 s deadline (a loaded machine
-// under -race); any other answer, NotFound included, is returned.
+// too slow to answer within the SDK's own 10 s deadline, or its scheduler
+// workflow's task failed and is being retried (a loaded machine under
+// -race: Describe queries that workflow); any other answer, NotFound
+// included, is returned.
 func describeSchedule(ctx context.Context, h client.ScheduleHandle) (*client.ScheduleDescription, error) {
 	var d *client.ScheduleDescription
 	err := retrySlowCall(ctx, func(ctx context.Context) (err error) {
@@ -634,16 +636,19 @@ func describeSchedule(ctx context.Context, h client.ScheduleHandle) (*client.Sch
 }
 
 // retrySlowCall runs an idempotent Temporal call until it answers anything
-// but a deadline of its own, within testenv.EventualBound.
+// but a deadline of its own or "workflow not ready", within
+// testenv.EventualBound.
 func retrySlowCall(ctx context.Context, call func(context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, testenv.EventualBound)
 	defer cancel()
 	for {
 		err := call(ctx)
 		var deadline *serviceerror.DeadlineExceeded
-		if err == nil || ctx.Err() != nil || !(errors.As(err, &deadline) || errors.Is(err, context.DeadlineExceeded)) {
+		var notReady *serviceerror.WorkflowNotReady
+		if err == nil || ctx.Err() != nil || !(errors.As(err, &deadline) || errors.As(err, &notReady) || errors.Is(err, context.DeadlineExceeded)) {
 			return err
 		}
+		time.Sleep(100 * time.Millisecond) // not a synchronisation: a pause between attempts
 	}
 }
 
