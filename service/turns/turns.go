@@ -36,8 +36,6 @@ const (
 	MaxMessageChars = 32_000
 	// MaxAttachments is how many files one message may attach.
 	MaxAttachments = 10
-	// interruptWait bounds how long an interrupt waits for the turn to end.
-	interruptWait = 30 * time.Second
 	// StartRetryAfter is when a message whose turn Temporal did not take
 	// (unreachable, or not answering within startTimeout) may be sent
 	// again (REST's Retry-After).
@@ -49,9 +47,13 @@ const (
 // activities' timeouts are: export_test.go).
 var startTimeout = 10 * time.Second
 
-// closeWait bounds a message's wait for an ended turn's workflow to close
-// (a variable for the same reason as startTimeout).
-var closeWait = 5 * time.Second
+// closeWait bounds a message's wait for an ended turn's workflow to close,
+// and interruptWait how long an interrupt waits for the turn to end
+// (variables for the same reason as startTimeout).
+var (
+	closeWait     = 5 * time.Second
+	interruptWait = 30 * time.Second
+)
 
 // Service is the turn use cases.
 type Service struct {
