@@ -116,6 +116,13 @@ try {
   // A founded company's agent takes a first pass on its own: the chat
   // shows it live and takes a message once it ended (the page reloads).
   await page.click('a[href$="/chat"]')
+  // The first pass starts once the company is ready, which a loaded
+  // machine may show before the pass's turn exists: reload until it does.
+  for (const until = Date.now() + 120000; await page.locator('.msg.agent').count() === 0;) {
+    if (Date.now() > until) throw new Error('the first pass never showed in the chat')
+    await page.waitForTimeout(1000)
+    await page.reload()
+  }
   await page.waitForSelector('ol.chat:not(:has([data-poll])) ~ #send-form #send:enabled', { timeout: 120000 })
   results.first_pass = await page.locator('.msg.agent').last().getAttribute('data-status')
   results.balance_before = Number(await page.textContent('#balance'))
