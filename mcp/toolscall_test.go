@@ -19,14 +19,24 @@ import (
 // deleted).
 func callRaw(t *testing.T, url, token, id, name, params string, headers map[string]string) (int, http.Header, []byte) {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":` + params + `}`
+	h := map[string]string{"Mcp-Name": name}
+	for k, v := range headers {
+		h[k] = v
+	}
+	return rpcRaw(t, url, token, "tools/call", id, params, h)
+}
+
+// rpcRaw posts one JSON-RPC request (id and params raw) with the headers
+// the clients set and the overrides ("": deleted), and returns the answer.
+func rpcRaw(t *testing.T, url, token, method, id, params string, headers map[string]string) (int, http.Header, []byte) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + params + `}`
 	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader([]byte(body)))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", mcp.ProtocolVersion)
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", name)
+	req.Header.Set("Mcp-Method", method)
 	req.Header.Set("Authorization", "Bearer "+token)
 	for k, v := range headers {
 		if v == "" {

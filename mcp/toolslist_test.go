@@ -3,7 +3,6 @@ package mcp_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"testing"
 
@@ -23,20 +22,7 @@ func listRequest(t *testing.T, url, token, id, params string) (int, http.Header,
 	if params == "" {
 		params = "{" + listMeta + "}"
 	}
-	body := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list","params":` + params + `}`
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader([]byte(body)))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", mcp.ProtocolVersion)
-	req.Header.Set("Mcp-Method", "tools/list")
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return resp.StatusCode, resp.Header, out
+	return rpcRaw(t, url, token, "tools/list", id, params, nil)
 }
 
 // A plain tools/list is answered from the SDK's kept answer: the same
