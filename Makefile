@@ -125,9 +125,14 @@ times: $(TEST_DEPS)
 # -race, while stress-ng keeps every core busy. It reports every failure
 # and exits non-zero if there was one. One package or test:
 #   make flake FLAKE_PKGS=./service/turns/ FLAKE_RUN=TestRateLimited FLAKE_COUNT=20
+# FLAKE_ROUNDS runs go test that many times in a row, FLAKE_COUNT each
+# (the runs = rounds x count): a test binary keeps what its tests leave in
+# its Temporal server, so many runs go in fresh processes, e.g.
+#   make flake FLAKE_PKGS=./service/turns/ FLAKE_ROUNDS=20 FLAKE_COUNT=1
 FLAKE_PATTERN := testenv\.(NewTemporal|Main)|Eventually|time\.(Sleep|After|NewTimer|NewTicker)
 FLAKE_PKGS ?= $(sort $(dir $(shell grep -rlE --include='*_test.go' '$(FLAKE_PATTERN)' --exclude-dir=node_modules --exclude-dir=.cache .)))
 FLAKE_COUNT ?= 5
+FLAKE_ROUNDS ?= 1
 FLAKE_RUN ?= .
 FLAKE_DB ?=
 flake: $(TEST_DEPS)
@@ -137,11 +142,14 @@ flake: $(TEST_DEPS)
 	@echo "building the test binaries first (no load yet)"
 	@$(GO) test -race -count=1 -run '^$$' $(FLAKE_PKGS) >/dev/null
 	@stress-ng --cpu 0 --cpu-load 100 --quiet & hog=$$!; trap 'kill $$hog 2>/dev/null; wait $$hog 2>/dev/null' EXIT; \
-		echo "stress-ng (pid $$hog) keeps every core busy; running $(FLAKE_PKGS) $(FLAKE_COUNT) times"; \
-		start=$$(date +%s); \
-		TEST_DATABASE_URL='$(FLAKE_DB)' $(GO) test -json -race -timeout $(TEST_TIMEOUT) -count=$(FLAKE_COUNT) -run '$(FLAKE_RUN)' $(FLAKE_PKGS) > .cache/flake.json; rc=$$?; \
+		echo "stress-ng (pid $$hog) keeps every core busy; running $(FLAKE_PKGS) $(FLAKE_ROUNDS) x $(FLAKE_COUNT) times"; \
+		start=$$(date +%s); rc=0; : > .cache/flake.json; \
+		for round in $$(seq $(FLAKE_ROUNDS)); do \
+			TEST_DATABASE_URL='$(FLAKE_DB)' $(GO) test -json -race -timeout $(TEST_TIMEOUT) -count=$(FLAKE_COUNT) -run '$(FLAKE_RUN)' $(FLAKE_PKGS) >> .cache/flake.json || { rc=1; echo "round $$round: go test failed"; }; \
+			echo "round $$round of $(FLAKE_ROUNDS): $$(( $$(date +%s) - start )) s so far"; \
+		done; \
 		echo "under load: $$(( $$(date +%s) - start )) s"; \
-		$(GO) run ./scripts/testtimes -top 15 -fails .cache/flake.json; \
+		$(GO) run ./scripts/testtimes -top 15 -fails .cache/flake.json || rc=1; \
 		exit $$rc
 
 $(TOOLS)/workflowcheck:
