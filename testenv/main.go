@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	"holdco/internal/bounds"
 	"holdco/workflows"
 )
 
@@ -28,7 +29,9 @@ func TimeoutScale() int {
 }
 
 // Main is the TestMain of packages whose tests run workflows (with
-// NewTemporal or a whole app): the test settings first, then the tests.
+// NewTemporal or a whole app): the test settings first (the activities'
+// timeouts and the use cases' Temporal bounds, both scaled by
+// TimeoutScale), then the tests.
 //
 //	func TestMain(m *testing.M) { testenv.Main(m) }
 //
@@ -36,5 +39,6 @@ func TimeoutScale() int {
 // in memory and ends with the process.
 func Main(m *testing.M) {
 	workflows.ScaleActivityTimeoutsForTests(TimeoutScale())
+	bounds.ScaleForTests(TimeoutScale())
 	exitAfterLogScan(m.Run())
 }

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"holdco/internal/bounds"
 	"holdco/models"
 	"holdco/store"
 	"holdco/workflows/contract"
@@ -32,7 +33,7 @@ func (s *Service) afterSpend(ctx context.Context, cong models.Conglomerate, st C
 	if s.temporal == nil || !b.AutoTopUpEnabled || b.AutoTopUpCredits <= 0 || st.Balance >= b.AutoTopUpThreshold {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), signalTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bounds.Of(signalTimeout))
 	defer cancel()
 	_, err := s.temporal.SignalWithStartWorkflow(ctx, contract.AutoTopUpWorkflowID(cong.ID), contract.SignalAutoTopUpCheck, nil,
 		client.StartWorkflowOptions{TaskQueue: contract.TaskQueue, WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
@@ -51,7 +52,7 @@ func (s *Service) afterGrant(ctx context.Context, woken []store.PendingAdCampaig
 	if s.temporal == nil || len(woken) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), signalTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bounds.Of(signalTimeout))
 	defer cancel()
 	for _, w := range woken {
 		a := w.Campaign

@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"holdco/internal/bounds"
 	"holdco/models"
 	"holdco/service"
 	"holdco/workflows/contract"
@@ -69,7 +70,7 @@ func (s *Service) configureSite(ctx context.Context, c models.Company) {
 		return
 	}
 	// The key is committed: a client that hangs up must not cancel this.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bounds.Of(startTimeout))
 	defer cancel()
 	_, err := s.temporal.SignalWithStartWorkflow(ctx, contract.SiteConfigWorkflowID(c.ID), contract.SignalSiteConfigChanged, nil,
 		client.StartWorkflowOptions{

@@ -8,6 +8,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
+	"holdco/internal/bounds"
 	"holdco/models"
 	"holdco/service/background"
 	"holdco/store"
@@ -48,7 +49,7 @@ func (o *ProvisioningOutbox) Start(ctx context.Context, scope store.CompanyScope
 // start is Start bounded by startTimeout under ctx: the sweeper's starts
 // end with its context (shutdown), a request's do not.
 func (o *ProvisioningOutbox) start(ctx context.Context, scope store.CompanyScope, c models.Company, seedRepo bool) (ProvisionTrigger, error) {
-	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	ctx, cancel := context.WithTimeout(ctx, bounds.Of(startTimeout))
 	defer cancel()
 	opts := provisionOptions(c)
 	opts.WorkflowIDReusePolicy = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
+	"holdco/internal/bounds"
 	"holdco/models"
 	"holdco/service"
 	"holdco/service/billing"
@@ -148,7 +149,7 @@ const memoInterviewID = "interview_id"
 // started; one still running for the user's previous interview (it is
 // closing) is an error, retried by the sweeper.
 func StartInterviewWorkflow(ctx context.Context, st *store.Store, tc client.Client, cong store.ConglomerateScope, f models.FoundingInterview) error {
-	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	ctx, cancel := context.WithTimeout(ctx, bounds.Of(startTimeout))
 	defer cancel()
 	_, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:                                       contract.FoundingWorkflowID(f.UserID),
@@ -251,7 +252,7 @@ func (s *Service) Answer(ctx context.Context, in AnswerInput) (Interview, error)
 	if s.temporal == nil {
 		return Interview{}, models.Errorf(models.CodeUpstreamUnavailable, "Founding interviews are not available on this server.")
 	}
-	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), answerTimeout)
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bounds.Of(answerTimeout))
 	defer cancel()
 	for attempt := 0; ; attempt++ {
 		err = s.sendAnswer(uctx, p.UserID, a)

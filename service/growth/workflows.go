@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"holdco/internal/bounds"
 	"holdco/models"
 	"holdco/service/background"
 	"holdco/store"
@@ -26,7 +27,7 @@ func (s *Service) startDomain(ctx context.Context, scope store.ConglomerateScope
 	if s.temporal == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bounds.Of(startTimeout))
 	defer cancel()
 	if err := startDomainWorkflow(ctx, s.temporal, p); err != nil {
 		s.logger.WarnContext(ctx, "domain purchase: workflow not started; the sweeper retries", "purchase", p.ID, "error", err)
@@ -57,7 +58,7 @@ func (s *Service) signalAds(ctx context.Context, scope store.CompanyScope, a mod
 	if s.temporal == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bounds.Of(startTimeout))
 	defer cancel()
 	if err := contract.SignalAds(ctx, s.temporal, a.CompanyID, a.ConglomerateID); err != nil {
 		s.logger.WarnContext(ctx, "ads: reconciler not signalled; the sweeper retries", "company", a.CompanyID, "error", err)

@@ -3,14 +3,10 @@ package turns_test
 import (
 	"testing"
 
-	"holdco/service/turns"
 	"holdco/testenv"
 )
 
 // TestMain applies the test settings (testenv.Main: the activities'
-// timeouts scaled for a loaded machine, and the message's and
-// schedules' bounds with them) before the tests.
-func TestMain(m *testing.M) {
-	turns.ScaleTimeoutsForTests(testenv.TimeoutScale())
-	testenv.Main(m)
-}
+// timeouts and the use cases' Temporal bounds scaled for a loaded
+// machine) before the tests.
+func TestMain(m *testing.M) { testenv.Main(m) }

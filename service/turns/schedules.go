@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"holdco/internal/bounds"
 	"holdco/models"
 	"holdco/service"
 	"holdco/store"
@@ -29,8 +30,8 @@ type Schedules struct {
 
 func (s *Schedules) off() bool { return s == nil || s.Temporal == nil || s.Every <= 0 }
 
-// scheduleBound bounds one schedule change, retries included (a variable
-// only so that this package's tests can scale it: export_test.go).
+// scheduleBound bounds one schedule change, retries included (tests scale
+// it: bounds.Of; a variable only so that a test can shorten it).
 var scheduleBound = 30 * time.Second
 
 // retryTransient runs an idempotent schedule call until it succeeds, fails
@@ -39,7 +40,7 @@ var scheduleBound = 30 * time.Second
 // the context allows, and one slow answer must not leave a paused
 // company's schedule running.
 func retryTransient(ctx context.Context, call func(context.Context) error) error {
-	ctx, cancel := context.WithTimeout(ctx, scheduleBound)
+	ctx, cancel := context.WithTimeout(ctx, bounds.Of(scheduleBound))
 	defer cancel()
 	wait := 100 * time.Millisecond
 	for {

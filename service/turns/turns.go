@@ -21,6 +21,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
+	"holdco/internal/bounds"
 	"holdco/models"
 	"holdco/observability"
 	"holdco/service"
@@ -42,16 +43,14 @@ const (
 	StartRetryAfter = 5 // seconds
 )
 
-// startTimeout bounds the workflow start of a message (a variable only so
-// that this package's tests can scale it on a loaded machine, as the
-// activities' timeouts are: export_test.go).
-var startTimeout = 10 * time.Second
-
-// closeWait bounds a message's wait for an ended turn's workflow to close,
-// and interruptWait how long an interrupt waits for the turn to end
-// (variables for the same reason as startTimeout).
-var (
-	closeWait     = 5 * time.Second
+// Bounds of a message's Temporal calls (tests scale them: bounds.Of).
+const (
+	// startTimeout bounds the workflow start of a message.
+	startTimeout = 10 * time.Second
+	// closeWait bounds a message's wait for an ended turn's workflow to
+	// close.
+	closeWait = 5 * time.Second
+	// interruptWait is how long an interrupt waits for the turn to end.
 	interruptWait = 30 * time.Second
 )
 
@@ -312,7 +311,7 @@ func (s *Service) closing(ctx context.Context, ac service.AuthorizedCompany) boo
 			return false
 		}
 	}
-	wctx, cancel := context.WithTimeout(ctx, closeWait)
+	wctx, cancel := context.WithTimeout(ctx, bounds.Of(closeWait))
 	defer cancel()
 	_ = s.temporal.GetWorkflow(wctx, contract.TurnWorkflowID(ac.ID), "").Get(wctx, nil)
 	return wctx.Err() == nil
@@ -324,7 +323,7 @@ const memoTurnID = "turn_id"
 // RunningTurnID is the id of the turn the company's turn workflow runs, ""
 // when none runs (or Temporal does not answer).
 func RunningTurnID(ctx context.Context, tc client.Client, companyID string) string {
-	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	ctx, cancel := context.WithTimeout(ctx, bounds.Of(startTimeout))
 	defer cancel()
 	d, err := tc.DescribeWorkflowExecution(ctx, contract.TurnWorkflowID(companyID), "")
 	if err != nil || d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
@@ -339,7 +338,7 @@ func RunningTurnID(ctx context.Context, tc client.Client, companyID string) stri
 }
 
 func startWorkflow(ctx context.Context, tc client.Client, t models.Turn) error {
-	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	ctx, cancel := context.WithTimeout(ctx, bounds.Of(startTimeout))
 	defer cancel()
 	_, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:                                       contract.TurnWorkflowID(t.CompanyID),
@@ -420,7 +419,7 @@ func (s *Service) InterruptTurn(ctx context.Context, turnID string) (View, error
 	if s.temporal == nil {
 		return View{}, models.Errorf(models.CodeUpstreamUnavailable, "Agent turns are not available on this server.")
 	}
-	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), interruptWait)
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bounds.Of(interruptWait))
 	defer cancel()
 	// An update that lands as the workflow continues as new is answered
 	// by the old run with the turn still running: it is sent again to the
