@@ -18,24 +18,32 @@ import (
 	"holdco/workflows/contract"
 )
 
-// startTimeout bounds a workflow start or signal made for a request.
+// startTimeout bounds a workflow start or signal and its row's mark, made
+// for a request or by the sweeper.
 const startTimeout = 5 * time.Second
 
-// startDomain starts domain:<id> and marks the row; a failure is logged
-// and left to the sweeper (the row is the outbox).
+// startDomain starts domain:<id> and marks the row, detached from the
+// request; a failure is logged and left to the sweeper (the row is the
+// outbox).
 func (s *Service) startDomain(ctx context.Context, scope store.ConglomerateScope, p models.DomainPurchase) {
 	if s.temporal == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bounds.Of(startTimeout))
+	if err := startDomainAndMark(context.WithoutCancel(ctx), s.store, s.temporal, scope, p); err != nil {
+		s.logger.WarnContext(ctx, "domain purchase: workflow not started or not marked; the sweeper retries", "purchase", p.ID, "error", err)
+	}
+}
+
+// startDomainAndMark starts domain:<id> and takes the row out of the
+// outbox, within startTimeout under ctx (a request's start and a sweep's
+// alike).
+func startDomainAndMark(ctx context.Context, st *store.Store, c client.Client, scope store.ConglomerateScope, p models.DomainPurchase) error {
+	ctx, cancel := context.WithTimeout(ctx, bounds.Of(startTimeout))
 	defer cancel()
-	if err := startDomainWorkflow(ctx, s.temporal, p); err != nil {
-		s.logger.WarnContext(ctx, "domain purchase: workflow not started; the sweeper retries", "purchase", p.ID, "error", err)
-		return
+	if err := startDomainWorkflow(ctx, c, p); err != nil {
+		return err
 	}
-	if err := s.store.Growth().SetDomainWorkflowStarted(ctx, scope, p.ID); err != nil {
-		s.logger.WarnContext(ctx, "domain purchase: started but not marked", "purchase", p.ID, "error", err)
-	}
+	return st.Growth().SetDomainWorkflowStarted(ctx, scope, p.ID)
 }
 
 func startDomainWorkflow(ctx context.Context, c client.Client, p models.DomainPurchase) error {
@@ -53,20 +61,26 @@ func startDomainWorkflow(ctx context.Context, c client.Client, p models.DomainPu
 }
 
 // signalAds signals-with-start the company's reconciler and clears the
-// campaign's outbox mark; a failure is logged and left to the sweeper.
+// campaign's outbox mark, detached from the request; a failure is logged
+// and left to the sweeper.
 func (s *Service) signalAds(ctx context.Context, scope store.CompanyScope, a models.AdCampaign) {
 	if s.temporal == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bounds.Of(startTimeout))
+	if err := signalAdsAndMark(context.WithoutCancel(ctx), s.store, s.temporal, scope, a); err != nil {
+		s.logger.WarnContext(ctx, "ads: reconciler not signalled or not marked; the sweeper retries", "company", a.CompanyID, "error", err)
+	}
+}
+
+// signalAdsAndMark signals-with-start the company's reconciler and clears
+// the campaign's outbox mark, within startTimeout under ctx.
+func signalAdsAndMark(ctx context.Context, st *store.Store, c client.Client, scope store.CompanyScope, a models.AdCampaign) error {
+	ctx, cancel := context.WithTimeout(ctx, bounds.Of(startTimeout))
 	defer cancel()
-	if err := contract.SignalAds(ctx, s.temporal, a.CompanyID, a.ConglomerateID); err != nil {
-		s.logger.WarnContext(ctx, "ads: reconciler not signalled; the sweeper retries", "company", a.CompanyID, "error", err)
-		return
+	if err := contract.SignalAds(ctx, c, a.CompanyID, a.ConglomerateID); err != nil {
+		return err
 	}
-	if err := s.store.Growth().ClearAdReconcilePending(ctx, scope, a.UpdatedAt); err != nil {
-		s.logger.WarnContext(ctx, "ads: signalled but not marked", "company", a.CompanyID, "error", err)
-	}
+	return st.Growth().ClearAdReconcilePending(ctx, scope, a.UpdatedAt)
 }
 
 // Sweeper starts the domain workflows and signals the reconcilers whose
@@ -113,10 +127,7 @@ func (w *Sweeper) Sweep(ctx context.Context, grace time.Duration) (int, error) {
 	n, err := background.Outbox[store.UnstartedDomain]{Key: func(d store.UnstartedDomain) string { return d.Purchase.ID },
 		Pending: w.Store.Growth().UnstartedDomainPurchases,
 		Start: func(ctx context.Context, d store.UnstartedDomain) error {
-			if err := startDomainWorkflow(ctx, w.Temporal, d.Purchase); err != nil {
-				return err
-			}
-			return w.Store.Growth().SetDomainWorkflowStarted(ctx, d.Scope, d.Purchase.ID)
+			return startDomainAndMark(ctx, w.Store, w.Temporal, d.Scope, d.Purchase)
 		}}.Sweep(ctx, grace)
 	if err != nil {
 		return n, err
@@ -124,10 +135,7 @@ func (w *Sweeper) Sweep(ctx context.Context, grace time.Duration) (int, error) {
 	signalled, err := background.Outbox[store.PendingAdCampaign]{Key: func(a store.PendingAdCampaign) string { return a.Campaign.CompanyID },
 		Pending: w.Store.Growth().PendingAdReconciles,
 		Start: func(ctx context.Context, a store.PendingAdCampaign) error {
-			if err := contract.SignalAds(ctx, w.Temporal, a.Campaign.CompanyID, a.Campaign.ConglomerateID); err != nil {
-				return err
-			}
-			return w.Store.Growth().ClearAdReconcilePending(ctx, a.Scope, a.Campaign.UpdatedAt)
+			return signalAdsAndMark(ctx, w.Store, w.Temporal, a.Scope, a.Campaign)
 		}}.Sweep(ctx, grace)
 	return n + signalled, err
 }
