@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -76,6 +77,18 @@ func newStore(t testing.TB, logger *slog.Logger, opts ...store.Option) (*store.S
 	dsn := filepath.Join(t.TempDir(), "holdco.db")
 	if base := os.Getenv(DatabaseURLEnv); base != "" {
 		dsn, _ = newPostgresSchema(t, base)
+	} else {
+		// A copy of the binary's migrated database: migrating costs most
+		// of a second of CPU under -race, and the suite opens a store in
+		// nearly every test (a property test in each of its iterations).
+		// Migrate below then finds every migration applied.
+		image, err := migratedSQLite()
+		if err != nil {
+			t.Fatalf("testenv: migrated SQLite image: %v", err)
+		}
+		if err := os.WriteFile(dsn, image, 0o600); err != nil {
+			t.Fatalf("testenv: write the store's file: %v", err)
+		}
 	}
 	s, err := store.Open(ctx, dsn, logger, opts...)
 	if err != nil {
@@ -91,6 +104,35 @@ func newStore(t testing.TB, logger *slog.Logger, opts ...store.Option) (*store.S
 	}
 	return s, dsn
 }
+
+// migratedSQLite is the bytes of a freshly migrated SQLite database,
+// made once per test binary (the file it was made in is removed at once).
+var migratedSQLite = sync.OnceValues(func() ([]byte, error) {
+	dir, err := os.MkdirTemp("", "holdco-testenv-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "holdco.db")
+	ctx := context.Background()
+	s, err := store.Open(ctx, path, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Migrate(ctx); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	// Closing the last connection checkpoints the write-ahead log into the
+	// file and removes the log, so the file alone is the database.
+	if err := s.Close(); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(path + "-wal"); err == nil {
+		return nil, fmt.Errorf("the write-ahead log of %s outlived its last connection", path)
+	}
+	return os.ReadFile(path)
+})
 
 // newPostgresSchema creates a schema with a random name, registers its
 // removal, and returns base with search_path pointing at it.
