@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
@@ -42,7 +43,9 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 //     TEMPORAL_ADDRESS, and gets it;
 //   - the database: with TEST_DATABASE_URL a fresh Postgres schema
 //     (testenv.DatabaseURL), so the Postgres pass runs the end-to-end
-//     paths on Postgres; otherwise the app's SQLite file under dir.
+//     paths on Postgres; otherwise the app's SQLite file under dir,
+//     seeded with the binary's migrated database when it is not there yet
+//     (testenv.SeedMigratedSQLite).
 func testConfigBase(t testing.TB, dir string, env map[string]string) map[string]string {
 	t.Helper()
 	base := map[string]string{
@@ -58,6 +61,11 @@ func testConfigBase(t testing.TB, dir string, env map[string]string) map[string]
 	}
 	if _, ok := env["DATABASE_URL"]; !ok {
 		base["DATABASE_URL"] = testenv.DatabaseURL(t)
+		if base["DATABASE_URL"] == "" {
+			// The embedded default's file, migrated already (the
+			// migrations from an empty file are store's tests).
+			testenv.SeedMigratedSQLite(t, filepath.Join(dir, "holdco.db"))
+		}
 	}
 	_, port := env["HOLDCO_TEMPORAL_PORT"]
 	_, ui := env["HOLDCO_TEMPORAL_UI_PORT"]

@@ -82,13 +82,7 @@ func newStore(t testing.TB, logger *slog.Logger, opts ...store.Option) (*store.S
 		// of a second of CPU under -race, and the suite opens a store in
 		// nearly every test (a property test in each of its iterations).
 		// Migrate below then finds every migration applied.
-		image, err := migratedSQLite()
-		if err != nil {
-			t.Fatalf("testenv: migrated SQLite image: %v", err)
-		}
-		if err := os.WriteFile(dsn, image, 0o600); err != nil {
-			t.Fatalf("testenv: write the store's file: %v", err)
-		}
+		SeedMigratedSQLite(t, dsn)
 	}
 	s, err := store.Open(ctx, dsn, logger, opts...)
 	if err != nil {
@@ -103,6 +97,25 @@ func newStore(t testing.TB, logger *slog.Logger, opts ...store.Option) (*store.S
 		t.Fatalf("testenv: migrate store: %v", err)
 	}
 	return s, dsn
+}
+
+// SeedMigratedSQLite writes the test binary's migrated SQLite database to
+// path unless a file is there already: a whole app whose data directory
+// holds it starts on a migrated database (its Migrate finds every
+// migration applied) instead of migrating an empty one. An app restarted
+// on the same directory keeps its file.
+func SeedMigratedSQLite(t testing.TB, path string) {
+	t.Helper()
+	if _, err := os.Stat(path); err == nil {
+		return
+	}
+	image, err := migratedSQLite()
+	if err != nil {
+		t.Fatalf("testenv: migrated SQLite image: %v", err)
+	}
+	if err := os.WriteFile(path, image, 0o600); err != nil {
+		t.Fatalf("testenv: seed %s: %v", filepath.Base(path), err)
+	}
 }
 
 // migratedSQLite is the bytes of a freshly migrated SQLite database,
