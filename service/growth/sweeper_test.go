@@ -27,15 +27,8 @@ func TestWorkflowSeamsSurviveACrash(t *testing.T) {
 	tmp := testenv.NewTemporal(t, nil) // no worker: the workflows only need to exist
 	crashed := servicetest.New(t)      // a process that committed, then died before Temporal
 	ctx := context.Background()
-	ada, cong := crashed.User(t, "ada@example.com")
-	co, err := crashed.Svc.CreateCompany(ada, cong, companies.CompanyInput{Name: "Seam Tea"})
-	require.NoError(t, err)
-	_, err = crashed.Svc.GrantCredits(ctx, crashed.Store.SystemConglomerateScope(cong), models.EntryAdminAdjustment, 50, "t")
-	require.NoError(t, err)
-	_, err = crashed.Svc.Growth.SetDailyCap(ada, co.ID, 3)
-	require.NoError(t, err)
-	w := &world{e: crashed, ada: ada, adaCong: cong, shop: co.ID}
-	p := w.buy(t, ada, co.ID, freeName(t, w, co.ID, "seamtea"))
+	w, p := withBothOutboxes(t, crashed, "Seam Tea", "seamtea")
+	ada, co := w.ada, w.shop
 
 	sw := &growth.Sweeper{Store: crashed.Store, Temporal: tmp.Client, Logger: slog.New(slog.DiscardHandler)}
 	n, err := sw.Sweep(ctx, 0)
@@ -46,12 +39,12 @@ func TestWorkflowSeamsSurviveACrash(t *testing.T) {
 	assert.Zero(t, n, "nothing twice")
 	_, err = tmp.Client.DescribeWorkflowExecution(ctx, contract.DomainWorkflowID(p.ID), "")
 	require.NoError(t, err)
-	_, err = tmp.Client.DescribeWorkflowExecution(ctx, contract.AdsWorkflowID(co.ID), "")
+	_, err = tmp.Client.DescribeWorkflowExecution(ctx, contract.AdsWorkflowID(co), "")
 	require.NoError(t, err)
 
 	// A live process clears the mark itself.
 	live := crashed.NewServices(t, usecases.Options{Temporal: tmp.Client})
-	_, err = live.Growth.SetDailyCap(ada, co.ID, 4)
+	_, err = live.Growth.SetDailyCap(ada, co, 4)
 	require.NoError(t, err)
 	pending, err := crashed.Store.Growth().PendingAdReconciles(ctx, time.Now().Add(time.Hour), 10)
 	require.NoError(t, err)
@@ -88,20 +81,11 @@ func (d *deadlineRecorder) SignalWithStartWorkflow(ctx context.Context, _, _ str
 // sweep's lease) forever.
 func TestSweepStartsAndSignalsHaveADeadline(t *testing.T) {
 	e := servicetest.New(t)
-	ctx := context.Background()
-	ada, cong := e.User(t, "ada@example.com")
-	co, err := e.Svc.CreateCompany(ada, cong, companies.CompanyInput{Name: "Bounded Tea"})
-	require.NoError(t, err)
-	_, err = e.Svc.GrantCredits(ctx, e.Store.SystemConglomerateScope(cong), models.EntryAdminAdjustment, 50, "t")
-	require.NoError(t, err)
-	_, err = e.Svc.Growth.SetDailyCap(ada, co.ID, 3)
-	require.NoError(t, err)
-	w := &world{e: e, ada: ada, adaCong: cong, shop: co.ID}
-	w.buy(t, ada, co.ID, freeName(t, w, co.ID, "boundedtea"))
+	withBothOutboxes(t, e, "Bounded Tea", "boundedtea")
 
 	rec := &deadlineRecorder{left: map[string]time.Duration{}}
 	sw := &growth.Sweeper{Store: e.Store, Temporal: rec, Logger: slog.New(slog.DiscardHandler)}
-	n, err := sw.Sweep(ctx, 0) // no deadline of its own
+	n, err := sw.Sweep(context.Background(), 0) // no deadline of its own
 	require.Error(t, err, "the signal failed")
 	assert.Equal(t, 1, n, "the domain workflow started")
 	for _, call := range []string{"start", "signal"} {
@@ -110,4 +94,20 @@ func TestSweepStartsAndSignalsHaveADeadline(t *testing.T) {
 		assert.Positive(t, left, "the sweep's %s has a deadline", call)
 		assert.LessOrEqual(t, left, time.Minute, "the sweep's %s is bounded like a request's", call)
 	}
+}
+
+// withBothOutboxes is a company of a new account whose ad reconcile and
+// domain purchase (of a free name starting with label) wait in their
+// outboxes, as a process leaves them that committed without Temporal.
+func withBothOutboxes(t *testing.T, e *servicetest.Env, name, label string) (*world, models.DomainPurchase) {
+	t.Helper()
+	ada, cong := e.User(t, "ada@example.com")
+	co, err := e.Svc.CreateCompany(ada, cong, companies.CompanyInput{Name: name})
+	require.NoError(t, err)
+	_, err = e.Svc.GrantCredits(context.Background(), e.Store.SystemConglomerateScope(cong), models.EntryAdminAdjustment, 50, "t")
+	require.NoError(t, err)
+	_, err = e.Svc.Growth.SetDailyCap(ada, co.ID, 3)
+	require.NoError(t, err)
+	w := &world{e: e, ada: ada, adaCong: cong, shop: co.ID}
+	return w, w.buy(t, ada, co.ID, freeName(t, w, co.ID, label))
 }
