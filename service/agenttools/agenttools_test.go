@@ -281,6 +281,33 @@ func TestBadArgumentsAreInvalidArgumentWithField(t *testing.T) {
 	require.NoError(t, err)
 }
 
+// A whole number written with a fraction or an exponent is an integer to
+// JSON Schema, so the check passes it: the tool gets it as that integer
+// (FuzzToolArguments found `{"limit":1e0}` passing the check, then failing
+// the tool's decode).
+func TestWholeNumbersWrittenAsDecimalsAreIntegers(t *testing.T) {
+	w := newWorld(t, usecases.Options{})
+	for _, args := range []string{`{"limit":1e0}`, `{"limit":2.0}`, `{"limit":1E1}`, `{"limit":100.000}`} {
+		_, err := w.cat.Call(w.agent, w.company, "list_activity", json.RawMessage(args))
+		require.NoError(t, err, args)
+	}
+	var act struct {
+		Events []json.RawMessage `json:"events"`
+	}
+	for range 3 {
+		w.call(t, "create_task", map[string]any{"title": "t"}, nil)
+	}
+	out, err := w.cat.Call(w.agent, w.company, "list_activity", json.RawMessage(`{"limit":2e0}`))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(out, &act))
+	assert.Len(t, act.Events, 2, "limit 2e0 is limit 2")
+	// Not whole, or beyond the schema's bounds, stays refused.
+	for _, args := range []string{`{"limit":1.5}`, `{"limit":1e3}`, `{"limit":1e400}`} {
+		_, err := w.cat.Call(w.agent, w.company, "list_activity", json.RawMessage(args))
+		assert.True(t, models.IsCode(err, models.CodeInvalidArgument), "%s: %v", args, err)
+	}
+}
+
 func TestAskQuestionIsAControlTool(t *testing.T) {
 	w := newWorld(t, usecases.Options{})
 	assert.True(t, w.cat.IsControl("ask_question"))

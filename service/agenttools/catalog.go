@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"sort"
 	"strconv"
@@ -253,7 +254,50 @@ func (t *tool) check(raw json.RawMessage) (json.RawMessage, error) {
 			return nil, invalid(k, "%s is required.", k)
 		}
 	}
+	if _, changed := wholeNumbers(obj); changed {
+		canon, err := json.Marshal(obj)
+		if err != nil {
+			return nil, invalid("", "The arguments must be one JSON object.")
+		}
+		return canon, nil
+	}
 	return raw, nil
+}
+
+// wholeNumbers rewrites, in place, each whole number written with a
+// fraction or an exponent (1.0, 1e0: an integer to JSON Schema, which the
+// check above allows) as an integer literal, so that it decodes into the
+// tool's integer fields as it does into its float ones. It reports whether
+// it changed one. Numbers beyond int64 are left as written.
+func wholeNumbers(v any) (any, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		if !strings.ContainsAny(x.String(), ".eE") {
+			return x, false
+		}
+		f, err := x.Float64()
+		if err != nil || f != math.Trunc(f) || math.Abs(f) >= 1<<63 {
+			return x, false
+		}
+		return json.Number(strconv.FormatInt(int64(f), 10)), true
+	case map[string]any:
+		changed := false
+		for k, e := range x {
+			if n, c := wholeNumbers(e); c {
+				x[k], changed = n, true
+			}
+		}
+		return x, changed
+	case []any:
+		changed := false
+		for i, e := range x {
+			if n, c := wholeNumbers(e); c {
+				x[i], changed = n, true
+			}
+		}
+		return x, changed
+	}
+	return v, false
 }
 
 // toPlain turns json.Numbers into float64 (what the validator reads).
