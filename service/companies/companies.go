@@ -185,11 +185,13 @@ func (s *Service) replayCreate(ctx context.Context, cong store.ConglomerateScope
 }
 
 // Slugify turns a name into a handle candidate: lower-case ASCII letters
-// and digits joined by single hyphens, at most 64 characters.
+// and digits joined by single hyphens, at most 64 characters. It lowers
+// the case after the compatibility decomposition, which can make capitals
+// (the modifier letter ᴶ is J).
 func Slugify(name string) string {
 	var b strings.Builder
 	hyphen := false
-	for _, r := range norm.NFKD.String(strings.ToLower(name)) {
+	for _, r := range strings.ToLower(norm.NFKD.String(name)) {
 		switch {
 		case r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)):
 			if hyphen && b.Len() > 0 {

@@ -56,3 +56,14 @@ func FuzzParseDomainQuery(f *testing.F) {
 		}
 	})
 }
+
+// A query that is not UTF-8 is refused at q (FuzzParseDomainQuery: "\x82"
+// parsed to xn--zn7c, the punycode of U+FFFD, which does not parse back).
+func TestQueryOfInvalidUTF8IsRefused(t *testing.T) {
+	for _, q := range []string{"\x82", "caf\xe9.com", "a.\xff"} {
+		got, err := parseQuery(q)
+		if err == nil || err.Code != models.CodeInvalidArgument || err.Field != "q" {
+			t.Errorf("parseQuery(%q) = %+v, %v; want invalid_argument at q", q, got, err)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package growth
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 
@@ -36,6 +37,12 @@ func invalidName(format string, args ...any) *models.Error {
 // (UTS #46), each label 1 to 63 octets in its ASCII (punycode) form, at
 // most 253 in all, letters, digits and inner hyphens only.
 func parseQuery(q string) (query, *models.Error) {
+	if !utf8.ValidString(q) {
+		// The IDNA mapping would read each bad byte as U+FFFD and encode
+		// it (FuzzParseDomainQuery: "\x82" became xn--zn7c, a name that
+		// does not parse back).
+		return query{}, invalidName("q is not valid UTF-8.")
+	}
 	if n := len([]rune(q)); n > MaxQueryChars {
 		return query{}, invalidName("q has %d characters; at most %d are allowed.", n, MaxQueryChars)
 	}
