@@ -67,3 +67,25 @@ func TestQueryOfInvalidUTF8IsRefused(t *testing.T) {
 		}
 	}
 }
+
+// The IDNA mapping makes ASCII full stops and hyphens of other ones, so
+// the label rules hold for what they became (FuzzParseDomainQuery:
+// "ＭＰＬＥ．" parsed to the domain "mple.", with an empty label).
+func TestMappedDotsAndHyphensFollowTheLabelRules(t *testing.T) {
+	for q, want := range map[string]query{
+		"ＭＰＬＥ．":        {label: "mple"},
+		"example。com":  {domain: "example.com"},
+		"example｡com．": {domain: "example.com"},
+		"ＥＸＡＭＰＬＥ．ＣＯＭ．": {domain: "example.com"},
+	} {
+		got, err := parseQuery(q)
+		if err != nil || got != want {
+			t.Errorf("parseQuery(%q) = %+v, %v; want %+v", q, got, err, want)
+		}
+	}
+	for _, q := range []string{"a．．com", "．com", "a。。b", "ａ－.com", "－a.com"} {
+		if got, err := parseQuery(q); err == nil || err.Field != "q" {
+			t.Errorf("parseQuery(%q) = %+v, %v; want invalid_argument at q", q, got, err)
+		}
+	}
+}

@@ -62,6 +62,22 @@ func parseQuery(q string) (query, *models.Error) {
 		}
 	}
 	ascii, err := lookup.ToASCII(q)
+	if err == nil {
+		// The mapping turns other full stops (．。｡) and hyphens into
+		// ASCII ones: the checks above again, on what they became.
+		ascii = strings.TrimSuffix(ascii, ".")
+		if ascii == "" {
+			return query{}, nil
+		}
+		for _, l := range strings.Split(ascii, ".") {
+			if l == "" {
+				return query{}, invalidName("%q has an empty label (two dots in a row, or a leading dot).", q)
+			}
+			if strings.HasPrefix(l, "-") || strings.HasSuffix(l, "-") {
+				return query{}, invalidName("The label %q starts or ends with a hyphen.", l)
+			}
+		}
+	}
 	for _, l := range strings.Split(ascii, ".") {
 		if len(l) > MaxLabelBytes {
 			return query{}, invalidName("The label %q is %d characters long in DNS form; a label holds at most %d.", shorten(l), len(l), MaxLabelBytes)
