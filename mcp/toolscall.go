@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -119,7 +120,8 @@ func members(raw []byte, allowed ...string) (out fields, ok bool) {
 
 // eachMember calls fn with each member of the JSON object raw (valid
 // JSON) until it answers false; false for anything but an object, a name
-// with an escape, or when fn refused.
+// with an escape or with bytes that are not UTF-8 (encoding/json reads
+// those as U+FFFD: FuzzEachMember), or when fn refused.
 func eachMember(raw []byte, fn func(name, value []byte) bool) bool {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
@@ -138,6 +140,9 @@ func eachMember(raw []byte, fn func(name, value []byte) bool) bool {
 			return false
 		}
 		name := raw[i+1 : j]
+		if !utf8.Valid(name) {
+			return false
+		}
 		i = skipSpace(raw, j+1)
 		if i >= len(raw) || raw[i] != ':' {
 			return false
