@@ -31,6 +31,10 @@ func TestOlderOfficialClientGetsUnsupportedProtocolVersion(t *testing.T) {
 func TestOfficialClientRunsTasks(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
+	// Under the fake's lock: the race detector does not see the node
+	// process's requests come after this write.
+	w.founding.mu.Lock()
 	w.founding.firstRun = founding.FirstPass{Status: founding.FirstPassSkipped, Detail: "The business has its plan already."}
+	w.founding.mu.Unlock()
 	node(t, "connector.mjs", "MCP_URL="+w.url, "E2E_BEARER="+w.token)
 }
