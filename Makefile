@@ -88,7 +88,7 @@ test-sqlite: $(TEST_DEPS)
 # Parsing, configuration, the providers' clients and other pure logic do
 # the same on either database and run once, in the SQLite pass. The list
 # is computed, so a new package that opens a database joins it.
-PG_PATTERN := testenv\.(NewStore|DatabaseURL)|servicetest\.|TEST_DATABASE_URL
+PG_PATTERN := testenv\.(NewStore|DatabaseURL)|(^|[^/])servicetest\.|TEST_DATABASE_URL
 PG_PKGS = ./testenv/ $(sort $(dir $(shell grep -rlE --include='*_test.go' '$(PG_PATTERN)' --exclude-dir=node_modules --exclude-dir=.cache .)))
 
 # Runs only when Postgres answers on 127.0.0.1:5432 (database `test`).

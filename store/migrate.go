@@ -8,8 +8,9 @@ import (
 	"gorm.io/gorm"
 )
 
-// migrationsTable records the ids of applied migrations.
-const migrationsTable = "schema_migrations"
+// MigrationsTable records the ids of applied migrations (the one table a
+// freshly migrated database has rows in).
+const MigrationsTable = "schema_migrations"
 
 // migrations is the schema history, oldest first. Append only: an applied
 // migration is never edited, and each declares its own snapshot structs so
@@ -64,7 +65,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 			}
 		}
 		m := gormigrate.New(tx, &gormigrate.Options{
-			TableName:    migrationsTable,
+			TableName:    MigrationsTable,
 			IDColumnName: "id",
 			IDColumnSize: 255,
 			// The surrounding transaction already covers every migration.
@@ -86,11 +87,11 @@ func (s *Store) Migrate(ctx context.Context) error {
 // database that was never migrated has none.
 func (s *Store) AppliedMigrations(ctx context.Context) ([]string, error) {
 	db := s.db.WithContext(ctx)
-	if !db.Migrator().HasTable(migrationsTable) {
+	if !db.Migrator().HasTable(MigrationsTable) {
 		return []string{}, nil
 	}
 	ids := []string{}
-	if err := db.Table(migrationsTable).Order("id").Pluck("id", &ids).Error; err != nil {
+	if err := db.Table(MigrationsTable).Order("id").Pluck("id", &ids).Error; err != nil {
 		return nil, wrap("applied migrations", err)
 	}
 	return ids, nil

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"testing"
@@ -35,10 +36,23 @@ func TimeoutScale() int {
 //
 //	func TestMain(m *testing.M) { testenv.Main(m) }
 //
+// Under TEST_DATABASE_URL the tests' Postgres schemas are reused (emptied)
+// from one test to the next and dropped after the last (pgpool.go).
+//
 // The binary's Temporal server (NewTemporal) is not stopped: its state is
 // in memory and ends with the process.
 func Main(m *testing.M) {
 	workflows.ScaleActivityTimeoutsForTests(TimeoutScale())
 	bounds.ScaleForTests(TimeoutScale())
-	exitAfterLogScan(m.Run())
+	pgPoolsMu.Lock()
+	pooling = true
+	pgPoolsMu.Unlock()
+	code := m.Run()
+	if err := dropPooledSchemas(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	exitAfterLogScan(code)
 }

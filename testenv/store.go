@@ -6,9 +6,7 @@ package testenv
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -17,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	// database/sql driver "pgx", for the admin connection that creates and
 	// drops the per-test schema.
@@ -147,47 +144,54 @@ var migratedSQLite = sync.OnceValues(func() ([]byte, error) {
 	return os.ReadFile(path)
 })
 
-// newPostgresSchema creates a schema with a random name, registers its
-// removal, and returns base with search_path pointing at it.
+// newPostgresSchema gives the test an empty, migrated schema of base and
+// returns base with search_path pointing at it. In a binary whose
+// TestMain is Main the schema comes from the binary's pool and goes back
+// to it, emptied, when the test ends (pgpool.go); elsewhere it is created
+// now, unmigrated, and dropped when the test ends.
 func newPostgresSchema(t testing.TB, base string) (dsn, schema string) {
 	t.Helper()
-	u, err := url.Parse(base)
-	if err != nil {
+	if _, err := url.Parse(base); err != nil {
 		// Not %v of err: a *url.Error quotes the URL with its password.
 		t.Fatalf("testenv: %s is not a URL", DatabaseURLEnv)
 	}
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	schema = "test_" + hex.EncodeToString(b[:])
-
-	// Open a short-lived admin connection for each step rather than holding
-	// one per test, so a parallel run stays far below max_connections.
-	execAdmin := func(stmt string) error {
-		admin, err := sql.Open("pgx", base)
+	if poolingEnabled() {
+		pool := poolFor(base)
+		schema, err := pool.take()
 		if err != nil {
-			return err
+			t.Fatalf("testenv: a schema on %s: %v", DatabaseURLEnv, err)
 		}
-		defer admin.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_, err = admin.ExecContext(ctx, stmt)
-		return err
+		// Registered before NewStore registers Close, so it runs after it.
+		t.Cleanup(func() {
+			if err := pool.give(schema); err != nil {
+				t.Errorf("testenv: return schema %s: %v", schema, err)
+			}
+		})
+		return withSearchPath(base, schema), schema
 	}
+
+	schema = "test_" + randomHex(8)
 	// The name is ours (hex), so quoting is all the escaping it needs.
-	if err := execAdmin(`CREATE SCHEMA "` + schema + `"`); err != nil {
+	if err := execAdmin(base, `CREATE SCHEMA "`+schema+`"`); err != nil {
 		t.Fatalf("testenv: create schema on %s: %v", DatabaseURLEnv, err)
 	}
 	// Registered before NewStore registers Close, so it runs after it.
 	t.Cleanup(func() {
-		if err := execAdmin(`DROP SCHEMA "` + schema + `" CASCADE`); err != nil {
+		if err := execAdmin(base, `DROP SCHEMA "`+schema+`" CASCADE`); err != nil {
 			t.Errorf("testenv: drop schema %s: %v", schema, err)
 		}
 	})
+	return withSearchPath(base, schema), schema
+}
 
+// withSearchPath is base (a URL newPostgresSchema has parsed) with
+// search_path set to schema.
+func withSearchPath(base, schema string) string {
+	u, _ := url.Parse(base)
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	return u.String(), schema
+	return u.String()
 }
 
 // BulkInsert writes rows into table through a seeding connection of

@@ -28,13 +28,16 @@ var methodSetExempt = map[string]string{
 }
 
 // TestMethodSetsStaySmall type-checks store/ and service/ (from source,
-// against the build cache's export data of their imports) and fails on a
-// named type whose method set (of *T: value and pointer methods, exported
-// or not, promoted ones included) has more than maxMethods methods.
+// against the build cache's export data of their imports, built with this
+// test binary's flags so that the suite's own build is found there) and
+// fails on a named type whose method set (of *T: value and pointer
+// methods, exported or not, promoted ones included) has more than
+// maxMethods methods.
 func TestMethodSetsStaySmall(t *testing.T) {
-	out, err := exec.Command("go", "list", "-export", "-deps", "-f",
-		"{{.ImportPath}}\t{{.Export}}\t{{.Dir}}\t{{join .GoFiles \",\"}}",
-		"holdco/store/...", "holdco/service/...").Output()
+	args := append([]string{"list", "-export", "-deps"}, raceFlags...)
+	args = append(args, "-f", "{{.ImportPath}}\t{{.Export}}\t{{.Dir}}\t{{join .GoFiles \",\"}}",
+		"holdco/store/...", "holdco/service/...")
+	out, err := exec.Command("go", args...).Output()
 	if err != nil {
 		var stderr string
 		if ee, ok := err.(*exec.ExitError); ok {

@@ -1,0 +1,6 @@
+//go:build !race
+
+package layering_test
+
+// raceFlags: see race_test.go.
+var raceFlags []string
