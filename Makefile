@@ -25,13 +25,6 @@ run:
 build:
 	$(GO) build -o $(BIN) ./cmd/holdco
 
-# The complete suite, what CI runs (.ci/run): every package with -race on
-# SQLite, then the packages that can differ between the databases again on
-# Postgres. `make check` is the quick loop beside it; `make times` is this
-# with a timing table; `make flake` hunts tests that depend on the
-# machine's speed.
-test: test-sqlite test-postgres
-
 # The payment tests find stripe-mock through STRIPE_MOCK_BIN.
 export STRIPE_MOCK_BIN := $(TOOLS)/stripe-mock
 
@@ -74,12 +67,38 @@ TEST_DEPS := $(TOOLS)/stripe-mock chromium e2e-deps
 # loaded machine reaches with the app package under -race; this one is a
 # bound for a hung test, not an expectation.
 TEST_TIMEOUT ?= 60m
+# -ldflags=-w: test binaries without DWARF. Most of them embed the
+# Temporal server and are 400 MB under -race; linking one takes about half
+# the CPU without DWARF (37 s -> 21 s for app's). Stack traces and race
+# reports do not use it (the runtime's own tables); a debugger does: build
+# one test binary for it by hand.
+TEST_GOFLAGS = -race -count=1 -ldflags=-w -timeout $(TEST_TIMEOUT)
+# make test's -exec: runs a test binary on SQLite, then on HOLDCO_PG_URL
+# when the package is one of PG_PKGS.
+TESTEXEC := $(TOOLS)/testexec
+$(TESTEXEC): $(wildcard scripts/testexec/*.go)
+	$(GO) build -o $@ ./scripts/testexec
+TESTEXEC_ENV = HOLDCO_PG_ROOT='$(CURDIR)' HOLDCO_PG_PKGS='$(PG_PKGS)'
+
+# The complete suite, what CI runs (.ci/run): every package with -race on
+# SQLite and, right after, the packages that can differ between the
+# databases again on Postgres (PG_PKGS, below) when Postgres answers on
+# 127.0.0.1:5432. One go test builds and links each test binary once and
+# scripts/testexec runs it for both databases. `make check` is the quick
+# loop beside it; `make times` is this with a timing table; `make flake`
+# hunts tests that depend on the machine's speed; `make test-sqlite` and
+# `make test-postgres` run one database.
+test: $(TEST_DEPS) $(TESTEXEC)
+	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then pg='$(TEST_PG_URL)'; \
+		echo "Postgres answers on 127.0.0.1:5432: the packages that use a database run again on it, each right after its SQLite run"; \
+	else pg=""; echo "Postgres does not answer on 127.0.0.1:5432: SQLite only"; fi; \
+	HOLDCO_PG_URL="$$pg" $(TESTEXEC_ENV) $(GO) test $(TEST_GOFLAGS) -exec '$(TESTEXEC)' $(TESTFLAGS) ./...
 
 # Every package, on SQLite, with -race (the race detector covers the
 # concurrency the tests exercise: workers, parallel requests, the
 # analytics writer...).
 test-sqlite: $(TEST_DEPS)
-	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(TESTFLAGS) ./...
+	$(GO) test $(TEST_GOFLAGS) $(TESTFLAGS) ./...
 
 # The Postgres pass runs what can differ between the databases: the
 # packages whose tests open a database (testenv's stores and schemas,
@@ -91,11 +110,12 @@ test-sqlite: $(TEST_DEPS)
 PG_PATTERN := testenv\.(NewStore|DatabaseURL)|(^|[^/])servicetest\.|TEST_DATABASE_URL
 PG_PKGS = ./testenv/ $(sort $(dir $(shell grep -rlE --include='*_test.go' '$(PG_PATTERN)' --exclude-dir=node_modules --exclude-dir=.cache .)))
 
-# Runs only when Postgres answers on 127.0.0.1:5432 (database `test`).
+# The Postgres pass alone; runs only when Postgres answers on
+# 127.0.0.1:5432 (database `test`).
 test-postgres: $(TEST_DEPS)
 	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then \
 		echo "Postgres answers on 127.0.0.1:5432: running the packages that use a database again on it"; \
-		TEST_DATABASE_URL='$(TEST_PG_URL)' $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(TESTFLAGS) $(PG_PKGS); \
+		TEST_DATABASE_URL='$(TEST_PG_URL)' $(GO) test $(TEST_GOFLAGS) $(TESTFLAGS) $(PG_PKGS); \
 	else \
 		echo "Postgres does not answer on 127.0.0.1:5432: skipping the Postgres pass"; \
 	fi
@@ -110,15 +130,12 @@ check: $(TOOLS)/stripe-mock
 
 # Both passes with go test -json, then the per-package and per-test time
 # table (scripts/testtimes) for docs/benchmarks.md.
-times: $(TEST_DEPS)
+times: $(TEST_DEPS) $(TESTEXEC)
 	@mkdir -p .cache
-	@start=$$(date +%s); $(GO) test -json -race -count=1 -timeout $(TEST_TIMEOUT) ./... > .cache/times-sqlite.json; rc=$$?; \
-		echo "SQLite pass: $$(( $$(date +%s) - start )) s (exit $$rc)"
-	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then start=$$(date +%s); \
-		TEST_DATABASE_URL='$(TEST_PG_URL)' $(GO) test -json -race -count=1 -timeout $(TEST_TIMEOUT) $(PG_PKGS) > .cache/times-postgres.json; rc=$$?; \
-		echo "Postgres pass: $$(( $$(date +%s) - start )) s (exit $$rc)"; \
-		$(GO) run ./scripts/testtimes sqlite=.cache/times-sqlite.json postgres=.cache/times-postgres.json; \
-	else $(GO) run ./scripts/testtimes sqlite=.cache/times-sqlite.json; fi
+	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then pg='$(TEST_PG_URL)'; else pg=""; fi; \
+		start=$$(date +%s); HOLDCO_PG_URL="$$pg" $(TESTEXEC_ENV) $(GO) test -json $(TEST_GOFLAGS) -exec '$(TESTEXEC)' ./... > .cache/times.json; rc=$$?; \
+		echo "make test's run: $$(( $$(date +%s) - start )) s (exit $$rc)"; \
+		$(GO) run ./scripts/testtimes sqlite=.cache/times.json
 
 # Tests that depend on the machine's speed fail here: the packages that
 # run workflows or wait on timers, FLAKE_COUNT times each (-count), with

@@ -18,7 +18,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -71,12 +73,12 @@ func main() {
 		if !ok {
 			label, file = arg, arg
 		}
-		p, err := read(label, file)
+		ps, err := read(label, file)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "testtimes: %s: %v\n", file, err)
 			os.Exit(1)
 		}
-		passes = append(passes, p)
+		passes = append(passes, ps...)
 	}
 	if *fails {
 		if n := writeFailures(os.Stdout, passes); n > 0 {
@@ -129,14 +131,31 @@ func anyFailedTest(p *pass, pkg string) bool {
 	return false
 }
 
-func read(label, file string) (*pass, error) {
+func newPass(label string) *pass {
+	return &pass{label: label, packages: map[string]result{}, tests: map[string]result{},
+		output: map[string][]string{}, runs: map[string]int{}, failedRuns: map[string]int{}}
+}
+
+// testexec's lines (scripts/testexec, make test's -exec): a package's
+// events after "testexec: postgres pass" belong to the Postgres pass, and
+// each pass's run time is on its "took" line.
+var (
+	secondPassLine = "testexec: postgres pass\n"
+	tookLine       = regexp.MustCompile(`^testexec: (\w+) pass took ([0-9.]+) s \(exit (\d+)\)\n$`)
+)
+
+// read reads one `go test -json` file as the pass label, and as a second
+// pass, "postgres", the events testexec's lines assign to it.
+func read(label, file string) ([]*pass, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	p := &pass{label: label, packages: map[string]result{}, tests: map[string]result{},
-		output: map[string][]string{}, runs: map[string]int{}, failedRuns: map[string]int{}}
+	first := newPass(label)
+	var second *pass
+	inSecond := map[string]bool{} // packages whose events are the second pass's now
+	timed := map[string]bool{}    // packages whose run times testexec gave
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
@@ -148,61 +167,108 @@ func read(label, file string) (*pass, error) {
 		if json.Unmarshal(line, &e) != nil {
 			continue
 		}
-		if !e.Time.IsZero() {
-			if p.first.IsZero() || e.Time.Before(p.first) {
-				p.first = e.Time
-			}
-			if e.Time.After(p.last) {
-				p.last = e.Time
-			}
-		}
-		key := short(e.Package) + "." + e.Test
-		switch e.Action {
-		case "output":
-			if e.Test != "" {
-				out := append(p.output[key], e.Output)
-				if len(out) > 200 { // the end of a long log is what explains it
-					out = out[len(out)-200:]
+		if e.Action == "output" && e.Test == "" {
+			if e.Output == secondPassLine {
+				if second == nil {
+					second = newPass("postgres")
 				}
-				p.output[key] = out
+				inSecond[e.Package] = true
+				continue
 			}
-			continue
-		case "run":
-			continue
-		case "pass", "skip":
-			if e.Test != "" {
-				delete(p.output, key)
-			}
-		case "fail":
-			if e.Test != "" {
-				p.failedOutput = append(p.failedOutput, failure{key, strings.Join(p.output[key], "")})
-				delete(p.output, key)
-			}
-		default:
-			continue
-		}
-		if e.Test != "" && !strings.Contains(e.Test, "/") {
-			p.runs[key]++
-			if e.Action == "fail" {
-				p.failedRuns[key]++
-			}
-		}
-		switch {
-		case e.Package == "":
-		case e.Test == "":
-			p.packages[e.Package] = result{e.Elapsed, e.Action}
-		case !strings.Contains(e.Test, "/"):
-			r := result{e.Elapsed, e.Action}
-			if old, ok := p.tests[key]; ok { // -count: the slowest run, failed if one failed
-				r.seconds = max(r.seconds, old.seconds)
-				if old.action == "fail" {
-					r.action = "fail"
+			if m := tookLine.FindStringSubmatch(e.Output); m != nil {
+				p := first
+				if inSecond[e.Package] {
+					p = second
 				}
+				secs, _ := strconv.ParseFloat(m[2], 64)
+				action := "pass"
+				if m[3] != "0" {
+					action = "fail"
+				}
+				p.packages[e.Package] = result{secs, action}
+				timed[e.Package] = true
+				continue
 			}
-			p.tests[key] = r
+		}
+		p := first
+		if inSecond[e.Package] {
+			p = second
+		}
+		if e.Test == "" && timed[e.Package] && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") {
+			// Both runs' end: each pass has its own from testexec.
+			p.stretch(e.Time)
+			continue
+		}
+		p.add(e)
+	}
+	passes := []*pass{first}
+	if second != nil {
+		passes = append(passes, second)
+	}
+	return passes, sc.Err()
+}
+
+// stretch widens the pass's first-to-last span to t.
+func (p *pass) stretch(t time.Time) {
+	if t.IsZero() {
+		return
+	}
+	if p.first.IsZero() || t.Before(p.first) {
+		p.first = t
+	}
+	if t.After(p.last) {
+		p.last = t
+	}
+}
+
+// add counts one event in the pass.
+func (p *pass) add(e event) {
+	p.stretch(e.Time)
+	key := short(e.Package) + "." + e.Test
+	switch e.Action {
+	case "output":
+		if e.Test != "" {
+			out := append(p.output[key], e.Output)
+			if len(out) > 200 { // the end of a long log is what explains it
+				out = out[len(out)-200:]
+			}
+			p.output[key] = out
+		}
+		return
+	case "run":
+		return
+	case "pass", "skip":
+		if e.Test != "" {
+			delete(p.output, key)
+		}
+	case "fail":
+		if e.Test != "" {
+			p.failedOutput = append(p.failedOutput, failure{key, strings.Join(p.output[key], "")})
+			delete(p.output, key)
+		}
+	default:
+		return
+	}
+	if e.Test != "" && !strings.Contains(e.Test, "/") {
+		p.runs[key]++
+		if e.Action == "fail" {
+			p.failedRuns[key]++
 		}
 	}
-	return p, sc.Err()
+	switch {
+	case e.Package == "":
+	case e.Test == "":
+		p.packages[e.Package] = result{e.Elapsed, e.Action}
+	case !strings.Contains(e.Test, "/"):
+		r := result{e.Elapsed, e.Action}
+		if old, ok := p.tests[key]; ok { // -count: the slowest run, failed if one failed
+			r.seconds = max(r.seconds, old.seconds)
+			if old.action == "fail" {
+				r.action = "fail"
+			}
+		}
+		p.tests[key] = r
+	}
 }
 
 // short drops the module name: holdco/service/turns → service/turns.
