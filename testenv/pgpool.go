@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"holdco/providers/companydb"
 	"holdco/store"
 )
 
@@ -90,8 +91,12 @@ func (p *pgPool) take() (string, error) {
 }
 
 // give empties schema and puts it back in the pool; a schema whose shape
-// changed, or that could not be emptied, is dropped instead.
+// changed, or that could not be emptied, is dropped instead. Either way
+// its companies' databases go first (dropCompanyDatabases).
 func (p *pgPool) give(schema string) error {
+	if err := dropCompanyDatabases(p.base, schema); err != nil {
+		return err
+	}
 	if err := p.reset(schema); err != nil {
 		p.forget(schema)
 		if derr := execAdmin(p.base, `DROP SCHEMA "`+schema+`" CASCADE`); derr != nil {
@@ -325,6 +330,54 @@ func queryStrings(ctx context.Context, db *sql.DB, query string, args ...any) ([
 		out = append(out, s)
 	}
 	return out, rows.Err()
+}
+
+// dropCompanyDatabases drops the databases and roles that an app on
+// Postgres made for the companies of schema (providers/companydb: one
+// database and one role per company, outside the schema), so that a test
+// run leaves none behind in the developer's Postgres.
+func dropCompanyDatabases(base, schema string) error {
+	db, err := sql.Open("pgx", base)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var table sql.NullString
+	if err := db.QueryRowContext(ctx, `SELECT to_regclass($1)::text`, `"`+schema+`".companies`).Scan(&table); err != nil {
+		return fmt.Errorf("companies of %s: %w", schema, err)
+	}
+	if !table.Valid {
+		return nil // not migrated
+	}
+	ids, err := queryStrings(ctx, db, `SELECT id FROM "`+schema+`".companies`)
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = companydb.Name(id)
+	}
+	databases, err := queryStrings(ctx, db, `SELECT datname FROM pg_database WHERE datname = ANY($1)`, names)
+	if err != nil {
+		return err
+	}
+	roles, err := queryStrings(ctx, db, `SELECT rolname FROM pg_roles WHERE rolname = ANY($1)`, names)
+	if err != nil {
+		return err
+	}
+	for _, d := range databases {
+		if _, err := db.ExecContext(ctx, `DROP DATABASE IF EXISTS "`+d+`" WITH (FORCE)`); err != nil {
+			return fmt.Errorf("drop company database: %w", err)
+		}
+	}
+	for _, r := range roles {
+		if _, err := db.ExecContext(ctx, `DROP ROLE IF EXISTS "`+r+`"`); err != nil {
+			return fmt.Errorf("drop company role: %w", err)
+		}
+	}
+	return nil
 }
 
 // execAdmin runs stmt on a short-lived connection to base, rather than

@@ -177,6 +177,9 @@ func newPostgresSchema(t testing.TB, base string) (dsn, schema string) {
 	}
 	// Registered before NewStore registers Close, so it runs after it.
 	t.Cleanup(func() {
+		if err := dropCompanyDatabases(base, schema); err != nil {
+			t.Errorf("testenv: drop the company databases of schema %s: %v", schema, err)
+		}
 		if err := execAdmin(base, `DROP SCHEMA "`+schema+`" CASCADE`); err != nil {
 			t.Errorf("testenv: drop schema %s: %v", schema, err)
 		}

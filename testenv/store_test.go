@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"holdco/models"
+	"holdco/providers/companydb"
 	"holdco/store"
 )
 
@@ -116,6 +118,36 @@ func TestPooledSchemaIsEmptiedAfterTheTest(t *testing.T) {
 	applied, err := adminStoreOn(t, base, schema).AppliedMigrations(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, store.KnownMigrations(), applied)
+}
+
+// The databases and roles an app on Postgres makes for its companies
+// (outside the schema) go when the test's schema is given back, pooled or
+// not.
+func TestCompanyDatabasesGoWithTheSchema(t *testing.T) {
+	base := postgresBase(t)
+	for _, pooled := range []bool{true, false} {
+		var name string
+		withPooling(t, pooled, func() {
+			t.Run(fmt.Sprintf("pooled=%v", pooled), func(t *testing.T) {
+				dsn, _ := newPostgresSchema(t, base)
+				s, err := store.Open(context.Background(), dsn, nil)
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = s.Close() })
+				require.NoError(t, s.Migrate(context.Background()))
+				ctx := context.Background()
+				_, c, err := s.Identity().CreateUserWithConglomerate(ctx, models.User{Email: "d@example.com", NormalizedEmail: "d@example.com"}, "d")
+				require.NoError(t, err)
+				co, err := s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(c.ID), models.Company{Name: "With DB", Handle: "with-db"})
+				require.NoError(t, err)
+				name = companydb.Name(co.ID)
+				execSQL(t, base, `CREATE ROLE "`+name+`"`)
+				execSQL(t, base, `CREATE DATABASE "`+name+`" OWNER "`+name+`"`)
+			})
+		})
+		var n int
+		require.NoError(t, adminDB(t, base).QueryRow(`SELECT (SELECT count(*) FROM pg_database WHERE datname = $1) + (SELECT count(*) FROM pg_roles WHERE rolname = $1)`, name).Scan(&n))
+		assert.Zero(t, n, "pooled=%v: the company's database or role is left behind", pooled)
+	}
 }
 
 // A test that changed its schema's shape gets it dropped, not pooled.
