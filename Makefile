@@ -84,7 +84,7 @@ TESTEXEC_ENV = HOLDCO_PG_ROOT='$(CURDIR)' HOLDCO_PG_PKGS='$(PG_PKGS)'
 # SQLite and, right after, the packages that can differ between the
 # databases again on Postgres (PG_PKGS, below) when Postgres answers on
 # 127.0.0.1:5432. One go test builds and links each test binary once and
-# scripts/testexec runs it for both databases. `make check` is the quick
+# scripts/testexec runs it for both databases (docs/testing.md). `make check` is the quick
 # loop beside it; `make times` is this with a timing table; `make flake`
 # hunts tests that depend on the machine's speed; `make test-sqlite` and
 # `make test-postgres` run one database.

@@ -8,25 +8,21 @@
 //
 //	go test -race -exec "$(go env GOPATH)/bin/testexec" ./...
 //
-// The two runs go side by side; the Postgres run's output is held and
-// written after the SQLite run's, behind the line "testexec: postgres
-// pass". After each run's output comes "testexec: <pass> pass took
-// <seconds> s (exit <code>)". scripts/testtimes reads these lines to split
-// `go test -json` output into passes. testexec exits with the first
-// non-zero exit code.
+// Before the second run it prints the line "testexec: postgres pass", and
+// after each run "testexec: <pass> pass took <seconds> s (exit <code>)",
+// which scripts/testtimes reads to split `go test -json` output into
+// passes. It exits with the first non-zero exit code.
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -37,59 +33,35 @@ func main() {
 		os.Exit(2)
 	}
 	// go test stops the binary with a signal on a timeout (SIGQUIT, for
-	// the goroutines' stacks) or an interrupt: the runs in progress get
-	// it, and testexec waits for them to end.
+	// the goroutines' stacks) or an interrupt: the run in progress gets
+	// it, and testexec waits for that run to end.
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT)
 	go func() {
 		for sig := range signals {
-			running.Range(func(p, _ any) bool {
-				_ = p.(*os.Process).Signal(sig)
-				return true
-			})
+			if p := current.Load(); p != nil {
+				_ = p.Signal(sig)
+			}
 		}
 	}()
 
-	bin, args := os.Args[1], os.Args[2:]
-	// The two runs go side by side: the one package's tests wait on
-	// timers, workflows, browsers and Postgres as much as they compute,
-	// and the slowest package (app) would otherwise hold its go test slot
-	// for both runs in a row. The Postgres run's output is held and
-	// written after the SQLite run's, so that each reads as one run.
-	var pg *testRun
-	var held bytes.Buffer
+	code := run("sqlite", os.Args[1], os.Args[2:], "")
 	if url := os.Getenv("HOLDCO_PG_URL"); url != "" && inPostgresPass() {
-		pg = start("postgres", bin, args, url, nil, &held)
-	}
-	code := start("sqlite", bin, args, "", os.Stdin, os.Stdout).wait()
-	if pg != nil {
-		c := pg.wait()
 		fmt.Println("testexec: postgres pass")
-		_, _ = os.Stdout.Write(held.Bytes())
-		pg.report(c)
-		if code == 0 {
+		if c := run("postgres", os.Args[1], os.Args[2:], url); code == 0 {
 			code = c
 		}
 	}
 	os.Exit(code)
 }
 
-// running is the runs in progress (their *os.Process), for the signals.
-var running sync.Map
+// current is the run in progress.
+var current atomic.Pointer[os.Process]
 
-type testRun struct {
-	pass  string
-	cmd   *exec.Cmd
-	start time.Time
-	took  time.Duration
-	err   error
-}
-
-// start starts the binary on one database (databaseURL, or SQLite when
-// empty), its output to out.
-func start(pass, bin string, args []string, databaseURL string, in io.Reader, out io.Writer) *testRun {
+// run runs the binary on one database and says how long it took.
+func run(pass, bin string, args []string, databaseURL string) int {
 	cmd := exec.Command(bin, args...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, out, out
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		return strings.HasPrefix(kv, "TEST_DATABASE_URL=")
 	})
@@ -98,43 +70,26 @@ func start(pass, bin string, args []string, databaseURL string, in io.Reader, ou
 	}
 	cmd.Env = env
 	// A testexec killed (go test's last resort after a timeout) takes
-	// the runs with it.
+	// the run with it.
 	cmd.SysProcAttr = dieWithParent()
-	r := &testRun{pass: pass, cmd: cmd, start: time.Now()}
-	if r.err = cmd.Start(); r.err == nil {
-		running.Store(cmd.Process, nil)
-	}
-	return r
-}
-
-// wait waits for the run to end and returns its exit code; the SQLite
-// run also says how long it took (the Postgres run's report follows its
-// held output).
-func (r *testRun) wait() int {
-	err := r.err
-	if err == nil {
-		err = r.cmd.Wait()
-		running.Delete(r.cmd.Process)
-	}
+	start := time.Now()
 	code := 0
+	err := cmd.Start()
+	if err == nil {
+		current.Store(cmd.Process)
+		err = cmd.Wait()
+		current.Store(nil)
+	}
 	if err != nil {
 		code = 1
 		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() > 0 {
 			code = ee.ExitCode()
 		} else {
-			fmt.Fprintf(r.cmd.Stdout, "testexec: %s pass: %v\n", r.pass, err)
+			fmt.Fprintf(os.Stderr, "testexec: %s pass: %v\n", pass, err)
 		}
 	}
-	r.took = time.Since(r.start)
-	if r.pass == "sqlite" {
-		r.report(code)
-	}
+	fmt.Printf("testexec: %s pass took %.3f s (exit %d)\n", pass, time.Since(start).Seconds(), code)
 	return code
-}
-
-// report prints the line scripts/testtimes reads the run's time from.
-func (r *testRun) report(code int) {
-	fmt.Printf("testexec: %s pass took %.3f s (exit %d)\n", r.pass, r.took.Seconds(), code)
 }
 
 // inPostgresPass reports whether the package being tested (go test runs
