@@ -118,27 +118,22 @@ func (p *pgPool) forget(schema string) {
 
 // reset empties schema in one transaction after checking its shape.
 func (p *pgPool) reset(schema string) error {
-	db, err := sql.Open("pgx", p.base)
-	if err != nil {
+	return withAdmin(p.base, 30*time.Second, func(ctx context.Context, db *sql.DB) error {
+		shape, err := schemaShape(ctx, db, schema)
+		if err != nil {
+			return err
+		}
+		p.mu.Lock()
+		want, empty := p.shape, p.empty
+		p.mu.Unlock()
+		if shape != want {
+			return fmt.Errorf("schema %s is no longer shaped as a freshly migrated one", schema)
+		}
+		// Several statements with no arguments go as one simple query,
+		// which Postgres runs as one transaction.
+		_, err = db.ExecContext(ctx, empty(schema))
 		return err
-	}
-	defer db.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	shape, err := schemaShape(ctx, db, schema)
-	if err != nil {
-		return err
-	}
-	p.mu.Lock()
-	want, empty := p.shape, p.empty
-	p.mu.Unlock()
-	if shape != want {
-		return fmt.Errorf("schema %s is no longer shaped as a freshly migrated one", schema)
-	}
-	// Several statements with no arguments go as one simple query, which
-	// Postgres runs as one transaction.
-	_, err = db.ExecContext(ctx, empty(schema))
-	return err
+	})
 }
 
 // dropAll drops every schema the pool made (Main, after the tests).
@@ -166,27 +161,22 @@ func (p *pgPool) learnShape(schema string) error {
 	if known {
 		return nil
 	}
-	db, err := sql.Open("pgx", p.base)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	shape, err := schemaShape(ctx, db, schema)
-	if err != nil {
-		return err
-	}
-	empty, err := emptyingStatements(ctx, db, schema)
-	if err != nil {
-		return err
-	}
-	p.mu.Lock()
-	if p.empty == nil {
-		p.shape, p.empty = shape, empty
-	}
-	p.mu.Unlock()
-	return nil
+	return withAdmin(p.base, 30*time.Second, func(ctx context.Context, db *sql.DB) error {
+		shape, err := schemaShape(ctx, db, schema)
+		if err != nil {
+			return err
+		}
+		empty, err := emptyingStatements(ctx, db, schema)
+		if err != nil {
+			return err
+		}
+		p.mu.Lock()
+		if p.empty == nil {
+			p.shape, p.empty = shape, empty
+		}
+		p.mu.Unlock()
+		return nil
+	})
 }
 
 // migrateSchema applies the migrations to schema through a store of its
@@ -337,13 +327,12 @@ func queryStrings(ctx context.Context, db *sql.DB, query string, args ...any) ([
 // database and one role per company, outside the schema), so that a test
 // run leaves none behind in the developer's Postgres.
 func dropCompanyDatabases(base, schema string) error {
-	db, err := sql.Open("pgx", base)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	return withAdmin(base, 2*time.Minute, func(ctx context.Context, db *sql.DB) error {
+		return dropCompanyDatabasesOn(ctx, db, schema)
+	})
+}
+
+func dropCompanyDatabasesOn(ctx context.Context, db *sql.DB, schema string) error {
 	var table sql.NullString
 	if err := db.QueryRowContext(ctx, `SELECT to_regclass($1)::text`, `"`+schema+`".companies`).Scan(&table); err != nil {
 		return fmt.Errorf("companies of %s: %w", schema, err)
@@ -384,15 +373,23 @@ func dropCompanyDatabases(base, schema string) error {
 // holding one per test, so a parallel run stays far below
 // max_connections.
 func execAdmin(base, stmt string) error {
-	admin, err := sql.Open("pgx", base)
+	return withAdmin(base, 30*time.Second, func(ctx context.Context, db *sql.DB) error {
+		_, err := db.ExecContext(ctx, stmt)
+		return err
+	})
+}
+
+// withAdmin runs f with a short-lived connection pool to base and a
+// deadline of timeout.
+func withAdmin(base string, timeout time.Duration, f func(context.Context, *sql.DB) error) error {
+	db, err := sql.Open("pgx", base)
 	if err != nil {
 		return err
 	}
-	defer admin.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	_, err = admin.ExecContext(ctx, stmt)
-	return err
+	return f(ctx, db)
 }
 
 // dropPooledSchemas is Main's, after the tests.
