@@ -62,17 +62,34 @@ scripts/e2e/%/node_modules/.package-lock.json: scripts/e2e/%/package-lock.json s
 	elif [ "$$CI" = true ]; then echo "npm is not installed: CI needs it for the Node end-to-end tests (apt-get install nodejs npm)"; exit 1; \
 	else echo "npm is not installed: the Node end-to-end tests in scripts/e2e/$* will be skipped"; fi
 
-TEST_DEPS := $(TOOLS)/stripe-mock chromium e2e-deps
+# The tests' Temporal server (testenv.NewTemporal: one per test binary, in
+# a process of its own), built once here without -race; go build relinks
+# it only when its code changed.
+export HOLDCO_TEMPORAL_DEV_BIN := $(TOOLS)/temporaldev
+.PHONY: temporaldev
+temporaldev:
+	@$(GO) build -ldflags='-s -w' -o $(HOLDCO_TEMPORAL_DEV_BIN) ./testenv/temporaldev
+
+TEST_DEPS := $(TOOLS)/stripe-mock chromium e2e-deps temporaldev
 # go test's default limit (10 minutes per test binary) is a timeout a
 # loaded machine reaches with the app package under -race; this one is a
 # bound for a hung test, not an expectation.
 TEST_TIMEOUT ?= 60m
-# -ldflags=-w: test binaries without DWARF. Most of them embed the
-# Temporal server and are 400 MB under -race; linking one takes about half
-# the CPU without DWARF (37 s -> 21 s for app's). Stack traces and race
-# reports do not use it (the runtime's own tables); a debugger does: build
-# one test binary for it by hand.
-TEST_GOFLAGS = -race -count=1 -ldflags=-w -timeout $(TEST_TIMEOUT)
+# -ldflags=-w: test binaries without DWARF. Linking one takes about half
+# the CPU without it (37 s -> 21 s for app's when it embedded Temporal's
+# server). Stack traces and race reports do not use it (the runtime's own
+# tables); a debugger does: build one test binary for it by hand.
+#
+# RACE: the race detector, except in modernc.org's packages: SQLite's C
+# code translated to Go and the C library it runs on. Their memory is
+# SQLite's own heap, not Go's, and is used by one connection at a time
+# under database/sql's locks; instrumenting it (and its -race checkptr
+# checks) cost about a sixth of the api package's CPU. database/sql, the
+# standard library and holdco's code stay instrumented. One -gcflags
+# pattern only: a test binary's build information keeps only the last
+# (internal/layering reads it to find the suite's build in the cache).
+RACE := -race -gcflags=modernc.org/...=-race=false
+TEST_GOFLAGS = $(RACE) -count=1 -ldflags=-w -timeout $(TEST_TIMEOUT)
 # make test's -exec: runs a test binary on SQLite, then on HOLDCO_PG_URL
 # when the package is one of PG_PKGS.
 TESTEXEC := $(TOOLS)/testexec
@@ -124,9 +141,9 @@ test-postgres: $(TEST_DEPS)
 # end-to-end packages (whole apps, Node clients, Chromium). `make test`
 # stays the complete suite.
 E2E_PKGS := holdco/app
-check: $(TOOLS)/stripe-mock
+check: $(TOOLS)/stripe-mock temporaldev
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(TESTFLAGS) $$($(GO) list ./... | grep -vxF $(foreach p,$(E2E_PKGS),-e $(p)))
+	$(GO) test $(RACE) -count=1 -timeout $(TEST_TIMEOUT) $(TESTFLAGS) $$($(GO) list ./... | grep -vxF $(foreach p,$(E2E_PKGS),-e $(p)))
 
 # Both passes with go test -json, then the per-package and per-test time
 # table (scripts/testtimes) for docs/benchmarks.md.
@@ -157,12 +174,12 @@ flake: $(TEST_DEPS)
 	@command -v stress-ng >/dev/null 2>&1 || { echo "stress-ng is missing"; exit 1; }
 	@mkdir -p .cache
 	@echo "building the test binaries first (no load yet)"
-	@$(GO) test -race -count=1 -run '^$$' $(FLAKE_PKGS) >/dev/null
+	@$(GO) test $(RACE) -count=1 -run '^$$' $(FLAKE_PKGS) >/dev/null
 	@stress-ng --cpu 0 --cpu-load 100 --quiet & hog=$$!; trap 'kill $$hog 2>/dev/null; wait $$hog 2>/dev/null' EXIT; \
 		echo "stress-ng (pid $$hog) keeps every core busy; running $(FLAKE_PKGS) $(FLAKE_ROUNDS) x $(FLAKE_COUNT) times"; \
 		start=$$(date +%s); rc=0; : > .cache/flake.json; \
 		for round in $$(seq $(FLAKE_ROUNDS)); do \
-			TEST_DATABASE_URL='$(FLAKE_DB)' $(GO) test -json -race -timeout $(TEST_TIMEOUT) -count=$(FLAKE_COUNT) -run '$(FLAKE_RUN)' $(FLAKE_PKGS) >> .cache/flake.json || { rc=1; echo "round $$round: go test failed"; }; \
+			TEST_DATABASE_URL='$(FLAKE_DB)' $(GO) test -json $(RACE) -timeout $(TEST_TIMEOUT) -count=$(FLAKE_COUNT) -run '$(FLAKE_RUN)' $(FLAKE_PKGS) >> .cache/flake.json || { rc=1; echo "round $$round: go test failed"; }; \
 			echo "round $$round of $(FLAKE_ROUNDS): $$(( $$(date +%s) - start )) s so far"; \
 		done; \
 		echo "under load: $$(( $$(date +%s) - start )) s"; \
@@ -198,7 +215,7 @@ bench: build wrk
 	else echo "Postgres does not answer on 127.0.0.1:5432: the Postgres table is skipped"; fi
 	scripts/bench_analytics.sh $(BIN)
 
-bench-go:
+bench-go: temporaldev
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 # Hardening (docs/reliability.md). `make test` runs every fuzz target's

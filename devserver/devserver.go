@@ -40,17 +40,25 @@ type Options struct {
 	DatabaseFile string
 	// Host is the IP every listener binds to (default 127.0.0.1).
 	Host string
-	// FrontendPort is the gRPC port clients and workers dial (e.g. 7233).
+	// FrontendPort is the gRPC port clients and workers dial (e.g. 7233);
+	// 0 picks a free one (Address tells which).
 	FrontendPort int
 	// UIPort serves the Temporal Web UI; 0 disables the UI.
 	UIPort int
-	// Namespace is created at start when missing.
+	// Namespace is created at start when missing (required with a
+	// DatabaseFile). In memory the server starts without one: register
+	// namespaces through its API.
 	Namespace string
 	// SearchAttributes are registered on the namespace when it is created.
 	SearchAttributes map[string]enumspb.IndexedValueType
 	Logger           *slog.Logger
 	// LogLevel filters the server's own (chatty) logs.
 	LogLevel slog.Level
+	// NamespaceCacheRefresh is how soon a namespace registered while the
+	// server runs, and its search attributes, reach every service (zero:
+	// Temporal's default, 2 s). Test servers that register a namespace
+	// per test set it lower.
+	NamespaceCacheRefresh time.Duration
 }
 
 // Server is a running embedded Temporal server.
@@ -89,11 +97,18 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if o.Host == "" {
 		o.Host = "127.0.0.1"
 	}
-	if o.Namespace == "" {
+	if o.Namespace == "" && o.DatabaseFile != "" {
 		return nil, errors.New("devserver: namespace is required")
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.FrontendPort == 0 {
+		port, err := freePort(o.Host)
+		if err != nil {
+			return nil, err
+		}
+		o.FrontendPort = port
 	}
 	if err := checkPortFree(o.Host, o.FrontendPort); err != nil {
 		return nil, &PortInUseError{Name: "Temporal frontend", Port: o.FrontendPort, Err: err}
@@ -131,6 +146,9 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
 		// Search attributes added at runtime are visible at once.
 		dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): true,
+	}
+	if o.NamespaceCacheRefresh > 0 {
+		dyn[dynamicconfig.NamespaceCacheRefreshInterval.Key()] = o.NamespaceCacheRefresh
 	}
 	server, err := temporal.NewServer(
 		temporal.WithConfig(conf),
@@ -248,19 +266,20 @@ func (o Options) serverConfig() (*config.Config, error) {
 }
 
 // prepareDatabase creates the schema on a new file and the namespace when
-// missing (both are no-ops on a warm data dir).
+// missing (both are no-ops on a warm data dir). In memory there is nothing
+// to prepare: the SQLite plugin creates the schema when the server
+// connects, and the database lives as long as the server's connection.
 func prepareDatabase(sqlConf *config.SQL, o Options) error {
-	if o.DatabaseFile != "" {
-		if err := os.MkdirAll(filepath.Dir(o.DatabaseFile), 0o755); err != nil {
-			return fmt.Errorf("devserver: create data dir: %w", err)
+	if o.DatabaseFile == "" {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(o.DatabaseFile), 0o755); err != nil {
+		return fmt.Errorf("devserver: create data dir: %w", err)
+	}
+	if _, err := os.Stat(o.DatabaseFile); errors.Is(err, os.ErrNotExist) {
+		if err := sqliteschema.SetupSchema(sqlConf); err != nil {
+			return fmt.Errorf("devserver: set up schema in %s: %w", o.DatabaseFile, err)
 		}
-		if _, err := os.Stat(o.DatabaseFile); errors.Is(err, os.ErrNotExist) {
-			if err := sqliteschema.SetupSchema(sqlConf); err != nil {
-				return fmt.Errorf("devserver: set up schema in %s: %w", o.DatabaseFile, err)
-			}
-		}
-	} else if err := sqliteschema.SetupSchema(sqlConf); err != nil {
-		return fmt.Errorf("devserver: set up in-memory schema: %w", err)
 	}
 	ns, err := sqliteschema.NewNamespaceConfig(clusterName, o.Namespace, false, o.SearchAttributes)
 	if err != nil {

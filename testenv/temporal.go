@@ -1,12 +1,19 @@
 package testenv
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,9 +25,6 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
-	"go.temporal.io/server/common/dynamicconfig"
-	"go.temporal.io/server/temporal"
-	"go.temporal.io/server/temporaltest"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"holdco/workflows"
@@ -50,7 +54,8 @@ type Server struct {
 }
 
 // NewTemporal gives the test a fresh namespace on the test binary's
-// Temporal server (started on first use, in process, in memory) and a
+// Temporal server (started on first use: testenv/temporaldev in a process of
+// its own, in memory) and a
 // worker on contract.TaskQueue registered by register. With register nil
 // no worker runs (tests that start and stop their own, e.g.
 // Server.NewWorker). Namespaces isolate tests from each other: workflow
@@ -58,27 +63,29 @@ type Server struct {
 // so tests calling it may run in parallel.
 //
 // One server per binary instead of one per test: starting one costs a
-// second or more of CPU (several under -race), registering a namespace a
-// few milliseconds.
+// second of CPU, registering a namespace a few milliseconds. Out of the
+// test's process, the server is neither linked into every test binary nor
+// run under the tests' -race: with it in process, most of a test's CPU
+// went to the race detector watching Temporal's own goroutines.
 func NewTemporal(t testing.TB, register func(worker.Registry)) *Temporal {
 	t.Helper()
-	ts, err := sharedServer()
+	hostPort, admin, err := sharedServer()
 	if err != nil {
 		t.Fatalf("testenv: Temporal test server: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), EventualBound)
 	defer cancel()
 	ns := "test-" + randomHex(6)
-	if err := registerNamespace(ctx, ts.GetDefaultClient(), ns); err != nil {
+	if err := registerNamespace(ctx, admin, ns); err != nil {
 		t.Fatalf("testenv: namespace %s: %v", ns, err)
 	}
 	logger := testLogger(t)
-	c, err := client.DialContext(ctx, client.Options{HostPort: ts.GetFrontendHostPort(), Namespace: ns, Logger: logger})
+	c, err := client.DialContext(ctx, client.Options{HostPort: hostPort, Namespace: ns, Logger: logger})
 	if err != nil {
 		t.Fatalf("testenv: Temporal client: %v", err)
 	}
 	t.Cleanup(c.Close) // registered first: runs after the workers stopped
-	srv := &Server{tb: t, hostPort: ts.GetFrontendHostPort(), namespace: ns, client: c, logger: logger}
+	srv := &Server{tb: t, hostPort: hostPort, namespace: ns, client: c, logger: logger}
 	env := &Temporal{Server: srv, Client: c, Namespace: ns, TaskQueue: contract.TaskQueue}
 	if register != nil {
 		env.Worker = srv.NewWorker(contract.TaskQueue, register)
@@ -148,35 +155,136 @@ func (s *Server) NewClientWithOptions(opts client.Options) client.Client {
 }
 
 var shared struct {
-	once sync.Once
-	ts   *temporaltest.TestServer
-	err  error
+	once     sync.Once
+	hostPort string
+	client   client.Client // on the server's default namespace
+	stdin    io.WriteCloser
+	err      error
 }
 
-// sharedServer starts the binary's server on first use. It runs until the
-// process exits (its persistence is in memory).
-func sharedServer() (*temporaltest.TestServer, error) {
+// sharedServer starts the binary's server on first use: testenv/temporaldev
+// in a process of its own, built without -race, state in memory. It runs
+// until this process exits: it stops when its standard input (kept open
+// here) closes, and on Linux is killed with its parent.
+func sharedServer() (string, client.Client, error) {
 	shared.once.Do(func() {
-		defer func() {
-			if r := recover(); r != nil { // temporaltest panics without a *testing.T
-				shared.err = fmt.Errorf("%v", r)
-			}
-		}()
+		shared.hostPort, shared.stdin, shared.err = startTemporalDev()
+		if shared.err != nil {
+			return
+		}
 		quiet := log.NewStructuredLogger(slog.New(slog.DiscardHandler))
-		shared.ts = temporaltest.NewServer(
-			temporaltest.WithBaseClientOptions(client.Options{Logger: quiet}),
-			temporaltest.WithBaseServerOptions(temporal.WithDynamicConfigClient(dynamicconfig.StaticClient{
-				// temporaltest's own setting, kept (this option replaces its dynamic config).
-				dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): []dynamicconfig.ConstrainedValue{{Value: true}},
-				// A new namespace and its search attributes reach every service's cache
-				// within this interval (default 2 s).
-				dynamicconfig.NamespaceCacheRefreshInterval.Key(): []dynamicconfig.ConstrainedValue{{Value: 500 * time.Millisecond}},
-			})))
-		// The default client is made on its first use, without a lock:
-		// made here, parallel tests only read it.
-		shared.ts.GetDefaultClient()
+		ctx, cancel := context.WithTimeout(context.Background(), EventualBound)
+		defer cancel()
+		shared.client, shared.err = dialUntil(ctx, client.Options{HostPort: shared.hostPort, Namespace: "default", Logger: quiet})
 	})
-	return shared.ts, shared.err
+	return shared.hostPort, shared.client, shared.err
+}
+
+// TemporalDevEnv names a prebuilt testenv/temporaldev for the tests (make
+// test builds it once for every test binary); without it each test binary
+// builds it (go build: a no-op while it is up to date) into the
+// repository's .cache/bin.
+const TemporalDevEnv = "HOLDCO_TEMPORAL_DEV_BIN"
+
+func startTemporalDev() (string, io.WriteCloser, error) {
+	bin, err := temporalDevBinary()
+	if err != nil {
+		return "", nil, err
+	}
+	// The frontend's port is picked free just before the server binds it,
+	// so another process can take it in between: try again then.
+	for attempt := 1; ; attempt++ {
+		addr, stdin, err := execTemporalDev(bin)
+		if err == nil || attempt == 3 {
+			return addr, stdin, err
+		}
+	}
+}
+
+func execTemporalDev(bin string) (string, io.WriteCloser, error) {
+	cmd := exec.Command(bin, "-stdin", "-namespace-refresh", "500ms")
+	cmd.SysProcAttr = dieWithParent()
+	var logs LogBuffer
+	cmd.Stderr = &logs
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	line := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			line <- sc.Text()
+		}
+		close(line)
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	fail := func(err error) (string, io.WriteCloser, error) {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return "", nil, fmt.Errorf("%s: %w\n%s", bin, err, logs.String())
+	}
+	select {
+	case l, ok := <-line:
+		addr, found := strings.CutPrefix(l, "listening ")
+		if !ok || !found {
+			return fail(fmt.Errorf("exited before it served (%q)", l))
+		}
+		go func() { _ = cmd.Wait() }()
+		return addr, stdin, nil
+	case <-time.After(EventualBound):
+		return fail(fmt.Errorf("did not serve within %s", EventualBound))
+	}
+}
+
+// temporalDevBinary is TemporalDevEnv or a fresh build. The build runs
+// under a file lock: the test binaries of one go test run start together.
+func temporalDevBinary() (string, error) {
+	if p := os.Getenv(TemporalDevEnv); p != "" {
+		return p, nil
+	}
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..")
+	out := filepath.Join(root, ".cache", "bin", "temporaldev")
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return "", err
+	}
+	unlock, err := lockFile(out + ".lock")
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		goCmd = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	build := exec.Command(goCmd, "build", "-ldflags=-s -w", "-o", out, "./testenv/temporaldev")
+	build.Dir = root
+	if msg, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./testenv/temporaldev: %w\n%s", err, msg)
+	}
+	return out, nil
+}
+
+func dialUntil(ctx context.Context, opts client.Options) (client.Client, error) {
+	for {
+		c, err := client.DialContext(ctx, opts)
+		if err == nil {
+			return c, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("Temporal at %s: %w", opts.HostPort, err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // registerNamespace registers ns with holdco's search attributes and
