@@ -63,12 +63,13 @@ scripts/e2e/%/node_modules/.package-lock.json: scripts/e2e/%/package-lock.json s
 	else echo "npm is not installed: the Node end-to-end tests in scripts/e2e/$* will be skipped"; fi
 
 # The tests' Temporal server (testenv.NewTemporal: one per test binary, in
-# a process of its own), built once here without -race; go build relinks
-# it only when its code changed.
+# a process of its own), built once here with the tests' compile flags, so
+# it reuses the packages that app's test build compiles (Temporal's server
+# is compiled once); go build relinks it only when its code changed.
 export HOLDCO_TEMPORAL_DEV_BIN := $(TOOLS)/temporaldev
 .PHONY: temporaldev
 temporaldev:
-	@$(GO) build -ldflags='-s -w' -o $(HOLDCO_TEMPORAL_DEV_BIN) ./testenv/temporaldev
+	@$(GO) build $(RACE) -ldflags='-s -w' -o $(HOLDCO_TEMPORAL_DEV_BIN) ./testenv/temporaldev
 
 TEST_DEPS := $(TOOLS)/stripe-mock chromium e2e-deps temporaldev
 # go test's default limit (10 minutes per test binary) is a timeout a

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,9 +65,9 @@ type Server struct {
 //
 // One server per binary instead of one per test: starting one costs a
 // second of CPU, registering a namespace a few milliseconds. Out of the
-// test's process, the server is neither linked into every test binary nor
-// run under the tests' -race: with it in process, most of a test's CPU
-// went to the race detector watching Temporal's own goroutines.
+// test's process, the server is not linked into every test binary (a
+// thousand packages), and the race detector does not interleave its
+// goroutines with the test's.
 func NewTemporal(t testing.TB, register func(worker.Registry)) *Temporal {
 	t.Helper()
 	hostPort, admin, err := sharedServer()
@@ -163,7 +164,7 @@ var shared struct {
 }
 
 // sharedServer starts the binary's server on first use: testenv/temporaldev
-// in a process of its own, built without -race, state in memory. It runs
+// in a process of its own, state in memory. It runs
 // until this process exits: it stops when its standard input (kept open
 // here) closes, and on Linux is killed with its parent.
 func sharedServer() (string, client.Client, error) {
@@ -244,8 +245,10 @@ func execTemporalDev(bin string) (string, io.WriteCloser, error) {
 	}
 }
 
-// temporalDevBinary is TemporalDevEnv or a fresh build. The build runs
-// under a file lock: the test binaries of one go test run start together.
+// temporalDevBinary is TemporalDevEnv or a fresh build, with this test
+// binary's compile flags (-race, -gcflags) so that it reuses the packages
+// the test build compiled. The build runs under a file lock: the test
+// binaries of one go test run start together.
 func temporalDevBinary() (string, error) {
 	if p := os.Getenv(TemporalDevEnv); p != "" {
 		return p, nil
@@ -265,12 +268,36 @@ func temporalDevBinary() (string, error) {
 	if err != nil {
 		goCmd = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
-	build := exec.Command(goCmd, "build", "-ldflags=-s -w", "-o", out, "./testenv/temporaldev")
+	args := append([]string{"build", "-ldflags=-s -w", "-o", out}, CompileFlags()...)
+	build := exec.Command(goCmd, append(args, "./testenv/temporaldev")...)
 	build.Dir = root
 	if msg, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./testenv/temporaldev: %w\n%s", err, msg)
 	}
 	return out, nil
+}
+
+// CompileFlags are the build flags this binary was built with that change
+// how packages compile, so the build cache's keys (make test's -race and
+// -gcflags): a go command run with them finds the packages the test build
+// compiled instead of compiling them again.
+func CompileFlags() []string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return nil
+	}
+	var flags []string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "-race", "-msan", "-asan":
+			if s.Value == "true" {
+				flags = append(flags, s.Key)
+			}
+		case "-gcflags", "-asmflags", "-tags":
+			flags = append(flags, s.Key+"="+s.Value)
+		}
+	}
+	return flags
 }
 
 func dialUntil(ctx context.Context, opts client.Options) (client.Client, error) {

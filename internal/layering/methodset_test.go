@@ -10,10 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
+
+	"holdco/testenv"
 )
 
 // maxMethods bounds the method set of a storage or use-case type: a type
@@ -35,7 +36,7 @@ var methodSetExempt = map[string]string{
 // methods, exported or not, promoted ones included) has more than
 // maxMethods methods.
 func TestMethodSetsStaySmall(t *testing.T) {
-	args := append([]string{"list", "-export", "-deps"}, compileFlags(t)...)
+	args := append([]string{"list", "-export", "-deps"}, testenv.CompileFlags()...)
 	args = append(args, "-f", "{{.ImportPath}}\t{{.Export}}\t{{.Dir}}\t{{join .GoFiles \",\"}}",
 		"holdco/store/...", "holdco/service/...")
 	out, err := exec.Command("go", args...).Output()
@@ -112,27 +113,4 @@ func TestMethodSetsStaySmall(t *testing.T) {
 	if counted == 0 {
 		t.Fatal("no named types found in store/ and service/")
 	}
-}
-
-// compileFlags are the build flags this test binary was built with that
-// change the build cache's keys of compiled packages (make test's -race and
-// its -gcflags): `go list -export` with them finds the export data the test
-// build compiled, instead of compiling every package again.
-func compileFlags(t *testing.T) []string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		t.Fatal("the test binary has no build information")
-	}
-	var flags []string
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "-race", "-msan", "-asan":
-			if s.Value == "true" {
-				flags = append(flags, s.Key)
-			}
-		case "-gcflags", "-asmflags", "-tags":
-			flags = append(flags, s.Key+"="+s.Value)
-		}
-	}
-	return flags
 }

@@ -1,8 +1,12 @@
 // Command temporaldev is the tests' Temporal server: holdco's embedded
 // single-process server (package devserver) alone, state in memory, in a
-// process of its own. testenv.NewTemporal starts one per test binary; it
-// is built without -race, so the tests' race detector and linker work
-// only on holdco's code and the Temporal SDK, not on Temporal's server.
+// process of its own. testenv.NewTemporal starts one per test binary, so
+// that test binaries do not link Temporal's server (about a thousand
+// packages) and the race detector does not interleave the server's
+// goroutines with the test's. It is built with the tests' compile flags
+// (make test's -race, with modernc.org's SQLite, the server's persistence,
+// left uninstrumented), so it reuses the packages that app's test build
+// compiled.
 // (`holdco temporal` is the one to run by hand: it keeps its state in the
 // data directory and serves the Web UI.)
 //
