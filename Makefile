@@ -69,7 +69,7 @@ scripts/e2e/%/node_modules/.package-lock.json: scripts/e2e/%/package-lock.json s
 export HOLDCO_TEMPORAL_DEV_BIN := $(TOOLS)/temporaldev
 .PHONY: temporaldev
 temporaldev:
-	@$(GO) build $(RACE) -ldflags='-s -w' -o $(HOLDCO_TEMPORAL_DEV_BIN) ./testenv/temporaldev
+	@$(RACE_ENV) $(GO) build $(RACE) -ldflags='-s -w' -o $(HOLDCO_TEMPORAL_DEV_BIN) ./testenv/temporaldev
 
 TEST_DEPS := $(TOOLS)/stripe-mock chromium e2e-deps temporaldev
 # go test's default limit (10 minutes per test binary) is a timeout a
@@ -81,15 +81,29 @@ TEST_TIMEOUT ?= 60m
 # server). Stack traces and race reports do not use it (the runtime's own
 # tables); a debugger does: build one test binary for it by hand.
 #
-# RACE: the race detector, except in modernc.org's packages: SQLite's C
-# code translated to Go and the C library it runs on. Their memory is
-# SQLite's own heap, not Go's, and is used by one connection at a time
-# under database/sql's locks; instrumenting it (and its -race checkptr
-# checks) cost about a sixth of the api package's CPU. database/sql, the
-# standard library and holdco's code stay instrumented. One -gcflags
-# pattern only: a test binary's build information keeps only the last
-# (internal/layering reads it to find the suite's build in the cache).
-RACE := -race -gcflags=modernc.org/...=-race=false
+# RACE_OFF: packages the test build compiles without the race detector's
+# instrumentation (-gcflags=<pattern>=-race=false); holdco's code, the
+# standard library and every library holdco's goroutines synchronise
+# through keep it.
+# - modernc.org's: SQLite's C code translated to Go and the C library it
+#   runs on, whose memory is SQLite's own heap, used by one connection at
+#   a time under database/sql's locks (instrumenting it, and its -race
+#   checkptr checks, cost about a sixth of the api package's CPU);
+# - bcrypt and blowfish: arithmetic on their own buffers (the development
+#   identity provider's password checks were 15% of app's CPU);
+# - Temporal's server and what only it links (Kubernetes and Google Cloud
+#   clients, the Web UI server...): it runs in a process of its own for
+#   the tests (testenv/temporaldev) and in app's tests of the embedded
+#   default, talking to holdco's code only over gRPC. Instrumented, the
+#   server took 116 s of CPU during one run of app's tests, 63 s without.
+# The flags go in GOFLAGS, so that the go commands a test starts (internal/
+# layering's go list, testenv's build of temporaldev) compile alike and
+# find the same packages in the build cache.
+RACE_OFF := modernc.org/... golang.org/x/crypto/bcrypt golang.org/x/crypto/blowfish \
+	go.temporal.io/server/... k8s.io/... sigs.k8s.io/... cloud.google.com/... \
+	github.com/envoyproxy/... github.com/temporalio/... github.com/gocql/... github.com/olivere/...
+RACE_ENV = GOFLAGS="$$($(GO) env GOFLAGS) $(foreach p,$(RACE_OFF),-gcflags=$(p)=-race=false)"
+RACE := -race
 TEST_GOFLAGS = $(RACE) -count=1 -ldflags=-w -timeout $(TEST_TIMEOUT)
 # make test's -exec: runs a test binary on SQLite, then on HOLDCO_PG_URL
 # when the package is one of PG_PKGS.
@@ -110,13 +124,13 @@ test: $(TEST_DEPS) $(TESTEXEC)
 	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then pg='$(TEST_PG_URL)'; \
 		echo "Postgres answers on 127.0.0.1:5432: the packages that use a database run again on it, each right after its SQLite run"; \
 	else pg=""; echo "Postgres does not answer on 127.0.0.1:5432: SQLite only"; fi; \
-	HOLDCO_PG_URL="$$pg" $(TESTEXEC_ENV) $(GO) test $(TEST_GOFLAGS) -exec '$(TESTEXEC)' $(TESTFLAGS) ./...
+	HOLDCO_PG_URL="$$pg" $(TESTEXEC_ENV) $(RACE_ENV) $(GO) test $(TEST_GOFLAGS) -exec '$(TESTEXEC)' $(TESTFLAGS) ./...
 
 # Every package, on SQLite, with -race (the race detector covers the
 # concurrency the tests exercise: workers, parallel requests, the
 # analytics writer...).
 test-sqlite: $(TEST_DEPS)
-	$(GO) test $(TEST_GOFLAGS) $(TESTFLAGS) ./...
+	$(RACE_ENV) $(GO) test $(TEST_GOFLAGS) $(TESTFLAGS) ./...
 
 # The Postgres pass runs what can differ between the databases: the
 # packages whose tests open a database (testenv's stores and schemas,
@@ -133,7 +147,7 @@ PG_PKGS = ./testenv/ $(sort $(dir $(shell grep -rlE --include='*_test.go' '$(PG_
 test-postgres: $(TEST_DEPS)
 	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then \
 		echo "Postgres answers on 127.0.0.1:5432: running the packages that use a database again on it"; \
-		TEST_DATABASE_URL='$(TEST_PG_URL)' $(GO) test $(TEST_GOFLAGS) $(TESTFLAGS) $(PG_PKGS); \
+		TEST_DATABASE_URL='$(TEST_PG_URL)' $(RACE_ENV) $(GO) test $(TEST_GOFLAGS) $(TESTFLAGS) $(PG_PKGS); \
 	else \
 		echo "Postgres does not answer on 127.0.0.1:5432: skipping the Postgres pass"; \
 	fi
@@ -144,14 +158,14 @@ test-postgres: $(TEST_DEPS)
 E2E_PKGS := holdco/app
 check: $(TOOLS)/stripe-mock temporaldev
 	$(GO) vet ./...
-	$(GO) test $(RACE) -count=1 -timeout $(TEST_TIMEOUT) $(TESTFLAGS) $$($(GO) list ./... | grep -vxF $(foreach p,$(E2E_PKGS),-e $(p)))
+	$(RACE_ENV) $(GO) test $(RACE) -count=1 -timeout $(TEST_TIMEOUT) $(TESTFLAGS) $$($(GO) list ./... | grep -vxF $(foreach p,$(E2E_PKGS),-e $(p)))
 
 # Both passes with go test -json, then the per-package and per-test time
 # table (scripts/testtimes) for docs/benchmarks.md.
 times: $(TEST_DEPS) $(TESTEXEC)
 	@mkdir -p .cache
 	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then pg='$(TEST_PG_URL)'; else pg=""; fi; \
-		start=$$(date +%s); HOLDCO_PG_URL="$$pg" $(TESTEXEC_ENV) $(GO) test -json $(TEST_GOFLAGS) -exec '$(TESTEXEC)' ./... > .cache/times.json; rc=$$?; \
+		start=$$(date +%s); HOLDCO_PG_URL="$$pg" $(TESTEXEC_ENV) $(RACE_ENV) $(GO) test -json $(TEST_GOFLAGS) -exec '$(TESTEXEC)' ./... > .cache/times.json; rc=$$?; \
 		echo "make test's run: $$(( $$(date +%s) - start )) s (exit $$rc)"; \
 		$(GO) run ./scripts/testtimes sqlite=.cache/times.json
 
@@ -175,12 +189,12 @@ flake: $(TEST_DEPS)
 	@command -v stress-ng >/dev/null 2>&1 || { echo "stress-ng is missing"; exit 1; }
 	@mkdir -p .cache
 	@echo "building the test binaries first (no load yet)"
-	@$(GO) test $(RACE) -count=1 -run '^$$' $(FLAKE_PKGS) >/dev/null
+	@$(RACE_ENV) $(GO) test $(RACE) -count=1 -run '^$$' $(FLAKE_PKGS) >/dev/null
 	@stress-ng --cpu 0 --cpu-load 100 --quiet & hog=$$!; trap 'kill $$hog 2>/dev/null; wait $$hog 2>/dev/null' EXIT; \
 		echo "stress-ng (pid $$hog) keeps every core busy; running $(FLAKE_PKGS) $(FLAKE_ROUNDS) x $(FLAKE_COUNT) times"; \
 		start=$$(date +%s); rc=0; : > .cache/flake.json; \
 		for round in $$(seq $(FLAKE_ROUNDS)); do \
-			TEST_DATABASE_URL='$(FLAKE_DB)' $(GO) test -json $(RACE) -timeout $(TEST_TIMEOUT) -count=$(FLAKE_COUNT) -run '$(FLAKE_RUN)' $(FLAKE_PKGS) >> .cache/flake.json || { rc=1; echo "round $$round: go test failed"; }; \
+			TEST_DATABASE_URL='$(FLAKE_DB)' $(RACE_ENV) $(GO) test -json $(RACE) -timeout $(TEST_TIMEOUT) -count=$(FLAKE_COUNT) -run '$(FLAKE_RUN)' $(FLAKE_PKGS) >> .cache/flake.json || { rc=1; echo "round $$round: go test failed"; }; \
 			echo "round $$round of $(FLAKE_ROUNDS): $$(( $$(date +%s) - start )) s so far"; \
 		done; \
 		echo "under load: $$(( $$(date +%s) - start )) s"; \

@@ -188,11 +188,17 @@ func newPostgresSchema(t testing.TB, base string) (dsn, schema string) {
 }
 
 // withSearchPath is base (a URL newPostgresSchema has parsed) with
-// search_path set to schema.
+// search_path set to schema, and commits that do not wait for the WAL's
+// flush to disk (synchronous_commit off, unless base sets it): a test never
+// outlives a crash of Postgres, and each commit then costs a third of its
+// time (0.3 ms -> 0.1 ms measured with pgbench on the test machine).
 func withSearchPath(base, schema string) string {
 	u, _ := url.Parse(base)
 	q := u.Query()
 	q.Set("search_path", schema)
+	if !q.Has("synchronous_commit") {
+		q.Set("synchronous_commit", "off")
+	}
 	u.RawQuery = q.Encode()
 	return u.String()
 }
