@@ -63,13 +63,15 @@ scripts/e2e/%/node_modules/.package-lock.json: scripts/e2e/%/package-lock.json s
 	else echo "npm is not installed: the Node end-to-end tests in scripts/e2e/$* will be skipped"; fi
 
 # The tests' Temporal server (testenv.NewTemporal: one per test binary, in
-# a process of its own), built once here with the tests' compile flags, so
-# it reuses the packages that app's test build compiles (Temporal's server
-# is compiled once); go build relinks it only when its code changed.
+# a process of its own), built once here without -race: under the race
+# detector the server took 116 s of the machine's CPU during one run of
+# app's tests, 36 s without. (Its packages compile a second time, without
+# -race, as `make run` and `make lint` compile them.) go build relinks it
+# only when its code changed.
 export HOLDCO_TEMPORAL_DEV_BIN := $(TOOLS)/temporaldev
 .PHONY: temporaldev
 temporaldev:
-	@$(RACE_ENV) $(GO) build $(RACE) -ldflags='-s -w' -o $(HOLDCO_TEMPORAL_DEV_BIN) ./testenv/temporaldev
+	@$(GO) build -ldflags='-s -w' -o $(HOLDCO_TEMPORAL_DEV_BIN) ./testenv/temporaldev
 
 TEST_DEPS := $(TOOLS)/stripe-mock chromium e2e-deps temporaldev
 # go test's default limit (10 minutes per test binary) is a timeout a
@@ -90,18 +92,11 @@ TEST_TIMEOUT ?= 60m
 #   a time under database/sql's locks (instrumenting it, and its -race
 #   checkptr checks, cost about a sixth of the api package's CPU);
 # - bcrypt and blowfish: arithmetic on their own buffers (the development
-#   identity provider's password checks were 15% of app's CPU);
-# - Temporal's server and what only it links (Kubernetes and Google Cloud
-#   clients, the Web UI server...): it runs in a process of its own for
-#   the tests (testenv/temporaldev) and in app's tests of the embedded
-#   default, talking to holdco's code only over gRPC. Instrumented, the
-#   server took 116 s of CPU during one run of app's tests, 63 s without.
-# The flags go in GOFLAGS, so that the go commands a test starts (internal/
-# layering's go list, testenv's build of temporaldev) compile alike and
-# find the same packages in the build cache.
-RACE_OFF := modernc.org/... golang.org/x/crypto/bcrypt golang.org/x/crypto/blowfish \
-	go.temporal.io/server/... k8s.io/... sigs.k8s.io/... cloud.google.com/... \
-	github.com/envoyproxy/... github.com/temporalio/... github.com/gocql/... github.com/olivere/...
+#   identity provider's password checks were 15% of app's CPU).
+# The flags go in GOFLAGS, so that a go command a test starts
+# (internal/layering's go list -export) compiles alike and finds the
+# suite's packages in the build cache.
+RACE_OFF := modernc.org/... golang.org/x/crypto/bcrypt golang.org/x/crypto/blowfish
 RACE_ENV = GOFLAGS="$$($(GO) env GOFLAGS) $(foreach p,$(RACE_OFF),-gcflags=$(p)=-race=false)"
 RACE := -race
 TEST_GOFLAGS = $(RACE) -count=1 -ldflags=-w -timeout $(TEST_TIMEOUT)

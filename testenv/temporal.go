@@ -245,10 +245,10 @@ func execTemporalDev(bin string) (string, io.WriteCloser, error) {
 	}
 }
 
-// temporalDevBinary is TemporalDevEnv or a fresh build, with this test
-// binary's compile flags (-race, -gcflags) so that it reuses the packages
-// the test build compiled. The build runs under a file lock: the test
-// binaries of one go test run start together.
+// temporalDevBinary is TemporalDevEnv or a fresh build, without -race (the
+// server's code is not holdco's: under the race detector it took three
+// times the CPU). The build runs under a file lock: the test binaries of
+// one go test run start together.
 func temporalDevBinary() (string, error) {
 	if p := os.Getenv(TemporalDevEnv); p != "" {
 		return p, nil
@@ -268,8 +268,7 @@ func temporalDevBinary() (string, error) {
 	if err != nil {
 		goCmd = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
-	args := append([]string{"build", "-ldflags=-s -w", "-o", out}, CompileFlags()...)
-	build := exec.Command(goCmd, append(args, "./testenv/temporaldev")...)
+	build := exec.Command(goCmd, "build", "-ldflags=-s -w", "-o", out, "./testenv/temporaldev")
 	build.Dir = root
 	if msg, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./testenv/temporaldev: %w\n%s", err, msg)
