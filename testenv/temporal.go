@@ -176,7 +176,15 @@ func sharedServer() (string, client.Client, error) {
 		quiet := log.NewStructuredLogger(slog.New(slog.DiscardHandler))
 		ctx, cancel := context.WithTimeout(context.Background(), EventualBound)
 		defer cancel()
-		shared.client, shared.err = dialUntil(ctx, client.Options{HostPort: shared.hostPort, Namespace: "default", Logger: quiet})
+		opts := client.Options{HostPort: shared.hostPort, Namespace: "default", Logger: quiet}
+		shared.err = until(ctx, func() (bool, error) {
+			c, err := client.DialContext(ctx, opts)
+			shared.client = c
+			return err == nil, err
+		})
+		if shared.err != nil {
+			shared.err = fmt.Errorf("Temporal at %s: %w", shared.hostPort, shared.err)
+		}
 	})
 	return shared.hostPort, shared.client, shared.err
 }
@@ -297,20 +305,6 @@ func CompileFlags() []string {
 		}
 	}
 	return flags
-}
-
-func dialUntil(ctx context.Context, opts client.Options) (client.Client, error) {
-	for {
-		c, err := client.DialContext(ctx, opts)
-		if err == nil {
-			return c, nil
-		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("Temporal at %s: %w", opts.HostPort, err)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
 }
 
 // registerNamespace registers ns with holdco's search attributes and
