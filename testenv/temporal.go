@@ -55,11 +55,10 @@ type Server struct {
 }
 
 // NewTemporal gives the test a fresh namespace on the test binary's
-// Temporal server (started on first use: testenv/temporaldev in a process of
-// its own, in memory) and a
-// worker on contract.TaskQueue registered by register. With register nil
-// no worker runs (tests that start and stop their own, e.g.
-// Server.NewWorker). Namespaces isolate tests from each other: workflow
+// Temporal server (started on first use: testenv/temporaldev in a process
+// of its own, state in memory) and a worker on contract.TaskQueue
+// registered by register. With register nil no worker runs (tests that
+// start and stop their own, e.g. Server.NewWorker). Namespaces isolate tests from each other: workflow
 // ids, task queues, search attributes and visibility are per namespace,
 // so tests calling it may run in parallel.
 //
@@ -163,10 +162,9 @@ var shared struct {
 	err      error
 }
 
-// sharedServer starts the binary's server on first use: testenv/temporaldev
-// in a process of its own, state in memory. It runs
-// until this process exits: it stops when its standard input (kept open
-// here) closes, and on Linux is killed with its parent.
+// sharedServer starts the binary's server on first use. It runs until
+// this process exits: it stops when its standard input (kept open here)
+// closes, and on Linux is killed with its parent.
 func sharedServer() (string, client.Client, error) {
 	shared.once.Do(func() {
 		shared.hostPort, shared.stdin, shared.err = startTemporalDev()
