@@ -87,16 +87,21 @@ TEST_TIMEOUT ?= 60m
 # instrumentation (-gcflags=<pattern>=-race=false); holdco's code, the
 # standard library and every library holdco's goroutines synchronise
 # through keep it.
-# - modernc.org's: SQLite's C code translated to Go and the C library it
-#   runs on, whose memory is SQLite's own heap, used by one connection at
-#   a time under database/sql's locks (instrumenting it, and its -race
-#   checkptr checks, cost about a sixth of the api package's CPU);
+# - SQLite's C code translated to Go (modernc.org/sqlite/lib) and the C
+#   library and allocator it runs on: their memory is SQLite's own heap,
+#   used by one connection at a time under database/sql's locks
+#   (instrumenting it, and its -race checkptr checks, cost about a sixth of
+#   the api package's CPU). The driver (modernc.org/sqlite) stays
+#   instrumented;
 # - bcrypt and blowfish: arithmetic on their own buffers (the development
 #   identity provider's password checks were 15% of app's CPU).
-# The flags go in GOFLAGS, so that a go command a test starts
+# None of them instantiates the standard library's generic types (whose
+# code the linker would take from one package for all). The flags go in
+# GOFLAGS, so that a go command a test starts
 # (internal/layering's go list -export) compiles alike and finds the
 # suite's packages in the build cache.
-RACE_OFF := modernc.org/... golang.org/x/crypto/bcrypt golang.org/x/crypto/blowfish
+RACE_OFF := modernc.org/sqlite/lib modernc.org/libc/... modernc.org/memory modernc.org/mathutil \
+	golang.org/x/crypto/bcrypt golang.org/x/crypto/blowfish
 RACE_ENV = GOFLAGS="$$($(GO) env GOFLAGS) $(foreach p,$(RACE_OFF),-gcflags=$(p)=-race=false)"
 RACE := -race
 TEST_GOFLAGS = $(RACE) -count=1 -ldflags=-w -timeout $(TEST_TIMEOUT)
