@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -182,6 +183,27 @@ func TestPoolDropsEverySchemaItMade(t *testing.T) {
 	for _, s := range []string{a, b} {
 		assert.False(t, schemaExists(t, base, s), "schema %s is left behind", s)
 	}
+}
+
+// TestPoolDropVacuumsTheCatalogs: after dropping its schemas the pool
+// vacuums the system catalogs their tables left dead rows in (the test
+// machine's Postgres runs without autovacuum).
+func TestPoolDropVacuumsTheCatalogs(t *testing.T) {
+	base := postgresBase(t)
+	db, err := sql.Open("pgx", base)
+	require.NoError(t, err)
+	defer db.Close()
+	var before time.Time
+	require.NoError(t, db.QueryRow("SELECT now()").Scan(&before))
+	pool := &pgPool{base: base}
+	t.Cleanup(func() { _ = pool.dropAll() })
+	_, err = pool.take()
+	require.NoError(t, err)
+	require.NoError(t, pool.dropAll())
+	var last sql.NullTime
+	require.NoError(t, db.QueryRow("SELECT last_vacuum FROM pg_stat_sys_tables WHERE relname = 'pg_attribute'").Scan(&last))
+	require.True(t, last.Valid, "pg_attribute was never vacuumed")
+	assert.False(t, last.Time.Before(before), "pg_attribute was vacuumed at %s, before the drop (%s)", last.Time, before)
 }
 
 func TestReferrersFirst(t *testing.T) {
