@@ -272,7 +272,7 @@ func temporalDevBinary() (string, error) {
 	defer unlock()
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
-		goCmd = filepath.Join(runtime.GOROOT(), "bin", "go")
+		return "", fmt.Errorf("building testenv/temporaldev needs go on PATH (or %s naming a built one): %w", TemporalDevEnv, err)
 	}
 	build := exec.Command(goCmd, "build", "-ldflags=-s -w", "-o", out, "./testenv/temporaldev")
 	build.Dir = root
