@@ -188,8 +188,9 @@ func sharedServer() (string, client.Client, error) {
 }
 
 // TemporalDevEnv names a prebuilt testenv/temporaldev for the tests (make
-// test builds it once for every test binary); without it each test binary
-// builds it (go build: a no-op while it is up to date) into the
+// test builds it once for every test binary); without it, or when the file
+// is not there (a Makefile target that does not build it), each test
+// binary builds it (go build: a no-op while it is up to date) into the
 // repository's .cache/bin.
 const TemporalDevEnv = "HOLDCO_TEMPORAL_DEV_BIN"
 
@@ -256,7 +257,7 @@ func execTemporalDev(bin string) (string, io.WriteCloser, error) {
 // times the CPU). The build runs under a file lock: the test binaries of
 // one go test run start together.
 func temporalDevBinary() (string, error) {
-	if p := os.Getenv(TemporalDevEnv); p != "" {
+	if p := os.Getenv(TemporalDevEnv); p != "" && fileExists(p) {
 		return p, nil
 	}
 	_, file, _, _ := runtime.Caller(0)
