@@ -1,6 +1,8 @@
 package testenv
 
 import (
+	"bufio"
+	"net"
 	"os/exec"
 	"strings"
 	"testing"
@@ -23,12 +25,13 @@ func TestTemporalDevStopsWithItsParent(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	buf := make([]byte, 64)
-	n, err := stdout.Read(buf)
+	line, err := bufio.NewReader(stdout).ReadString('\n')
 	require.NoError(t, err)
-	addr, ok := strings.CutPrefix(strings.TrimSpace(string(buf[:n])), "listening ")
-	require.True(t, ok, "first line %q", buf[:n])
-	require.NotEmpty(t, addr)
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening ")
+	require.True(t, ok, "first line %q", line)
+	conn, err := net.Dial("tcp", addr)
+	require.NoError(t, err, "the frontend accepts connections on the address it printed")
+	require.NoError(t, conn.Close())
 
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
