@@ -112,6 +112,26 @@ $(TESTEXEC): $(wildcard scripts/testexec/*.go)
 	$(GO) build -o $@ ./scripts/testexec
 TESTEXEC_ENV = HOLDCO_PG_ROOT='$(CURDIR)' HOLDCO_PG_PKGS='$(PG_PKGS)'
 
+# NORACE_PKGS: the packages whose tests link Temporal's server (the
+# holdco command runs it in process for the embedded default; `holdco
+# temporal`). Their tests run without -race: under -race the server's
+# thousand packages would compile a second time (temporaldev, make run and
+# make lint compile them without), a third of a cold make test's CPU. The
+# app's own tests, with the race detector, start the embedded server in a
+# process of its own (app.UseEmbeddedTemporal, testenv.TemporalProcess);
+# internal/layering's TestOnlyTheCommandLinksTemporalsServer keeps every
+# other package from linking the server.
+NORACE_PKGS := holdco/cmd/holdco holdco/devserver holdco/testenv/temporaldev
+# $(call gotest,<environment>,<go test flags with $(RACE)>,<packages>): go
+# test of the packages but NORACE_PKGS with the flags, then of those among
+# them without -race; fails if either failed.
+gotest = pkgs=$$($(1) $(GO) list $(3)) || exit 1; rc=0; \
+	race=$$(grep -vxF $(foreach p,$(NORACE_PKGS),-e $(p)) <<<"$$pkgs"); \
+	norace=$$(grep -xF $(foreach p,$(NORACE_PKGS),-e $(p)) <<<"$$pkgs"); \
+	if [ -n "$$race" ]; then $(1) $(GO) test $(2) $$race || rc=1; fi; \
+	if [ -n "$$norace" ]; then $(1) $(GO) test $(filter-out -race,$(2)) $$norace || rc=1; fi; \
+	exit $$rc
+
 # The complete suite, what CI runs (.ci/run): every package with -race on
 # SQLite and, right after, the packages that can differ between the
 # databases again on Postgres (PG_PKGS, below) when Postgres answers on
@@ -124,13 +144,13 @@ test: $(TEST_DEPS) $(TESTEXEC)
 	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then pg='$(TEST_PG_URL)'; \
 		echo "Postgres answers on 127.0.0.1:5432: the packages that use a database run again on it, each right after its SQLite run"; \
 	else pg=""; echo "Postgres does not answer on 127.0.0.1:5432: SQLite only"; fi; \
-	HOLDCO_PG_URL="$$pg" $(TESTEXEC_ENV) $(RACE_ENV) $(GO) test $(TEST_GOFLAGS) -exec '$(TESTEXEC)' $(TESTFLAGS) ./...
+	$(call gotest,HOLDCO_PG_URL="$$pg" $(TESTEXEC_ENV) $(RACE_ENV),$(TEST_GOFLAGS) -exec '$(TESTEXEC)' $(TESTFLAGS),./...)
 
 # Every package, on SQLite, with -race (the race detector covers the
 # concurrency the tests exercise: workers, parallel requests, the
 # analytics writer...).
 test-sqlite: $(TEST_DEPS)
-	$(RACE_ENV) $(GO) test $(TEST_GOFLAGS) $(TESTFLAGS) ./...
+	@$(call gotest,$(RACE_ENV),$(TEST_GOFLAGS) $(TESTFLAGS),./...)
 
 # The Postgres pass runs what can differ between the databases: the
 # packages whose tests open a database (testenv's stores and schemas,
@@ -147,7 +167,7 @@ PG_PKGS = ./testenv/ $(sort $(dir $(shell grep -rlE --include='*_test.go' '$(PG_
 test-postgres: $(TEST_DEPS)
 	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then \
 		echo "Postgres answers on 127.0.0.1:5432: running the packages that use a database again on it"; \
-		TEST_DATABASE_URL='$(TEST_PG_URL)' $(RACE_ENV) $(GO) test $(TEST_GOFLAGS) $(TESTFLAGS) $(PG_PKGS); \
+		$(call gotest,TEST_DATABASE_URL='$(TEST_PG_URL)' $(RACE_ENV),$(TEST_GOFLAGS) $(TESTFLAGS),$(PG_PKGS)); \
 	else \
 		echo "Postgres does not answer on 127.0.0.1:5432: skipping the Postgres pass"; \
 	fi
@@ -158,14 +178,14 @@ test-postgres: $(TEST_DEPS)
 E2E_PKGS := holdco/app
 check: $(TOOLS)/stripe-mock temporaldev
 	$(GO) vet ./...
-	$(RACE_ENV) $(GO) test $(RACE) -count=1 -timeout $(TEST_TIMEOUT) $(TESTFLAGS) $$($(GO) list ./... | grep -vxF $(foreach p,$(E2E_PKGS),-e $(p)))
+	@$(call gotest,$(RACE_ENV),$(RACE) -count=1 -timeout $(TEST_TIMEOUT) $(TESTFLAGS),$$($(GO) list ./... | grep -vxF $(foreach p,$(E2E_PKGS),-e $(p))))
 
 # Both passes with go test -json, then the per-package and per-test time
 # table (scripts/testtimes) for docs/benchmarks.md.
 times: $(TEST_DEPS) $(TESTEXEC)
 	@mkdir -p .cache
 	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then pg='$(TEST_PG_URL)'; else pg=""; fi; \
-		start=$$(date +%s); HOLDCO_PG_URL="$$pg" $(TESTEXEC_ENV) $(RACE_ENV) $(GO) test -json $(TEST_GOFLAGS) -exec '$(TESTEXEC)' ./... > .cache/times.json; rc=$$?; \
+		start=$$(date +%s); ($(call gotest,HOLDCO_PG_URL="$$pg" $(TESTEXEC_ENV) $(RACE_ENV),-json $(TEST_GOFLAGS) -exec '$(TESTEXEC)',./...)) > .cache/times.json; rc=$$?; \
 		echo "make test's run: $$(( $$(date +%s) - start )) s (exit $$rc)"; \
 		$(GO) run ./scripts/testtimes sqlite=.cache/times.json
 
@@ -189,12 +209,12 @@ flake: $(TEST_DEPS)
 	@command -v stress-ng >/dev/null 2>&1 || { echo "stress-ng is missing"; exit 1; }
 	@mkdir -p .cache
 	@echo "building the test binaries first (no load yet)"
-	@$(RACE_ENV) $(GO) test $(RACE) -count=1 -run '^$$' $(FLAKE_PKGS) >/dev/null
+	@($(call gotest,$(RACE_ENV),$(RACE) -count=1 -run '^$$',$(FLAKE_PKGS))) >/dev/null
 	@stress-ng --cpu 0 --cpu-load 100 --quiet & hog=$$!; trap 'kill $$hog 2>/dev/null; wait $$hog 2>/dev/null' EXIT; \
 		echo "stress-ng (pid $$hog) keeps every core busy; running $(FLAKE_PKGS) $(FLAKE_ROUNDS) x $(FLAKE_COUNT) times"; \
 		start=$$(date +%s); rc=0; : > .cache/flake.json; \
 		for round in $$(seq $(FLAKE_ROUNDS)); do \
-			TEST_DATABASE_URL='$(FLAKE_DB)' $(RACE_ENV) $(GO) test -json $(RACE) -timeout $(TEST_TIMEOUT) -count=$(FLAKE_COUNT) -run '$(FLAKE_RUN)' $(FLAKE_PKGS) >> .cache/flake.json || { rc=1; echo "round $$round: go test failed"; }; \
+			($(call gotest,TEST_DATABASE_URL='$(FLAKE_DB)' $(RACE_ENV),-json $(RACE) -timeout $(TEST_TIMEOUT) -count=$(FLAKE_COUNT) -run '$(FLAKE_RUN)',$(FLAKE_PKGS))) >> .cache/flake.json || { rc=1; echo "round $$round: go test failed"; }; \
 			echo "round $$round of $(FLAKE_ROUNDS): $$(( $$(date +%s) - start )) s so far"; \
 		done; \
 		echo "under load: $$(( $$(date +%s) - start )) s"; \

@@ -24,7 +24,6 @@ import (
 
 	"holdco/api"
 	"holdco/config"
-	"holdco/devserver"
 	"holdco/observability"
 	"holdco/service/usecases"
 	"holdco/store"
@@ -47,7 +46,7 @@ type App struct {
 	mounts  map[string]http.Handler
 	repos   *repoTools     // the worker's repositories, for the agents' tools
 	dbs     companyQueries // the worker's company databases, for the agents' tools
-	dev     *devserver.Server
+	dev     EmbeddedTemporal
 
 	listeners map[Role]*listener
 	serveErr  chan error
@@ -377,7 +376,7 @@ const embeddedPatience = 15 * time.Second
 // names the setting that gives it longer.
 func (a *App) startEmbeddedTemporal(ctx context.Context, opts client.Options) error {
 	cfg := a.cfg
-	dev, err := devserver.Start(ctx, devserver.Options{
+	dev, err := startEmbedded(ctx, embeddedStarter(), EmbeddedTemporalOptions{
 		DatabaseFile:     filepath.Join(cfg.DataDir, "temporal.db"),
 		Host:             cfg.Temporal.Host,
 		FrontendPort:     cfg.Temporal.Port,
@@ -388,12 +387,15 @@ func (a *App) startEmbeddedTemporal(ctx context.Context, opts client.Options) er
 		LogLevel:         max(cfg.Log.Level, slog.LevelWarn),
 	})
 	if err != nil {
-		var pe *devserver.PortInUseError
+		var pe *PortInUseError
 		if errors.As(err, &pe) {
 			if pe.Port == cfg.Temporal.UIPort {
 				return fmt.Errorf("HOLDCO_TEMPORAL_UI_PORT: port %d is in use", pe.Port)
 			}
 			return fmt.Errorf("HOLDCO_TEMPORAL_PORT: port %d is in use", pe.Port)
+		}
+		if errors.Is(err, errNoEmbeddedTemporal) {
+			return err
 		}
 		return fmt.Errorf("HOLDCO_DATA_DIR: embedded Temporal server: %w", err)
 	}

@@ -1,20 +1,17 @@
 package testenv
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -158,19 +155,20 @@ var shared struct {
 	once     sync.Once
 	hostPort string
 	client   client.Client // on the server's default namespace
-	stdin    io.WriteCloser
+	proc     *TemporalProcess
 	err      error
 }
 
 // sharedServer starts the binary's server on first use. It runs until
-// this process exits: it stops when its standard input (kept open here)
-// closes, and on Linux is killed with its parent.
+// this process exits: it stops when its standard input (kept open by
+// shared.proc) closes, and on Linux is killed with its parent.
 func sharedServer() (string, client.Client, error) {
 	shared.once.Do(func() {
-		shared.hostPort, shared.stdin, shared.err = startTemporalDev()
+		shared.proc, shared.err = StartTemporalProcess(context.Background(), TemporalProcessOptions{NamespaceRefresh: 500 * time.Millisecond})
 		if shared.err != nil {
 			return
 		}
+		shared.hostPort = shared.proc.Address()
 		quiet := log.NewStructuredLogger(slog.New(slog.DiscardHandler))
 		ctx, cancel := context.WithTimeout(context.Background(), EventualBound)
 		defer cancel()
@@ -193,64 +191,6 @@ func sharedServer() (string, client.Client, error) {
 // binary builds it (go build: a no-op while it is up to date) into the
 // repository's .cache/bin.
 const TemporalDevEnv = "HOLDCO_TEMPORAL_DEV_BIN"
-
-func startTemporalDev() (string, io.WriteCloser, error) {
-	bin, err := temporalDevBinary()
-	if err != nil {
-		return "", nil, err
-	}
-	// The frontend's port is picked free just before the server binds it,
-	// so another process can take it in between: try again then.
-	for attempt := 1; ; attempt++ {
-		addr, stdin, err := execTemporalDev(bin)
-		if err == nil || attempt == 3 {
-			return addr, stdin, err
-		}
-	}
-}
-
-func execTemporalDev(bin string) (string, io.WriteCloser, error) {
-	cmd := exec.Command(bin, "-stdin", "-namespace-refresh", "500ms")
-	cmd.SysProcAttr = dieWithParent()
-	var logs LogBuffer
-	cmd.Stderr = &logs
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return "", nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return "", nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return "", nil, fmt.Errorf("start %s: %w", bin, err)
-	}
-	line := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		if sc.Scan() {
-			line <- sc.Text()
-		}
-		close(line)
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	fail := func(err error) (string, io.WriteCloser, error) {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		return "", nil, fmt.Errorf("%s: %w\n%s", bin, err, logs.String())
-	}
-	select {
-	case l, ok := <-line:
-		addr, found := strings.CutPrefix(l, "listening ")
-		if !ok || !found {
-			return fail(fmt.Errorf("exited before it served (%q)", l))
-		}
-		go func() { _ = cmd.Wait() }()
-		return addr, stdin, nil
-	case <-time.After(EventualBound):
-		return fail(fmt.Errorf("did not serve within %s", EventualBound))
-	}
-}
 
 // temporalDevBinary is TemporalDevEnv or a fresh build, without -race (the
 // server's code is not holdco's: under the race detector it took three

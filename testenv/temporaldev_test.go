@@ -49,7 +49,7 @@ func TestTemporalDevStopsWithItsParent(t *testing.T) {
 func TestTemporalDevRefusesBadFlags(t *testing.T) {
 	bin, err := temporalDevBinary()
 	require.NoError(t, err)
-	for _, args := range [][]string{{"-port", "70000"}, {"-log-level", "loud"}, {"extra"}} {
+	for _, args := range [][]string{{"-port", "70000"}, {"-ui-port", "-1"}, {"-log-level", "loud"}, {"-db", "x.db"}, {"extra"}} {
 		out, err := exec.Command(bin, args...).CombinedOutput()
 		var exit *exec.ExitError
 		require.ErrorAs(t, err, &exit, "%v: %s", args, out)

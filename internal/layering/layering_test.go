@@ -219,3 +219,36 @@ func TestDirectRuleSeesOnlyOwnImports(t *testing.T) {
 		t.Error("holdco/workflows links the store through the activities, but the full walk found no chain")
 	}
 }
+
+// serverLinkers are the packages that may link Temporal's server (about a
+// thousand packages): the holdco command, whose embedded default runs it
+// in process, and the tests' server. Everything else, testenv included,
+// stays without it, so that the test build (-race) does not compile the
+// server a second time; make test runs the tests of these packages
+// without -race (NORACE_PKGS in the Makefile).
+var serverLinkers = []string{"holdco/cmd/holdco", "holdco/devserver", "holdco/testenv/temporaldev"}
+
+func TestOnlyTheCommandLinksTemporalsServer(t *testing.T) {
+	graph := importGraph(t)
+	r := rule{forbid: []string{"go.temporal.io/server/..."}}
+	linked := 0
+	for pkg := range graph {
+		if !matches(pkg, []string{"holdco/..."}) {
+			continue
+		}
+		chains := forbiddenLinks(graph, pkg, r)
+		if matches(pkg, serverLinkers) {
+			if len(chains) > 0 {
+				linked++
+			}
+			continue
+		}
+		if len(chains) > 0 {
+			chain := chains[0]
+			t.Errorf("%s links Temporal's server: %s (only %v may; see the Makefile's NORACE_PKGS)", pkg, strings.Join(chain, " → "), serverLinkers)
+		}
+	}
+	if linked == 0 {
+		t.Error("no package links Temporal's server: the walk checks nothing")
+	}
+}

@@ -8,10 +8,15 @@
 // (`holdco temporal` is the one to run by hand: it keeps its state in the
 // data directory and serves the Web UI.)
 //
-// It starts with no namespace: each test registers its own. It prints one
-// line, "listening <host:port>", once the frontend accepts
-// connections, and serves until SIGINT or SIGTERM or, with -stdin, until
-// its standard input closes: a parent that dies takes it along.
+// By default it keeps its state in memory and starts with no namespace:
+// each test registers its own. With -db and -namespace it is the embedded
+// default's server as `holdco serve` runs it (app's tests of it), state in
+// the file, the namespace with holdco's search attributes, the Web UI on
+// -ui-port. It prints one line once the frontend accepts connections,
+// "listening <host:port>" (followed by " ui <host:port>" with a UI), or
+// "port-in-use <port>" when a port it was given is taken, and serves
+// until SIGINT or SIGTERM or, with -stdin, until its standard input
+// closes: a parent that dies takes it along.
 package main
 
 import (
@@ -27,7 +32,10 @@ import (
 	"syscall"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
+
 	"holdco/devserver"
+	"holdco/workflows/contract"
 )
 
 func main() {
@@ -42,6 +50,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	host := fs.String("host", "127.0.0.1", "IP address every listener binds to")
 	port := fs.Int("port", 0, "frontend gRPC port clients dial (0: a free one)")
+	uiPort := fs.Int("ui-port", 0, "the Web UI's port (0: no UI)")
+	db := fs.String("db", "", "SQLite file that keeps the server's state (empty: in memory)")
+	namespace := fs.String("namespace", "", "namespace created at start with holdco's search attributes (required with -db)")
 	refresh := fs.Duration("namespace-refresh", 0, "how soon a namespace registered later reaches every service (0: Temporal's 2 s)")
 	level := fs.String("log-level", "error", "the server's log level: debug, info, warn or error")
 	untilEOF := fs.Bool("stdin", false, "also stop when standard input closes")
@@ -57,24 +68,50 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := logLevel.UnmarshalText([]byte(*level)); err != nil {
 		return fmt.Errorf("-log-level: %w", err)
 	}
-	if *port < 0 || *port > 65535 {
-		return fmt.Errorf("-port: %d is not a TCP port (0 to 65535)", *port)
+	for _, p := range []struct {
+		flag string
+		port int
+	}{{"-port", *port}, {"-ui-port", *uiPort}} {
+		if p.port < 0 || p.port > 65535 {
+			return fmt.Errorf("%s: %d is not a TCP port (0 to 65535)", p.flag, p.port)
+		}
+	}
+	if *db != "" && *namespace == "" {
+		return errors.New("-db needs -namespace")
+	}
+	var attrs map[string]enumspb.IndexedValueType
+	if *namespace != "" {
+		attrs = contract.SearchAttributes()
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel}))
 	srv, err := devserver.Start(ctx, devserver.Options{
+		DatabaseFile:          *db,
 		Host:                  *host,
 		FrontendPort:          *port,
+		UIPort:                *uiPort,
+		Namespace:             *namespace,
+		SearchAttributes:      attrs,
 		Logger:                logger,
 		LogLevel:              logLevel,
 		NamespaceCacheRefresh: *refresh,
 	})
+	var inUse *devserver.PortInUseError
+	if errors.As(err, &inUse) {
+		// The parent reads the first line.
+		_, _ = fmt.Fprintf(stdout, "port-in-use %d\n", inUse.Port)
+		return err
+	}
 	if err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintf(stdout, "listening %s\n", srv.Address()); err != nil {
+	line := "listening " + srv.Address()
+	if srv.UIAddress() != "" {
+		line += " ui " + srv.UIAddress()
+	}
+	if _, err := fmt.Fprintln(stdout, line); err != nil {
 		srv.Stop()
 		return err
 	}
@@ -84,7 +121,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			stop()
 		}()
 	}
-	<-ctx.Done()
+	var uiErr error
+	select {
+	case <-ctx.Done():
+	case uiErr = <-srv.UIErrors():
+		uiErr = fmt.Errorf("the Web UI stopped: %w", uiErr)
+	}
 	// The server's own shutdown waits for its services; bound it.
 	done := make(chan struct{})
 	go func() { srv.Stop(); close(done) }()
@@ -92,5 +134,5 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	case <-done:
 	case <-time.After(10 * time.Second):
 	}
-	return nil
+	return uiErr
 }
