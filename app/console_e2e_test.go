@@ -30,6 +30,7 @@ var updateScreenshots = flag.Bool("update-screenshots", false, "write the consol
 // company. It logs the time from sign-in to the first completed turn.
 func TestConsoleInChromium(t *testing.T) {
 	t.Parallel()
+	testenv.SQLiteOnly(t, "the console's pages in a browser; the REST paths they drive run on Postgres in api's tests and app's other end-to-end tests")
 	testenv.NodeScripts(t, "console")
 	bin := testenv.Chromium(t)
 	a := runApp(t, embeddedConfig(t, t.TempDir(), map[string]string{"HOLDCO_REGISTRAR_DELAY": "2s"}), app.AllRoles...)

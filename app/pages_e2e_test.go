@@ -44,6 +44,7 @@ var tenantPage = template.Must(template.New("tenant").Parse(`<!doctype html><htm
 // URLs opened from a tenant page sign nobody in (login CSRF).
 func TestOwnPagesInChromium(t *testing.T) {
 	t.Parallel()
+	testenv.SQLiteOnly(t, "holdco's own pages in a browser; the REST and OAuth paths behind them run on Postgres in api's, oauth's and app's other tests")
 	testenv.NodeScripts(t, "pages")
 	bin := testenv.Chromium(t)
 	a := startOAuth(t)

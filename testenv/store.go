@@ -250,3 +250,14 @@ func DatabaseURL(t testing.TB) string {
 	dsn, _ := newPostgresSchema(t, base)
 	return dsn
 }
+
+// SQLiteOnly skips the test in the Postgres pass (TEST_DATABASE_URL set),
+// for a test whose subject does not depend on the database — a browser
+// driving pages whose REST paths other tests run on Postgres. why says so
+// in the skip.
+func SQLiteOnly(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv(DatabaseURLEnv) != "" {
+		t.Skip("SQLite pass only: " + why)
+	}
+}
