@@ -46,7 +46,8 @@ type Turns struct {
 }
 
 // StartTurn marks the turn running (or says it is not to be worked on).
-// A turn whose company is gone is not.
+// A turn whose company is gone is not. The workflow runs it as a local
+// activity (an activity in runs started before that), as FinishTurn.
 func (t *Turns) StartTurn(ctx context.Context, ref contract.TurnRef) (contract.StartTurnResult, error) {
 	sc, err := t.scopes(ctx, ref)
 	if errors.Is(err, models.ErrNotFound) {

@@ -146,6 +146,13 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
 		// Search attributes added at runtime are visible at once.
 		dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): true,
+		// One history shard reads its transfer queue (a workflow task
+		// after an activity completes, a signal's or an update's task) at
+		// most this often per second: at Temporal's 20, each such task
+		// waited up to 50 ms for the read, the most of an agent turn's
+		// time in Temporal (docs/benchmarks.md, Agent turns). A cluster
+		// spreads workflows over hundreds of shards; this server has one.
+		dynamicconfig.TransferProcessorMaxPollRPS.Key(): 1000,
 	}
 	if o.NamespaceCacheRefresh > 0 {
 		dyn[dynamicconfig.NamespaceCacheRefreshInterval.Key()] = o.NamespaceCacheRefresh

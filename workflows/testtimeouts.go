@@ -41,5 +41,8 @@ func ScaleActivityTimeoutsForTests(factor int) {
 			o.HeartbeatTimeout *= time.Duration(factor)
 			o.StartToCloseTimeout *= time.Duration(factor)
 		}
+		for _, o := range []*workflow.LocalActivityOptions{&localBookkeeping} {
+			o.StartToCloseTimeout *= time.Duration(factor)
+		}
 	})
 }

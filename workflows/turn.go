@@ -57,6 +57,24 @@ var bookkeeping = workflow.ActivityOptions{
 	},
 }
 
+// localBookkeeping runs the start and the end of a turn as local
+// activities: inside the workflow task that needs them, with no activity
+// task, no round trip through the server and no workflow task of their
+// own. Both steps are idempotent (the row's first end wins), so one run
+// again after a worker died mid-task is harmless.
+var localBookkeeping = workflow.LocalActivityOptions{
+	StartToCloseTimeout: 30 * time.Second,
+	RetryPolicy:         bookkeeping.RetryPolicy,
+}
+
+// Versions of the turn workflow (workflow.GetVersion). Runs started before
+// a version replay with the code they started with.
+const (
+	// changeLocalBookkeeping: StartTurn and FinishTurn are local
+	// activities (before: activities).
+	changeLocalBookkeeping = "turn-local-bookkeeping"
+)
+
 // turnWorkflow is one agent turn: its state, the handlers that read and
 // change it, and the loop of model and tool calls.
 type turnWorkflow struct {
@@ -69,6 +87,9 @@ type turnWorkflow struct {
 	// calls counts the activities this run made: the history grows by
 	// about eventsPerCall with each.
 	calls int
+	// local: the bookkeeping steps run as local activities (the version
+	// of this run, changeLocalBookkeeping).
+	local bool
 }
 
 // eventsPerCall is the history a call adds: scheduled, started, completed
@@ -117,9 +138,10 @@ func (w *turnWorkflow) interrupt(ctx workflow.Context, _ string) (contract.TurnS
 
 func (w *turnWorkflow) run(ctx workflow.Context) (contract.TurnState, error) {
 	var a *activities.Turns
+	w.local = workflow.GetVersion(ctx, changeLocalBookkeeping, workflow.DefaultVersion, 1) >= 1
 	if w.in.Step == 0 {
 		var started contract.StartTurnResult
-		if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, bookkeeping), a.StartTurn, w.ref).Get(ctx, &started); err != nil {
+		if err := w.bookkeep(ctx, a.StartTurn, w.ref).Get(ctx, &started); err != nil {
 			return w.finish(ctx, models.TurnFailed, "", err)
 		}
 		if !started.Active {
@@ -201,12 +223,23 @@ func (w *turnWorkflow) finish(ctx workflow.Context, status models.TurnStatus, qu
 	}
 	w.state.Doing = ""
 	var stored models.TurnStatus
+	var a *activities.Turns
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(dctx, bookkeeping), (*activities.Turns).FinishTurn, in).Get(dctx, &stored); err != nil {
+	if err := w.bookkeep(dctx, a.FinishTurn, in).Get(dctx, &stored); err != nil {
 		return w.state, err
 	}
 	w.state.Status = stored
 	return w.state, nil
+}
+
+// bookkeep runs a bookkeeping step (a method value of a nil
+// *activities.Turns: the worker's registered activity runs): a local
+// activity, or an activity in runs started before changeLocalBookkeeping.
+func (w *turnWorkflow) bookkeep(ctx workflow.Context, fn, in any) workflow.Future {
+	if w.local {
+		return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, localBookkeeping), fn, in)
+	}
+	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, bookkeeping), fn, in)
 }
 
 func isCanceled(err error) bool {

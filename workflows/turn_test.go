@@ -224,9 +224,17 @@ func TestLongTurnContinuesAsNew(t *testing.T) {
 	assert.Equal(t, models.TurnCompleted, f2.end(t).Status)
 }
 
-// turnHistories are recorded runs of the turn workflow. Regenerate after
-// an intended change: UPDATE_TURN_HISTORIES=1 go test -run TestReplayTurn ./workflows/
-var turnHistories = []string{"turn_tools_question.json", "turn_interrupted.json"}
+// turnHistories are recorded runs of the turn workflow: the _v1 ones with
+// its bookkeeping as local activities (version turn-local-bookkeeping 1),
+// the others from before, with StartTurn and FinishTurn as activities:
+// runs started then replay on the old path. Record the current version
+// after an intended change: UPDATE_TURN_HISTORIES=1 go test -run TestReplayTurn ./workflows/
+// (a change of what a run does needs a new version and new files; the
+// files of earlier versions stay).
+var turnHistories = []string{"turn_tools_question.json", "turn_interrupted.json", "turn_tools_question_v1.json", "turn_interrupted_v1.json"}
+
+// legacyTurnHistories were recorded before the bookkeeping was local.
+var legacyTurnHistories = map[string]bool{"turn_tools_question.json": true, "turn_interrupted.json": true}
 
 func TestReplayTurnHistories(t *testing.T) {
 	if os.Getenv("UPDATE_TURN_HISTORIES") != "" {
@@ -282,8 +290,8 @@ func recordTurnHistories(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join("testdata", file), b, 0o644))
 	}
-	record("turn:tools", "turn_tools_question.json", nil)
-	record("turn:interrupted", "turn_interrupted.json", func() {
+	record("turn:tools", "turn_tools_question_v1.json", nil)
+	record("turn:interrupted", "turn_interrupted_v1.json", func() {
 		time.Sleep(time.Second)
 		h, err := env.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: "turn:interrupted", UpdateName: contract.UpdateInterrupt,
 			Args: []any{"turn:interrupted"}, WaitForStage: client.WorkflowUpdateStageCompleted})
@@ -294,4 +302,68 @@ func recordTurnHistories(t *testing.T) {
 			require.NoError(t, errors.New("not interrupted: "+string(st.Status)))
 		}
 	})
+}
+
+// TestTurnHistoriesCoverBothBookkeepingPaths checks what the replayed
+// histories hold: the legacy ones schedule StartTurn and FinishTurn as
+// activities, the current ones record them as local activities (markers)
+// and schedule only the model and tool calls.
+func TestTurnHistoriesCoverBothBookkeepingPaths(t *testing.T) {
+	for _, name := range turnHistories {
+		raw, err := os.ReadFile(filepath.Join("testdata", name))
+		require.NoError(t, err)
+		var h historypb.History
+		require.NoError(t, protojson.Unmarshal(raw, &h), name)
+		scheduled := map[string]int{}
+		local := map[string]int{}
+		for _, e := range h.Events {
+			if a := e.GetActivityTaskScheduledEventAttributes(); a != nil {
+				scheduled[a.GetActivityType().GetName()]++
+			}
+			if m := e.GetMarkerRecordedEventAttributes(); m != nil && m.GetMarkerName() == "LocalActivity" {
+				var d struct{ ActivityType string }
+				require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(m.GetDetails()["data"], &d), name)
+				local[d.ActivityType]++
+			}
+		}
+		if legacyTurnHistories[name] {
+			assert.Equal(t, 1, scheduled["StartTurn"], name)
+			assert.Equal(t, 1, scheduled["FinishTurn"], name)
+			assert.Empty(t, local, name)
+			continue
+		}
+		assert.Equal(t, map[string]int{"StartTurn": 1, "FinishTurn": 1}, local, name)
+		assert.Zero(t, scheduled["StartTurn"]+scheduled["FinishTurn"], name)
+		assert.NotZero(t, scheduled["ModelStep"], name)
+	}
+}
+
+// TestBookkeepingRunsAsLocalActivities: a new run starts and ends the turn
+// with local activities; the model and tool calls stay activities (an
+// interrupt cancels them at their next heartbeat).
+func TestBookkeepingRunsAsLocalActivities(t *testing.T) {
+	f := &fakeTurn{model: func(_ context.Context, step int) (contract.ModelStepResult, error) {
+		if step < 2 {
+			return toolCall("write_document"), nil
+		}
+		return contract.ModelStepResult{}, nil
+	}}
+	env := turnEnv(f)
+	var mu sync.Mutex
+	var local, remote []string
+	env.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []any) {
+		mu.Lock()
+		defer mu.Unlock()
+		local = append(local, info.ActivityType.Name)
+	})
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		mu.Lock()
+		defer mu.Unlock()
+		remote = append(remote, info.ActivityType.Name)
+	})
+	env.ExecuteWorkflow(workflows.Turn, turnIn)
+	require.NoError(t, env.GetWorkflowError())
+	assert.Equal(t, models.TurnCompleted, f.end(t).Status)
+	assert.Equal(t, []string{"StartTurn", "FinishTurn"}, local)
+	assert.Equal(t, []string{"ModelStep", "ToolStep", "ModelStep"}, remote)
 }

@@ -346,7 +346,11 @@ func startWorkflow(ctx context.Context, tc client.Client, t models.Turn) error {
 		WorkflowIDReusePolicy:                    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
-		Memo:                                     map[string]any{memoTurnID: t.ID},
+		// A worker of this process (holdco serve runs both roles) takes
+		// the first workflow task from the start's answer instead of
+		// through the task queue; with none, the start is as usual.
+		EnableEagerStart: true,
+		Memo:             map[string]any{memoTurnID: t.ID},
 		TypedSearchAttributes: temporal.NewSearchAttributes(contract.CompanyIDKey.ValueSet(t.CompanyID),
 			contract.ConglomerateIDKey.ValueSet(t.ConglomerateID)),
 	}, contract.TurnWorkflowName, contract.TurnInput{TurnID: t.ID, CompanyID: t.CompanyID, ConglomerateID: t.ConglomerateID})
