@@ -113,6 +113,27 @@ func (s *Core) AuthorizeConglomerate(ctx context.Context, id string) (Conglomera
 		return ConglomerateView{}, ErrUnauthenticated()
 	}
 	scope, c, err := s.store.AuthorizeConglomerate(ctx, actor(p), id)
+	return conglomerateView(p, id, scope, c, err)
+}
+
+// AuthorizeConglomerateCredits is AuthorizeConglomerate with the
+// account's balance and the spend of the UTC day starting at dayStart,
+// read fresh in the same statement as the conglomerate.
+func (s *Core) AuthorizeConglomerateCredits(ctx context.Context, id string, dayStart time.Time) (ConglomerateView, store.CreditOutcome, error) {
+	p, ok := PrincipalFrom(ctx)
+	if !ok {
+		return ConglomerateView{}, store.CreditOutcome{}, ErrUnauthenticated()
+	}
+	scope, c, credits, err := s.store.AuthorizeConglomerateCredits(ctx, actor(p), id, dayStart)
+	v, err := conglomerateView(p, id, scope, c, err)
+	if err != nil {
+		return ConglomerateView{}, store.CreditOutcome{}, err
+	}
+	return v, credits, nil
+}
+
+// conglomerateView is the authorization step's answer for a conglomerate.
+func conglomerateView(p Principal, id string, scope store.ConglomerateScope, c models.Conglomerate, err error) (ConglomerateView, error) {
 	switch {
 	case errors.Is(err, models.ErrNotFound):
 		return ConglomerateView{}, models.Errorf(models.CodeNotFound, "Conglomerate %s does not exist.", id)

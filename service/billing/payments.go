@@ -6,6 +6,7 @@ import (
 
 	"holdco/models"
 	"holdco/service"
+	"holdco/store"
 )
 
 // CheckoutSession opens a hosted checkout for a top-up of credits or for
@@ -139,11 +140,19 @@ type AutoTopUp struct {
 
 // Billing reports the plan, balance, auto top-up and links of an account.
 func (s *Service) Billing(ctx context.Context, conglomerateID string) (BillingState, error) {
-	v, err := s.core.AuthorizeConglomerate(ctx, conglomerateID)
+	_, st, err := s.AuthorizedState(ctx, conglomerateID)
+	return st, err
+}
+
+// AuthorizedState applies the authorization step to the conglomerate and
+// reports its billing state, the conglomerate's row and the balance read
+// in one statement (the balance fresh from the database).
+func (s *Service) AuthorizedState(ctx context.Context, conglomerateID string) (service.ConglomerateView, BillingState, error) {
+	v, bal, err := s.core.AuthorizeConglomerateCredits(ctx, conglomerateID, dayStart(s.now()))
 	if err != nil {
-		return BillingState{}, err
+		return service.ConglomerateView{}, BillingState{}, err
 	}
-	return s.billingState(ctx, v)
+	return v, s.stateWith(v, bal), nil
 }
 
 // StateOf is Billing for a conglomerate the caller authorized already (the
@@ -153,18 +162,24 @@ func (s *Service) StateOf(ctx context.Context, v service.ConglomerateView) (Bill
 }
 
 func (s *Service) billingState(ctx context.Context, v service.ConglomerateView) (BillingState, error) {
-	c := v.Conglomerate
 	bal, err := s.store.Billing().CreditBalance(ctx, v.Scope, dayStart(s.now()))
 	if err != nil {
 		return BillingState{}, err
 	}
+	return s.stateWith(v, bal), nil
+}
+
+// stateWith is the billing state of an authorized conglomerate with its
+// credit state as just read.
+func (s *Service) stateWith(v service.ConglomerateView, bal store.CreditOutcome) BillingState {
+	c := v.Conglomerate
 	st := BillingState{Plan: planInfo(c, s.now()), PaymentsConfigured: s.payments != nil,
 		Credits:   CreditState{Balance: bal.Balance, SpentToday: bal.SpentToday, DailyCreditCap: c.DailyCreditCap},
 		AutoTopUp: AutoTopUp{Enabled: c.Billing.AutoTopUpEnabled, Threshold: c.Billing.AutoTopUpThreshold, Credits: c.Billing.AutoTopUpCredits}}
 	st.StartBusiness = s.PlanDecision(c, ActionStartBusiness)
 	st.EnoughCreditsToStart = bal.Balance >= MinCreditsToStart
 	st.Links, st.LinkReasons = s.linkSet(c, 0)
-	return st, nil
+	return st
 }
 
 // SetAutoTopUp changes the auto top-up settings. Enabling it needs

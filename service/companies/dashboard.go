@@ -2,7 +2,6 @@ package companies
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"holdco/models"
@@ -26,9 +25,10 @@ const (
 
 // Dashboard is everything the company page shows, read in one request
 // with a fixed number of queries whatever the size of the company's data:
-// one per list (resources, activity, documents, milestones, open tasks,
-// the last turn), one for the figures (store.CompanySummary), one for the
-// analytics headline, after the authorization step.
+// one for everything that is one row or a fixed number of rows
+// (store.CompanySummary: the figures, the resources, the milestones, the
+// last turn's headline), one per list (activity, documents, open tasks),
+// one for the analytics headline, after the authorization step.
 // Sections that later capabilities fill (the last turn, analytics,
 // domain, ads) are nil until they exist.
 type Dashboard struct {
@@ -45,7 +45,9 @@ type Dashboard struct {
 	Inbox          models.InboxCounts
 	Revenue        models.Revenue
 	OpenTasks      []models.Task
-	// LastTurn is the company's newest agent turn; nil before its first.
+	// LastTurn is the headline of the company's newest agent turn (its
+	// id, status, trigger, question, cost and times; not its message,
+	// text or answer); nil before its first.
 	LastTurn *models.Turn
 	// Analytics is the headline of the analytics summary (default range);
 	// nil when the process has no analytics.
@@ -62,20 +64,17 @@ func (s *Service) Dashboard(ctx context.Context, companyID string) (Dashboard, e
 	if err != nil {
 		return Dashboard{}, err
 	}
-	d := Dashboard{Company: c.Company}
-	if d.Resources, err = s.resourceViews(ctx, c.Scope); err != nil {
-		return Dashboard{}, err
-	}
-	d.Ready = true
-	for i := range d.Resources {
-		d.Resources[i] = tenantView(d.Resources[i])
-		d.Ready = d.Ready && d.Resources[i].Status == models.ResourceReady
-	}
-	// The figures in one statement: credits, files, inbox, revenue, domain
-	// and ads.
+	// The one-row part in one statement: credits, files, inbox, revenue,
+	// domain, ads, resources, milestones and the last turn.
 	sum, err := s.store.Companies().CompanySummary(ctx, c.Scope, s.now().UTC().Truncate(24*time.Hour))
 	if err != nil {
 		return Dashboard{}, err
+	}
+	d := Dashboard{Company: c.Company, Resources: resourceViewsOf(sum.Resources), Ready: true, Milestones: ShelfOf(sum.Milestones),
+		LastTurn: sum.LastTurn}
+	for i := range d.Resources {
+		d.Resources[i] = tenantView(d.Resources[i])
+		d.Ready = d.Ready && d.Resources[i].Status == models.ResourceReady
 	}
 	d.Credits, d.FileCount, d.FileBytes, d.Inbox, d.Revenue = sum.Credits, sum.FileCount, sum.FileBytes, sum.Inbox, sum.Revenue
 	d.Domain, d.Ads = sum.Domain, sum.Ads
@@ -85,18 +84,7 @@ func (s *Service) Dashboard(ctx context.Context, companyID string) (Dashboard, e
 	if d.Documents, d.DocumentsMore, err = s.store.Companies().RecentDocuments(ctx, c.Scope, DashboardDocuments); err != nil {
 		return Dashboard{}, err
 	}
-	ms, err := s.store.Companies().ListMilestones(ctx, c.Scope)
-	if err != nil {
-		return Dashboard{}, err
-	}
-	d.Milestones = ShelfOf(ms)
 	if d.OpenTasks, err = s.store.Companies().OpenTasks(ctx, c.Scope, DashboardOpenTasks); err != nil {
-		return Dashboard{}, err
-	}
-	switch t, err := s.store.Turns().LatestTurn(ctx, c.Scope, false); {
-	case err == nil:
-		d.LastTurn = &t
-	case !errors.Is(err, models.ErrNotFound):
 		return Dashboard{}, err
 	}
 	if s.analytics != nil {

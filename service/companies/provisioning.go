@@ -116,6 +116,12 @@ func (s *Service) resourceViews(ctx context.Context, c store.CompanyScope) ([]Re
 	if err != nil {
 		return nil, err
 	}
+	return resourceViewsOf(rows), nil
+}
+
+// resourceViewsOf is the view of each kind of models.ResourceKinds from
+// the company's resource rows: a kind without a row is not provisioned.
+func resourceViewsOf(rows []models.CompanyResource) []ResourceView {
 	byKind := map[models.ResourceKind]models.CompanyResource{}
 	for _, r := range rows {
 		byKind[r.Kind] = r
@@ -131,7 +137,7 @@ func (s *Service) resourceViews(ctx context.Context, c store.CompanyScope) ([]Re
 		out = append(out, ResourceView{Kind: kind, Status: r.Status, Ref: r.Ref, ErrorClass: errorClass(r.Status, r.LastError),
 			LastError: r.LastError, Attempts: r.Attempts, UpdatedAt: &at})
 	}
-	return out, nil
+	return out
 }
 
 // ResourceDiagnosis compares a resource's row with reality.

@@ -80,12 +80,16 @@ type Credits struct {
 
 // GetCredits reports the account's balance, today's spend, the minimum to
 // start a turn and the plan.
+//
+// One statement for a principal resolved from a credential: the account's
+// row and its balance together (billing.AuthorizedState; the membership
+// was checked when the credential was resolved).
 func (s *Service) GetCredits(ctx context.Context) (Credits, error) {
-	v, err := s.account(ctx)
+	id, err := s.accountID(ctx)
 	if err != nil {
 		return Credits{}, err
 	}
-	st, err := s.Billing.StateOf(ctx, v)
+	_, st, err := s.Billing.AuthorizedState(ctx, id)
 	if err != nil {
 		return Credits{}, err
 	}

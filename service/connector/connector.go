@@ -65,22 +65,30 @@ func New(d Deps) *Service {
 // account is the account (conglomerate) the acting user works in: the
 // principal's, else the first the user belongs to.
 func (s *Service) account(ctx context.Context) (service.ConglomerateView, error) {
-	p, err := service.RequireUser(ctx)
+	id, err := s.accountID(ctx)
 	if err != nil {
 		return service.ConglomerateView{}, err
 	}
-	id := p.ConglomerateID
-	if id == "" {
-		views, err := s.Companies.MyConglomerates(ctx)
-		if err != nil {
-			return service.ConglomerateView{}, err
-		}
-		if len(views) == 0 {
-			return service.ConglomerateView{}, models.Errorf(models.CodeNotFound, "This user has no account yet.")
-		}
-		id = views[0].ID
-	}
 	return s.Core.AuthorizeConglomerate(ctx, id)
+}
+
+// accountID is the id of the account account authorizes.
+func (s *Service) accountID(ctx context.Context) (string, error) {
+	p, err := service.RequireUser(ctx)
+	if err != nil {
+		return "", err
+	}
+	if p.ConglomerateID != "" {
+		return p.ConglomerateID, nil
+	}
+	views, err := s.Companies.MyConglomerates(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(views) == 0 {
+		return "", models.Errorf(models.CodeNotFound, "This user has no account yet.")
+	}
+	return views[0].ID, nil
 }
 
 // resolve applies the authorization step to the business an assistant
