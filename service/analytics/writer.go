@@ -172,6 +172,9 @@ func (q *Queue) Len() int {
 // answered 503, so the clients still hold them.
 type Counters struct {
 	Accepted, Stored, UnknownKey, Malformed, QueueFull, WriteFailed, RateLimited atomic.Int64
+	// Commits counts the writer's committed batches (stored / commits is
+	// the mean batch).
+	Commits atomic.Int64
 }
 
 // Stats is a snapshot of the counters.
@@ -255,6 +258,7 @@ func (s *Service) commit(events []models.AnalyticsEvent) error {
 		return fmt.Errorf("analytics: store events: %w", err)
 	}
 	s.counter.Stored.Add(int64(len(events)))
+	s.counter.Commits.Add(1)
 	if !s.failing.IsZero() {
 		s.logger.Info("analytics: events are stored again", "after", time.Since(s.failing).Round(time.Millisecond).String(),
 			"failed_batches", s.failedBatches)
@@ -280,7 +284,7 @@ func (s *Service) StopWriter(ctx context.Context) {
 	}
 	st := s.Stats()
 	s.logger.Info("analytics: capture stopped", "accepted", st.Accepted, "stored", st.Stored, "unknown_key", st.UnknownKey,
-		"malformed", st.Malformed, "queue_full", st.QueueFull, "rate_limited", st.RateLimited, "write_failed", st.WriteFailed)
+		"malformed", st.Malformed, "queue_full", st.QueueFull, "rate_limited", st.RateLimited, "write_failed", st.WriteFailed, "commits", s.counter.Commits.Load())
 }
 
 // Flush waits until no batch waits or is being written (tests,
