@@ -108,7 +108,7 @@ func TestKillDuringCaptureKeepsAcknowledgedEvents(t *testing.T) {
 	defer st.Close()
 	sc, err := st.SystemCompanyScope(context.Background(), co)
 	require.NoError(t, err)
-	raw, err := st.AnalyticsRawEvents(context.Background(), sc, "0000-00-00", "9999-99-99")
+	raw, err := st.Analytics().AnalyticsRawEvents(context.Background(), sc, "0000-00-00", "9999-99-99")
 	require.NoError(t, err)
 	stored := map[string]bool{}
 	for _, e := range raw {

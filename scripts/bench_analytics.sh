@@ -18,8 +18,10 @@ cd "$(dirname "$0")/.."
 command -v wrk >/dev/null || { echo "installing wrk (Debian)"; apt-get install -y wrk >/dev/null || sudo apt-get install -y wrk >/dev/null; }
 
 DATA=.cache/bench-analytics
-PORT=18180
-export HOLDCO_DATA_DIR=$DATA HOLDCO_API_ADDR=127.0.0.1:$PORT HOLDCO_SITES_ADDR=127.0.0.1:0 HOLDCO_MCP_ADDR=127.0.0.1:0 HOLDCO_OAUTH_ADDR=127.0.0.1:0 HOLDCO_WORKER_HEALTH_ADDR=127.0.0.1:0 HOLDCO_TEMPORAL_PORT=17333 HOLDCO_TEMPORAL_UI_PORT=0 HOLDCO_LOG_LEVEL=warn
+# Ports (BENCH_PORT_BASE moves all three, for two runs on one machine).
+base=${BENCH_PORT_BASE:-0}
+PORT=$((18180 + base)) BARE_PORT=$((18091 + base)) TEMPORAL_PORT=$((17333 + base))
+export HOLDCO_DATA_DIR=$DATA HOLDCO_API_ADDR=127.0.0.1:$PORT HOLDCO_SITES_ADDR=127.0.0.1:0 HOLDCO_MCP_ADDR=127.0.0.1:0 HOLDCO_OAUTH_ADDR=127.0.0.1:0 HOLDCO_WORKER_HEALTH_ADDR=127.0.0.1:0 HOLDCO_TEMPORAL_PORT=$TEMPORAL_PORT HOLDCO_TEMPORAL_UI_PORT=0 HOLDCO_LOG_LEVEL=${HOLDCO_LOG_LEVEL:-warn}
 export HOLDCO_ANALYTICS_ADDRESS_RATE=${HOLDCO_ANALYTICS_ADDRESS_RATE:-0} HOLDCO_ANALYTICS_KEY_RATE=${HOLDCO_ANALYTICS_KEY_RATE:-0}
 echo "flood guard: address rate $HOLDCO_ANALYTICS_ADDRESS_RATE/s, key rate $HOLDCO_ANALYTICS_KEY_RATE/s (0: off)"
 rm -rf "$DATA"; mkdir -p .cache/bin
@@ -33,8 +35,8 @@ echo "store: ${DATABASE_URL:+postgres}${DATABASE_URL:-sqlite}" | sed 's#postgres
 
 go build -o .cache/bin/barehttp ./scripts/barehttp
 go build -o .cache/bin/benchtoken ./scripts/benchtoken
-.cache/bin/barehttp -addr 127.0.0.1:18091 & pids+=($!)
-until curl -fs http://127.0.0.1:18091/ >/dev/null 2>&1; do sleep 0.05; done
+.cache/bin/barehttp -addr 127.0.0.1:$BARE_PORT & pids+=($!)
+until curl -fs http://127.0.0.1:$BARE_PORT/ >/dev/null 2>&1; do sleep 0.05; done
 
 API="http://127.0.0.1:$PORT"
 PAT=$(.cache/bin/benchtoken -api "$API" -email analytics-bench@example.com)
@@ -48,8 +50,8 @@ pageviews() { curl -fs "${auth[@]}" "$API/companies/$CO/analytics/summary?range=
 LUA=scripts/benchanalytics/event.lua
 wrk_run() { wrk -t2 -c64 -d10s --latency -s $LUA "$@"; }
 summary() { awk '/Requests\/sec/{rps=$2} /requests in/{n=$1} /Non-2xx/{bad=$5} / 99%/{p99=$2} END{printf "%s %s %s %s\n", rps, n, bad+0, p99}'; }
-wrk -t2 -c64 -d2s -s $LUA http://127.0.0.1:18091/ >/dev/null # warm-up
-read -r bare_rps _ _ bare_p99 < <(wrk_run http://127.0.0.1:18091/ | summary)
+wrk -t2 -c64 -d2s -s $LUA http://127.0.0.1:$BARE_PORT/ >/dev/null # warm-up
+read -r bare_rps _ _ bare_p99 < <(wrk_run http://127.0.0.1:$BARE_PORT/ | summary)
 read -r cap_rps cap_n cap_bad cap_p99 < <(wrk_run "$API/analytics/e/" | summary)
 accepted=$((cap_n - cap_bad))
 # Every accepted event is stored once the writer catches up.

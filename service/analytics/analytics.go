@@ -53,8 +53,9 @@ type Options struct {
 	QueueEvents int
 	// FlushEvents is the most events one commit holds.
 	FlushEvents int
-	// GroupWait is how long a batch gathers requests before its commit
-	// (group commit, writer.go); negative: none.
+	// GroupWait is the most a batch waits, after a commit, for the
+	// requests that commit answered to come back (group commit,
+	// writer.go); negative: no wait.
 	GroupWait time.Duration
 	// AddressRate and KeyRate are the events per second one client
 	// address and one public key may send (bursts of 10 s), counted once

@@ -4,25 +4,31 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/netip"
 	"os"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"holdco/models"
+	"holdco/service/analytics"
 	"holdco/service/companies"
 	"holdco/service/servicetest"
+	"holdco/service/usecases"
 )
 
 // BenchmarkRecordEvents stores batches of page views with their rollups
 // (multi-row INSERT on SQLite, COPY on Postgres with TEST_DATABASE_URL):
-// 1,000 visitors browsing a site, in time order.
+// 1,000 visitors browsing a site, in time order. The 64-event batch is
+// what wrk -c64 of single events gives the writer (one commit per round).
 // go test -run '^$' -bench RecordEvents ./service/analytics/
 func BenchmarkRecordEvents(b *testing.B) {
-	for _, batch := range []int{500, 5000} {
+	for _, batch := range []int{64, 500, 5000} {
 		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
 			e := servicetest.New(b)
 			ctx, cong := e.User(b, "bench@example.com")
@@ -116,4 +122,46 @@ func BenchmarkSummaryOverManyEvents(b *testing.B) {
 			b.ReportMetric(float64(took[len(took)*99/100].Milliseconds()), "p99-ms")
 		})
 	}
+}
+
+// BenchmarkCaptureClosedLoop is wrk -c64 without HTTP: 64 clients, each
+// sending one page view (a JSON body, as the loader does) and the next
+// once it is answered (stored), b.N requests in all. Its events/s is
+// capture's rate through the use case and the group commit, its CPU
+// profile where a request's time goes outside the HTTP stack.
+// go test -run '^$' -bench CaptureClosedLoop -benchtime 20000x ./service/analytics/
+func BenchmarkCaptureClosedLoop(b *testing.B) {
+	const clients = 64
+	e := servicetest.NewWith(b, usecases.Options{Analytics: analytics.Options{AddressRate: -1, KeyRate: -1}})
+	ctx, cong := e.User(b, "bench@example.com")
+	c, err := e.Svc.CreateCompany(ctx, cong, companies.CompanyInput{Name: "Bench"})
+	require.NoError(b, err)
+	key, err := e.Svc.Analytics.Key(ctx, c.ID)
+	require.NoError(b, err)
+	bodies := make([][]byte, 1000)
+	for i := range bodies {
+		bodies[i] = fmt.Appendf(nil, `{"event":"$pageview","distinct_id":"v%d","properties":{"token":"%s","$current_url":"https://shop.example/p%d","$referrer":"https://news.example/"}}`,
+			rand.IntN(10000), key, rand.IntN(20))
+	}
+	var next atomic.Int64
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Go(func() {
+			for {
+				i := next.Add(1)
+				if i > int64(b.N) {
+					return
+				}
+				_, err := e.Svc.Analytics.Capture(context.Background(), analytics.CaptureInput{Body: bodies[i%int64(len(bodies))],
+					ContentType: "application/json", ClientIP: netip.MustParseAddr("8.8.8.8")})
+				if err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }

@@ -125,12 +125,14 @@ func (l *limiter) take(ctx context.Context, key string, n int, now time.Time) (b
 	for {
 		b := l.refill(key, now)
 		if now.Before(b.blockedUntil) {
+			wait := b.blockedUntil.Sub(now) // read under l.mu
 			l.mu.Unlock()
-			return false, b.blockedUntil.Sub(now), nil
+			return false, wait, nil
 		}
 		if b.tokens < cost {
+			wait := time.Duration((cost - b.tokens) / l.rate * float64(time.Second)) // read under l.mu
 			l.mu.Unlock()
-			return false, time.Duration((cost - b.tokens) / l.rate * float64(time.Second)), nil
+			return false, wait, nil
 		}
 		local := l.shared == nil || now.Before(l.localUntil)
 		if local || b.owed+c <= l.chunk {

@@ -26,10 +26,14 @@ var errRefusing = fmt.Errorf("analytics: events cannot be stored right now: %w",
 // waits until the transaction holding that batch commits: it answers 200
 // only then, so an acknowledged event is in the database, whatever happens
 // to the process afterwards. One writer goroutine per process commits the
-// batches one after another: it lets a batch gather for a short interval
-// (GroupWait, unless the batch is full) and commits it; the requests
-// arriving meanwhile fill the next, so the batch grows with the load. The
-// writer runs only while batches wait; nothing needs starting.
+// batches one after another, pipelined: while one batch commits, the
+// requests arriving fill the next, which is committed as soon as the
+// writer is free. There is no fixed gathering interval: a batch waits
+// (at most GroupWait) only for the requests the last commit answered to
+// come back — under a closed loop of clients (wrk's connections, a
+// browser's beacons one after another) they are the next batch; from
+// idle, a lone request is committed at once. The writer runs only while
+// batches wait; nothing needs starting.
 const (
 	// writeTimeout bounds one batch's transaction; past it the batch's
 	// requests answer 503 and their clients retry.
@@ -41,9 +45,10 @@ const (
 
 // batch is the events of the requests that wait for one commit.
 type batch struct {
-	events []models.AnalyticsEvent
-	done   chan struct{} // closed once committed or failed
-	err    error         // set before done is closed
+	events   []models.AnalyticsEvent
+	requests int           // how many requests' events it holds
+	done     chan struct{} // closed once committed or failed
+	err      error         // set before done is closed
 }
 
 // Queue holds the batches waiting for the writer. A request's events are
@@ -57,6 +62,10 @@ type Queue struct {
 	writing bool     // the writer goroutine runs
 	idle    chan struct{}
 	closed  bool
+	// want > 0: the writer waits until the open batch holds want requests
+	// (or is full), and push closes ready then.
+	want  int
+	ready chan struct{}
 }
 
 func newQueue(o Options) *Queue {
@@ -84,7 +93,12 @@ func (q *Queue) push(events []models.AnalyticsEvent) (*batch, bool, error) {
 		q.batches = append(q.batches, b)
 	}
 	b.events = append(b.events, events...)
+	b.requests++
 	q.queued += len(events)
+	if q.want > 0 && (b.requests >= q.want || len(q.batches) > 1 || len(b.events) >= q.flushAt) {
+		q.want = 0
+		close(q.ready)
+	}
 	start := !q.writing
 	if start {
 		q.writing = true
@@ -93,11 +107,39 @@ func (q *Queue) push(events []models.AnalyticsEvent) (*batch, bool, error) {
 	return b, start, nil
 }
 
-// full reports whether the oldest batch cannot take more events.
-func (q *Queue) full() bool {
+// gather waits until the oldest batch holds want requests or cannot take
+// more events, or until wait has passed, or the queue is closed.
+func (q *Queue) gather(want int, wait time.Duration) {
+	q.mu.Lock()
+	if q.closed || len(q.batches) > 1 || len(q.batches) == 1 && (q.batches[0].requests >= want || len(q.batches[0].events) >= q.flushAt) {
+		q.mu.Unlock()
+		return
+	}
+	q.want, q.ready = want, make(chan struct{})
+	ready := q.ready
+	q.mu.Unlock()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-ready:
+	case <-t.C:
+		q.mu.Lock()
+		if q.ready == ready && q.want > 0 {
+			q.want = 0
+		}
+		q.mu.Unlock()
+	}
+}
+
+// openRequests is how many requests wait in batches.
+func (q *Queue) openRequests() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return len(q.batches) > 1 || len(q.batches) == 1 && len(q.batches[0].events) >= q.flushAt
+	n := 0
+	for _, b := range q.batches {
+		n += b.requests
+	}
+	return n
 }
 
 // next takes the oldest batch; with none left the writer stops (false).
@@ -130,6 +172,9 @@ func (q *Queue) Len() int {
 // answered 503, so the clients still hold them.
 type Counters struct {
 	Accepted, Stored, UnknownKey, Malformed, QueueFull, WriteFailed, RateLimited atomic.Int64
+	// Commits counts the writer's committed batches (stored / commits is
+	// the mean batch).
+	Commits atomic.Int64
 }
 
 // Stats is a snapshot of the counters.
@@ -168,11 +213,17 @@ func (s *Service) enqueue(ctx context.Context, events []models.AnalyticsEvent) e
 }
 
 // writeLoop commits the waiting batches one by one and ends when none
-// is left.
+// is left. After a commit, the next batch is given until GroupWait to
+// hold as many requests as were waiting then (the batch just committed
+// and those already in the next): the clients just answered come back
+// into it. So a closed loop of N clients makes one batch of N requests a
+// commit instead of a 5 ms pause each, and a batch that filled during
+// the commit goes at once.
 func (s *Service) writeLoop() {
+	want := 0
 	for {
-		if s.groupWait > 0 && !s.queue.full() {
-			time.Sleep(s.groupWait) // the group's interval: more requests join the batch
+		if want > 0 && s.groupWait > 0 {
+			s.queue.gather(want, s.groupWait)
 		}
 		b, ok := s.queue.next()
 		if !ok {
@@ -180,6 +231,7 @@ func (s *Service) writeLoop() {
 		}
 		b.err = s.commit(b.events)
 		close(b.done)
+		want = b.requests + s.queue.openRequests()
 	}
 }
 
@@ -206,6 +258,7 @@ func (s *Service) commit(events []models.AnalyticsEvent) error {
 		return fmt.Errorf("analytics: store events: %w", err)
 	}
 	s.counter.Stored.Add(int64(len(events)))
+	s.counter.Commits.Add(1)
 	if !s.failing.IsZero() {
 		s.logger.Info("analytics: events are stored again", "after", time.Since(s.failing).Round(time.Millisecond).String(),
 			"failed_batches", s.failedBatches)
@@ -231,7 +284,7 @@ func (s *Service) StopWriter(ctx context.Context) {
 	}
 	st := s.Stats()
 	s.logger.Info("analytics: capture stopped", "accepted", st.Accepted, "stored", st.Stored, "unknown_key", st.UnknownKey,
-		"malformed", st.Malformed, "queue_full", st.QueueFull, "rate_limited", st.RateLimited, "write_failed", st.WriteFailed)
+		"malformed", st.Malformed, "queue_full", st.QueueFull, "rate_limited", st.RateLimited, "write_failed", st.WriteFailed, "commits", s.counter.Commits.Load())
 }
 
 // Flush waits until no batch waits or is being written (tests,
