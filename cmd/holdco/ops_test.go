@@ -34,25 +34,35 @@ func freePort(t *testing.T) int {
 // on cancellation.
 func TestStandaloneTemporal(t *testing.T) {
 	t.Parallel()
-	port := freePort(t)
 	env := map[string]string{"HOLDCO_DATA_DIR": t.TempDir(), "HOLDCO_TEMPORAL_UI_PORT": "0", "HOLDCO_LOG_LEVEL": "error"}
 	getenv := func(k string) string { return env[k] }
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var out, errOut testenv.LogBuffer
 	done := make(chan error, 1)
-	go func() {
-		done <- standaloneTemporal(ctx, []string{"--port", strconv.Itoa(port)}, getenv, &out, &errOut)
-	}()
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	require.Eventually(t, func() bool {
-		select {
-		case err := <-done:
-			require.NoError(t, err, errOut.String())
-		default:
+	var addr string
+	// A free port can be taken by another process before the server binds
+	// it: that start fails saying so, and the test picks another.
+	for attempt := 1; ; attempt++ {
+		port := freePort(t)
+		addr = "127.0.0.1:" + strconv.Itoa(port)
+		go func() {
+			done <- standaloneTemporal(ctx, []string{"--port", strconv.Itoa(port)}, getenv, &out, &errOut)
+		}()
+		var startErr error
+		require.Eventually(t, func() bool {
+			select {
+			case startErr = <-done:
+				return true
+			default:
+			}
+			return strings.Contains(out.String(), "TEMPORAL_ADDRESS="+addr)
+		}, testenv.EventualBound, 50*time.Millisecond)
+		if startErr == nil {
+			break
 		}
-		return strings.Contains(out.String(), "TEMPORAL_ADDRESS="+addr)
-	}, testenv.EventualBound, 50*time.Millisecond)
+		require.True(t, attempt < 3 && strings.Contains(startErr.Error(), "is in use"), "%v\n%s", startErr, errOut.String())
+	}
 
 	c, err := client.Dial(client.Options{HostPort: addr, Namespace: "default"})
 	require.NoError(t, err)
