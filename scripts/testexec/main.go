@@ -9,9 +9,11 @@
 //	go test -race -exec "$(go env GOPATH)/bin/testexec" ./...
 //
 // Before the second run it prints the line "testexec: postgres pass", and
-// after each run "testexec: <pass> pass took <seconds> s (exit <code>)",
-// which scripts/testtimes reads to split `go test -json` output into
-// passes. It exits with the first non-zero exit code.
+// after each run "testexec: <pass> pass took <seconds> s, cpu <seconds> s
+// (exit <code>)", which scripts/testtimes reads to split `go test -json`
+// output into passes. The CPU time is the run's user and system time,
+// with that of the processes it started and waited for (the tests'
+// Temporal server, Chromium, Node scripts, stripe-mock). It exits with the first non-zero exit code.
 package main
 
 import (
@@ -88,7 +90,11 @@ func run(pass, bin string, args []string, databaseURL string) int {
 			fmt.Fprintf(os.Stderr, "testexec: %s pass: %v\n", pass, err)
 		}
 	}
-	fmt.Printf("testexec: %s pass took %.3f s (exit %d)\n", pass, time.Since(start).Seconds(), code)
+	var cpu time.Duration
+	if cmd.ProcessState != nil {
+		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	fmt.Printf("testexec: %s pass took %.3f s, cpu %.3f s (exit %d)\n", pass, time.Since(start).Seconds(), cpu.Seconds(), code)
 	return code
 }
 

@@ -52,7 +52,8 @@ type failure struct {
 
 type result struct {
 	seconds float64
-	action  string // pass, fail, skip
+	action  string  // pass, fail, skip
+	cpu     float64 // the test binary's CPU seconds (testexec's line; 0 when not given)
 }
 
 func main() {
@@ -138,10 +139,10 @@ func newPass(label string) *pass {
 
 // testexec's lines (scripts/testexec, make test's -exec): a package's
 // events after "testexec: postgres pass" belong to the Postgres pass, and
-// each pass's run time is on its "took" line.
+// each pass's run time and CPU time are on its "took" line.
 var (
 	secondPassLine = "testexec: postgres pass\n"
-	tookLine       = regexp.MustCompile(`^testexec: (\w+) pass took ([0-9.]+) s \(exit (\d+)\)\n$`)
+	tookLine       = regexp.MustCompile(`^testexec: (\w+) pass took ([0-9.]+) s(?:, cpu ([0-9.]+) s)? \(exit (\d+)\)\n$`)
 )
 
 // read reads one `go test -json` file as the pass label, and as a second
@@ -181,11 +182,12 @@ func read(label, file string) ([]*pass, error) {
 					p = second
 				}
 				secs, _ := strconv.ParseFloat(m[2], 64)
+				cpu, _ := strconv.ParseFloat(m[3], 64)
 				action := "pass"
-				if m[3] != "0" {
+				if m[4] != "0" {
 					action = "fail"
 				}
-				p.packages[e.Package] = result{secs, action}
+				p.packages[e.Package] = result{secs, action, cpu}
 				timed[e.Package] = true
 				continue
 			}
@@ -258,9 +260,9 @@ func (p *pass) add(e event) {
 	switch {
 	case e.Package == "":
 	case e.Test == "":
-		p.packages[e.Package] = result{e.Elapsed, e.Action}
+		p.packages[e.Package] = result{seconds: e.Elapsed, action: e.Action}
 	case !strings.Contains(e.Test, "/"):
-		r := result{e.Elapsed, e.Action}
+		r := result{seconds: e.Elapsed, action: e.Action}
 		if old, ok := p.tests[key]; ok { // -count: the slowest run, failed if one failed
 			r.seconds = max(r.seconds, old.seconds)
 			if old.action == "fail" {
@@ -282,13 +284,14 @@ func short(pkg string) string {
 func write(w io.Writer, passes []*pass, top int) {
 	fmt.Fprintln(w, "Per pass (first to last event; compilation before a package's first event is not included):")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| pass | packages run | sum of package times | first to last event | tests | failed |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| pass | packages run | sum of package times | sum of their CPU times | first to last event | tests | failed |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, p := range passes {
-		var sum float64
+		var sum, cpu float64
 		ran := 0
 		for _, r := range p.packages {
 			sum += r.seconds
+			cpu += r.cpu
 			if r.seconds > 0 || r.action != "skip" {
 				ran++
 			}
@@ -299,11 +302,11 @@ func write(w io.Writer, passes []*pass, top int) {
 				failed++
 			}
 		}
-		fmt.Fprintf(w, "| %s | %d | %.0f s | %.0f s | %d | %d |\n", p.label, ran, sum, p.last.Sub(p.first).Seconds(), len(p.tests), failed)
+		fmt.Fprintf(w, "| %s | %d | %.0f s | %.0f s | %.0f s | %d | %d |\n", p.label, ran, sum, cpu, p.last.Sub(p.first).Seconds(), len(p.tests), failed)
 	}
 
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Packages (test binary run time, seconds; — not run in that pass):")
+	fmt.Fprintln(w, "Packages (test binary run time, seconds, and in brackets its CPU time with the processes it waited for; — not run in that pass):")
 	fmt.Fprintln(w)
 	header(w, "package", passes)
 	pkgs := union(passes, func(p *pass) map[string]result { return p.packages })
@@ -372,6 +375,8 @@ func row(w io.Writer, name string, passes []*pass, key string, of func(*pass) ma
 			cells = append(cells, "—")
 		case r.action == "fail":
 			cells = append(cells, fmt.Sprintf("%.1f (failed)", r.seconds))
+		case r.cpu > 0:
+			cells = append(cells, fmt.Sprintf("%.1f (cpu %.1f)", r.seconds, r.cpu))
 		default:
 			cells = append(cells, fmt.Sprintf("%.1f", r.seconds))
 		}

@@ -15,7 +15,7 @@ func TestReadSplitsTestexecPasses(t *testing.T) {
 		`{"Time":"2026-11-29T01:00:00Z","Action":"start","Package":"holdco/store"}`,
 		`{"Time":"2026-11-29T01:00:01Z","Action":"run","Package":"holdco/store","Test":"TestA"}`,
 		`{"Time":"2026-11-29T01:00:02Z","Action":"pass","Package":"holdco/store","Test":"TestA","Elapsed":1.5}`,
-		`{"Time":"2026-11-29T01:00:02Z","Action":"output","Package":"holdco/store","Output":"testexec: sqlite pass took 2.000 s (exit 0)\n"}`,
+		`{"Time":"2026-11-29T01:00:02Z","Action":"output","Package":"holdco/store","Output":"testexec: sqlite pass took 2.000 s, cpu 3.500 s (exit 0)\n"}`,
 		`{"Time":"2026-11-29T01:00:02Z","Action":"output","Package":"holdco/store","Output":"testexec: postgres pass\n"}`,
 		`{"Time":"2026-11-29T01:00:03Z","Action":"run","Package":"holdco/store","Test":"TestA"}`,
 		`{"Time":"2026-11-29T01:00:04Z","Action":"output","Package":"holdco/store","Test":"TestA","Output":"boom\n"}`,
@@ -39,22 +39,22 @@ func TestReadSplitsTestexecPasses(t *testing.T) {
 		t.Fatalf("passes: %d", len(passes))
 	}
 	sqlite, pg := passes[0], passes[1]
-	if got := sqlite.packages["holdco/store"]; got != (result{2, "pass"}) {
+	if got := sqlite.packages["holdco/store"]; got != (result{2, "pass", 3.5}) {
 		t.Errorf("sqlite store: %+v", got)
 	}
-	if got := sqlite.packages["holdco/config"]; got != (result{0.3, "pass"}) {
+	if got := sqlite.packages["holdco/config"]; got != (result{seconds: 0.3, action: "pass"}) {
 		t.Errorf("sqlite config: %+v", got)
 	}
-	if got := pg.packages["holdco/store"]; got != (result{3, "fail"}) {
+	if got := pg.packages["holdco/store"]; got != (result{seconds: 3, action: "fail"}) {
 		t.Errorf("postgres store: %+v", got)
 	}
 	if _, ok := pg.packages["holdco/config"]; ok {
 		t.Error("config is not in the postgres pass")
 	}
-	if got := sqlite.tests["store.TestA"]; got != (result{1.5, "pass"}) {
+	if got := sqlite.tests["store.TestA"]; got != (result{seconds: 1.5, action: "pass"}) {
 		t.Errorf("sqlite TestA: %+v", got)
 	}
-	if got := pg.tests["store.TestA"]; got != (result{2.5, "fail"}) {
+	if got := pg.tests["store.TestA"]; got != (result{seconds: 2.5, action: "fail"}) {
 		t.Errorf("postgres TestA: %+v", got)
 	}
 	if len(pg.failedOutput) != 1 || pg.failedOutput[0].output != "boom\n" {
