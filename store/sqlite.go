@@ -10,13 +10,16 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
+
+	"holdco/store/internal/gormsqlite"
 
 	// The pure-Go SQLite driver, registered as "sqlite". The embedded
 	// Temporal server imports the same driver, so both share one
 	// registration; drivers that register "sqlite" themselves (glebarez)
-	// panic in this binary, and gorm's default "sqlite3" needs cgo.
+	// panic in this binary, and gorm's default "sqlite3" needs cgo (the
+	// dialector is gorm.io/driver/sqlite's without its import of it:
+	// store/internal/gormsqlite).
 	_ "modernc.org/sqlite"
 )
 
@@ -71,7 +74,7 @@ func openSQLite(ctx context.Context, dsn string, cfg *gorm.Config, logger *slog.
 	cfg.PrepareStmt = true
 	cfg.PrepareStmtMaxSize = sqlitePreparedStatements
 	cfg.PrepareStmtTTL = sqlitePreparedForever
-	db, err := gorm.Open(sqlite.New(sqlite.Config{DriverName: sqliteDriverName, DSN: driverDSN}), cfg)
+	db, err := gorm.Open(gormsqlite.New(gormsqlite.Config{DriverName: sqliteDriverName, DSN: driverDSN}), cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open sqlite database %s: %w", path, err)
 	}

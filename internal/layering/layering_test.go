@@ -89,6 +89,16 @@ var rules = []rule{
 		forbid: []string{"holdco/config/..."},
 	},
 	{
+		// holdco uses the pure-Go SQLite (modernc.org/sqlite). The cgo
+		// driver made every build compile SQLite's C amalgamation with gcc,
+		// twice in make test (with and without -race); it came in through
+		// gorm.io/driver/sqlite, whose dialector is store/internal/gormsqlite
+		// without that import.
+		name:   "no package links the cgo SQLite driver",
+		from:   []string{"holdco/..."},
+		forbid: []string{"github.com/mattn/go-sqlite3", "gorm.io/driver/sqlite"},
+	},
+	{
 		name:   "providers link no holdco package but models",
 		from:   []string{"holdco/providers/..."},
 		forbid: []string{"holdco/..."},
