@@ -112,25 +112,46 @@ $(TESTEXEC): $(wildcard scripts/testexec/*.go)
 	$(GO) build -o $@ ./scripts/testexec
 TESTEXEC_ENV = HOLDCO_PG_ROOT='$(CURDIR)' HOLDCO_PG_PKGS='$(PG_PKGS)'
 
-# NORACE_PKGS: the packages whose tests link Temporal's server (the
-# holdco command runs it in process for the embedded default; `holdco
-# temporal`). Their tests run without -race: under -race the server's
-# thousand packages would compile a second time (temporaldev, make run and
-# make lint compile them without), a third of a cold make test's CPU. The
-# app's own tests, with the race detector, start the embedded server in a
-# process of its own (app.UseEmbeddedTemporal, testenv.TemporalProcess);
-# internal/layering's TestOnlyTheCommandLinksTemporalsServer keeps every
-# other package from linking the server.
-NORACE_PKGS := holdco/cmd/holdco holdco/devserver holdco/testenv/temporaldev
+# NORACE_PKGS: the packages whose tests link Temporal's server (devserver,
+# and temporaldev, the tests' server). Their tests run without -race:
+# under -race the server's thousand packages would compile a second time
+# (temporaldev, make run and make lint compile them without). The holdco
+# command links the server only when built without -race
+# (cmd/holdco/embedded.go), so make test tests it with -race like the rest:
+# testing it without -race compiled holdco and its libraries (about 500
+# packages: stripe-go, the model SDKs, go-git...) a second time. The app's
+# and the command's tests start the embedded server in a process of its
+# own (app.UseEmbeddedTemporal, testenv/apptemporal); internal/layering's
+# TestOnlyTheCommandLinksTemporalsServer keeps every other package from
+# linking the server.
+NORACE_PKGS := holdco/devserver holdco/testenv/temporaldev
 # $(call gotest,<environment>,<go test flags with $(RACE)>,<packages>): go
 # test of the packages but NORACE_PKGS with the flags, then of those among
-# them without -race; fails if either failed.
+# them without -race; fails if either failed. The second go test runs no
+# vet: go test's vet of devserver needed the analysis facts of all of
+# Temporal's server (143 s of a cold run's build actions) for two small
+# packages that make lint vets.
 gotest = pkgs=$$($(1) $(GO) list $(3)) || exit 1; rc=0; \
 	race=$$(grep -vxF $(foreach p,$(NORACE_PKGS),-e $(p)) <<<"$$pkgs"); \
 	norace=$$(grep -xF $(foreach p,$(NORACE_PKGS),-e $(p)) <<<"$$pkgs"); \
 	if [ -n "$$race" ]; then $(1) $(GO) test $(2) $$race || rc=1; fi; \
-	if [ -n "$$norace" ]; then $(1) $(GO) test $(filter-out -race,$(2)) $$norace || rc=1; fi; \
+	if [ -n "$$norace" ]; then $(1) $(GO) test $(filter-out -race,$(2)) -vet=off $$norace || rc=1; fi; \
 	exit $$rc
+
+# make test's and make times' set-up, its steps side by side (make -j):
+# stripe-mock's and the Node packages' downloads and Chromium's install
+# wait on the network while the compilers run, and the test packages
+# compile (go list -export: each package compiled with the suite's flags
+# into the build cache, nothing linked) beside temporaldev, filling the
+# cores one go build leaves idle at its dependency chains. A package that
+# does not compile fails later, in go test, with its errors.
+.PHONY: test-setup test-precompile
+test-setup:
+	@$(MAKE) --no-print-directory -j8 $(TEST_DEPS) $(TESTEXEC) test-precompile
+
+test-precompile:
+	@pkgs=$$($(GO) list ./... | grep -vxF $(foreach p,$(NORACE_PKGS),-e $(p))); \
+		$(RACE_ENV) $(GO) list -e -export -deps -test $(RACE) $$pkgs >/dev/null 2>&1 || true
 
 # The complete suite, what CI runs (.ci/run): every package with -race on
 # SQLite and, right after, the packages that can differ between the
@@ -140,7 +161,7 @@ gotest = pkgs=$$($(1) $(GO) list $(3)) || exit 1; rc=0; \
 # loop beside it; `make times` is this with a timing table; `make flake`
 # hunts tests that depend on the machine's speed; `make test-sqlite` and
 # `make test-postgres` run one database.
-test: $(TEST_DEPS) $(TESTEXEC)
+test: test-setup
 	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then pg='$(TEST_PG_URL)'; \
 		echo "Postgres answers on 127.0.0.1:5432: the packages that use a database run again on it, each right after its SQLite run"; \
 	else pg=""; echo "Postgres does not answer on 127.0.0.1:5432: SQLite only"; fi; \
@@ -182,7 +203,7 @@ check: $(TOOLS)/stripe-mock temporaldev
 
 # Both passes with go test -json, then the per-package and per-test time
 # table (scripts/testtimes) for docs/benchmarks.md.
-times: $(TEST_DEPS) $(TESTEXEC)
+times: test-setup
 	@mkdir -p .cache
 	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then pg='$(TEST_PG_URL)'; else pg=""; fi; \
 		start=$$(date +%s); ($(call gotest,HOLDCO_PG_URL="$$pg" $(TESTEXEC_ENV) $(RACE_ENV),-json $(TEST_GOFLAGS) -exec '$(TESTEXEC)',./...)) > .cache/times.json; rc=$$?; \

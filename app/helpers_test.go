@@ -24,38 +24,17 @@ import (
 	"holdco/config"
 	"holdco/store"
 	"holdco/testenv"
+	"holdco/testenv/apptemporal"
 	"holdco/workflows/contract"
 )
 
 // TestMain applies the test settings (testenv.Main: the activities'
 // timeouts scaled for a loaded machine). An app under test that runs the
 // embedded default gets holdco's embedded Temporal server in a process of
-// its own (testenv.TemporalProcess), so this binary does not link it.
+// its own (testenv/apptemporal), so this binary does not link it.
 func TestMain(m *testing.M) {
-	app.UseEmbeddedTemporal(startTemporalProcess)
+	app.UseEmbeddedTemporal(apptemporal.Start)
 	testenv.Main(m)
-}
-
-func startTemporalProcess(ctx context.Context, o app.EmbeddedTemporalOptions) (app.EmbeddedTemporal, error) {
-	if o.SearchAttributes != nil && !maps.Equal(o.SearchAttributes, contract.SearchAttributes()) {
-		return nil, fmt.Errorf("testenv's Temporal process registers holdco's search attributes, not %v", o.SearchAttributes)
-	}
-	p, err := testenv.StartTemporalProcess(ctx, testenv.TemporalProcessOptions{
-		DatabaseFile: o.DatabaseFile,
-		Host:         o.Host,
-		Port:         o.FrontendPort,
-		UIPort:       o.UIPort,
-		Namespace:    o.Namespace,
-		LogLevel:     strings.ToLower(o.LogLevel.String()),
-	})
-	var inUse *testenv.PortInUseError
-	if errors.As(err, &inUse) {
-		return nil, &app.PortInUseError{Port: inUse.Port, Err: err}
-	}
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
 }
 
 // testConfigBase is the environment of an app under test, before the

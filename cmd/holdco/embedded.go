@@ -1,3 +1,12 @@
+//go:build !race
+
+// A holdco built with -race has no embedded Temporal server (it needs
+// TEMPORAL_ADDRESS, or `holdco temporal` of a normal build): under the race
+// detector Temporal's thousand packages would compile a second time, and
+// make test, which tests this command with -race, would compile holdco and
+// its libraries a second time without it. The command's tests give the app
+// the tests' server in a process of its own (testenv/apptemporal) instead.
+
 package main
 
 import (

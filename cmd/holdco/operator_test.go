@@ -22,6 +22,7 @@ import (
 	"holdco/service/tasks"
 	"holdco/service/traces"
 	"holdco/testenv"
+	"holdco/testenv/apptemporal"
 )
 
 // operatorWorld is a database with one company (never provisioned, so
@@ -176,4 +177,11 @@ func TestAdminHealthWithoutTemporal(t *testing.T) {
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-func TestMain(m *testing.M) { testenv.Main(m) }
+// TestMain: the embedded default and `holdco temporal` get the tests'
+// Temporal server in a process of its own (testenv/apptemporal), as app's
+// tests do; make test builds this command with -race, which leaves the
+// in-process server out (embedded.go).
+func TestMain(m *testing.M) {
+	app.UseEmbeddedTemporal(apptemporal.Start)
+	testenv.Main(m)
+}

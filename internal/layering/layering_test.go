@@ -234,8 +234,10 @@ func TestDirectRuleSeesOnlyOwnImports(t *testing.T) {
 // thousand packages): the holdco command, whose embedded default runs it
 // in process, and the tests' server. Everything else, testenv included,
 // stays without it, so that the test build (-race) does not compile the
-// server a second time; make test runs the tests of these packages
-// without -race (NORACE_PKGS in the Makefile).
+// server a second time. make test runs the tests of devserver and
+// temporaldev without -race (NORACE_PKGS in the Makefile); the command
+// links the server only when built without -race (cmd/holdco/embedded.go),
+// so its tests run with -race and link neither.
 var serverLinkers = []string{"holdco/cmd/holdco", "holdco/devserver", "holdco/testenv/temporaldev"}
 
 func TestOnlyTheCommandLinksTemporalsServer(t *testing.T) {

@@ -19,8 +19,20 @@ import (
 	"time"
 
 	"github.com/stripe/stripe-go/v76"
-	"github.com/stripe/stripe-go/v76/client"
+	"github.com/stripe/stripe-go/v76/account"
+	"github.com/stripe/stripe-go/v76/accountlink"
+	billingportalsession "github.com/stripe/stripe-go/v76/billingportal/session"
+	"github.com/stripe/stripe-go/v76/charge"
+	checkoutsession "github.com/stripe/stripe-go/v76/checkout/session"
+	"github.com/stripe/stripe-go/v76/customer"
+	"github.com/stripe/stripe-go/v76/paymentintent"
+	"github.com/stripe/stripe-go/v76/paymentlink"
+	"github.com/stripe/stripe-go/v76/paymentmethod"
+	"github.com/stripe/stripe-go/v76/price"
+	"github.com/stripe/stripe-go/v76/product"
+	"github.com/stripe/stripe-go/v76/subscription"
 	"github.com/stripe/stripe-go/v76/webhook"
+	"github.com/stripe/stripe-go/v76/webhookendpoint"
 
 	"holdco/models"
 )
@@ -59,9 +71,48 @@ type Config struct {
 // Client talks to Stripe.
 type Client struct {
 	cfg      Config
-	platform *client.API
-	connect  *client.API
+	platform *api
+	connect  *api
 	livemode bool
+}
+
+// api is the part of Stripe's API holdco calls, one resource client each,
+// as stripe-go's client.API sets them up. client.API itself imports every
+// resource package of the library (about 130), which every build of holdco
+// then compiled.
+type api struct {
+	Accounts              *account.Client
+	AccountLinks          *accountlink.Client
+	BillingPortalSessions *billingportalsession.Client
+	Charges               *charge.Client
+	CheckoutSessions      *checkoutsession.Client
+	Customers             *customer.Client
+	PaymentIntents        *paymentintent.Client
+	PaymentLinks          *paymentlink.Client
+	PaymentMethods        *paymentmethod.Client
+	Prices                *price.Client
+	Products              *product.Client
+	Subscriptions         *subscription.Client
+	WebhookEndpoints      *webhookendpoint.Client
+}
+
+// newAPI is client.API's Init for the resources of api.
+func newAPI(key string, b stripe.Backend) *api {
+	return &api{
+		Accounts:              &account.Client{B: b, Key: key},
+		AccountLinks:          &accountlink.Client{B: b, Key: key},
+		BillingPortalSessions: &billingportalsession.Client{B: b, Key: key},
+		Charges:               &charge.Client{B: b, Key: key},
+		CheckoutSessions:      &checkoutsession.Client{B: b, Key: key},
+		Customers:             &customer.Client{B: b, Key: key},
+		PaymentIntents:        &paymentintent.Client{B: b, Key: key},
+		PaymentLinks:          &paymentlink.Client{B: b, Key: key},
+		PaymentMethods:        &paymentmethod.Client{B: b, Key: key},
+		Prices:                &price.Client{B: b, Key: key},
+		Products:              &product.Client{B: b, Key: key},
+		Subscriptions:         &subscription.Client{B: b, Key: key},
+		WebhookEndpoints:      &webhookendpoint.Client{B: b, Key: key},
+	}
 }
 
 // New checks the configuration and builds the API clients.
@@ -82,16 +133,11 @@ func New(cfg Config) (*Client, error) {
 	if cfg.APIBase != "" {
 		bc.URL = stripe.String(strings.TrimRight(cfg.APIBase, "/"))
 	}
-	backends := &stripe.Backends{
-		API:     stripe.GetBackendWithConfig(stripe.APIBackend, bc),
-		Connect: stripe.GetBackendWithConfig(stripe.ConnectBackend, bc),
-		Uploads: stripe.GetBackendWithConfig(stripe.UploadsBackend, bc),
-	}
-	c := &Client{cfg: cfg, platform: &client.API{}, connect: &client.API{},
-		livemode: strings.Contains(cfg.SecretKey, "_live_")}
-	c.platform.Init(cfg.SecretKey, backends)
-	c.connect.Init(cfg.ConnectSecretKey, backends)
-	return c, nil
+	// Every resource holdco calls is on the API backend (client.API's
+	// Init gives the Connect and Uploads backends to others).
+	backend := stripe.GetBackendWithConfig(stripe.APIBackend, bc)
+	return &Client{cfg: cfg, platform: newAPI(cfg.SecretKey, backend), connect: newAPI(cfg.ConnectSecretKey, backend),
+		livemode: strings.Contains(cfg.SecretKey, "_live_")}, nil
 }
 
 // Livemode reports whether the platform key is a live-mode key.
@@ -515,12 +561,12 @@ func nonEmpty(s string) *string {
 // Health probes both accounts and the webhook endpoints' API versions.
 func (c *Client) Health(ctx context.Context) (models.PaymentHealth, error) {
 	h := models.PaymentHealth{Livemode: c.livemode, APIVersion: stripe.APIVersion}
-	get := func(api *client.API) (string, error) {
+	get := func(from *api) (string, error) {
 		p := &stripe.AccountParams{}
 		p.Context = ctx
 		a := &stripe.Account{}
 		// Accounts.Get takes no params, so no context: call it directly.
-		if err := api.Accounts.B.Call(http.MethodGet, "/v1/account", api.Accounts.Key, p, a); err != nil {
+		if err := from.Accounts.B.Call(http.MethodGet, "/v1/account", from.Accounts.Key, p, a); err != nil {
 			return "", err
 		}
 		return a.ID, nil
