@@ -224,6 +224,27 @@ var testMailConfig = mail.Config{Domain: "mail.test", InboundSecret: []byte("inb
 const missingID = "00000000-0000-4000-8000-000000000000"
 
 // matrixWorld is a world with the fixtures the matrix's paths name.
+// worldScope takes the cleanups of a scratch world (its store, its
+// servers) so that the matrix ends the world as soon as a request has
+// changed it: on Postgres its schema goes back to testenv's pool for the
+// next scratch world, instead of each scratch world migrating a schema of
+// its own (most of the matrix's time on Postgres). Everything else goes to
+// the test.
+type worldScope struct {
+	testing.TB
+	cleanups []func()
+}
+
+func (s *worldScope) Cleanup(f func()) { s.cleanups = append(s.cleanups, f) }
+
+// end runs the cleanups, the last registered first, as the test would.
+func (s *worldScope) end() {
+	for i := len(s.cleanups) - 1; i >= 0; i-- {
+		s.cleanups[i]()
+	}
+	s.cleanups = nil
+}
+
 type matrixWorld struct {
 	*world
 	fixtures map[string]map[string]string // path parameter → fixture name → value
@@ -424,11 +445,19 @@ func TestAuthorizationMatrix(t *testing.T) {
 		method := methodOf[r]
 		r.got, r.gotBody = make([]int, len(credentialNames)), make([]string, len(credentialNames))
 		var scratch *matrixWorld
+		var scope *worldScope
+		endScratch := func() {
+			if scope != nil {
+				scope.end()
+				scope, scratch = nil, nil
+			}
+		}
 		for i, cred := range credentialNames {
 			w := shared
 			if r.fresh {
 				if scratch == nil {
-					scratch = newMatrixWorld(t)
+					scope = &worldScope{TB: t}
+					scratch = newMatrixWorld(scope)
 				}
 				w = scratch
 			}
@@ -443,9 +472,10 @@ func TestAuthorizationMatrix(t *testing.T) {
 				assert.Equal(t, "Bearer", rec.Header().Get("WWW-Authenticate"), "%s %s as %s", method, path, cred)
 			}
 			if r.fresh && rec.Code < 400 {
-				scratch = nil
+				endScratch()
 			}
 		}
+		endScratch()
 		if *updateMatrix || slices.Equal(r.got, r.want) {
 			continue
 		}

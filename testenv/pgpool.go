@@ -231,6 +231,11 @@ FROM pg_namespace n WHERE n.nspname = $1`, schema).Scan(&relations, &constraints
 	if err != nil {
 		return "", fmt.Errorf("applied migrations of %s: %w", schema, err)
 	}
+	// pg_get_constraintdef names a foreign key's table with its schema
+	// (the admin connection's search path is not the schema): without the
+	// name, every schema of the pool has the shape of the first, instead of
+	// being dropped and a new one migrated for each test.
+	constraints = strings.ReplaceAll(strings.ReplaceAll(constraints, `"`+schema+`".`, ""), schema+".", "")
 	return relations + "\n" + constraints + "\n" + applied, nil
 }
 

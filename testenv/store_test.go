@@ -151,6 +151,29 @@ func TestCompanyDatabasesGoWithTheSchema(t *testing.T) {
 	}
 }
 
+// Every schema a test gives back goes back to the pool, not only the one
+// whose shape the pool learned first: their foreign keys name their own
+// schemas.
+func TestEveryPooledSchemaIsReused(t *testing.T) {
+	base := postgresBase(t)
+	var first, second string
+	withPooling(t, true, func() {
+		t.Run("holds two schemas", func(t *testing.T) {
+			_, first = newPostgresSchema(t, base)
+			_, second = newPostgresSchema(t, base)
+		})
+	})
+	assert.True(t, schemaExists(t, base, first), "schema %s was dropped, not pooled", first)
+	assert.True(t, schemaExists(t, base, second), "schema %s was dropped, not pooled", second)
+	withPooling(t, true, func() {
+		t.Run("takes two schemas", func(t *testing.T) {
+			_, a := newPostgresSchema(t, base)
+			_, b := newPostgresSchema(t, base)
+			assert.ElementsMatch(t, []string{first, second}, []string{a, b}, "the pool made new schemas while two were free")
+		})
+	})
+}
+
 // A test that changed its schema's shape gets it dropped, not pooled.
 func TestPooledSchemaWhoseShapeChangedIsDropped(t *testing.T) {
 	base := postgresBase(t)
