@@ -1,9 +1,11 @@
 package layering_test
 
 import (
+	"fmt"
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -129,24 +131,34 @@ func matches(pkg string, patterns []string) bool {
 }
 
 // importGraph is every holdco package and everything it links (standard
-// library included), from `go list -deps`, as import edges.
+// library included), from `go list -deps`, as import edges. The tests
+// share one listing (several seconds of CPU each); a test may not change
+// the map.
 func importGraph(t *testing.T) map[string][]string {
 	t.Helper()
+	graph, err := listImportGraph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return graph
+}
+
+var listImportGraph = sync.OnceValues(func() (map[string][]string, error) {
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "holdco/...").Output()
 	if err != nil {
 		var stderr string
 		if ee, ok := err.(*exec.ExitError); ok {
 			stderr = string(ee.Stderr)
 		}
-		t.Fatalf("go list -deps: %v\n%s", err, stderr)
+		return nil, fmt.Errorf("go list -deps: %v\n%s", err, stderr)
 	}
 	graph := map[string][]string{}
 	for line := range strings.Lines(strings.TrimSpace(string(out))) {
 		fields := strings.Fields(line)
 		graph[fields[0]] = fields[1:]
 	}
-	return graph
-}
+	return graph, nil
+})
 
 // forbiddenLinks walks what from links, breadth first, and returns for
 // each forbidden package reached the shortest import chain to it.
