@@ -84,7 +84,9 @@ func TestStatementOnATableOfTheTransactionRunsUnprepared(t *testing.T) {
 	assert.Equal(t, 2, n)
 
 	// A statement that fails to prepare fails as the statement.
-	err := s.InTx(ctx, func(tx *Store) error { return tx.db.WithContext(ctx).Exec("INSERT INTO no_such_table VALUES (1)").Error })
+	err := s.InTx(ctx, func(tx *Store) error {
+		return tx.db.WithContext(ctx).Exec("INSERT INTO no_such_table VALUES (1)").Error
+	})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "no such table")
 }
