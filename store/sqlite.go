@@ -2,13 +2,13 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"gorm.io/gorm"
 
@@ -50,11 +50,6 @@ const sqliteMaxOpenConns = 16
 // add some).
 const sqlitePreparedStatements = 1000
 
-// sqlitePreparedForever keeps a prepared statement until the size bound
-// drops it. It is GORM's "no eviction" TTL: any other TTL starts a
-// goroutine per store that nothing stops (TestOpenCloseLeavesNoGoroutines).
-const sqlitePreparedForever = 10 * 365 * 24 * time.Hour
-
 func openSQLite(ctx context.Context, dsn string, cfg *gorm.Config, logger *slog.Logger) (*gorm.DB, error) {
 	path, driverDSN, err := sqliteDSN(dsn)
 	if err != nil {
@@ -68,22 +63,22 @@ func openSQLite(ctx context.Context, dsn string, cfg *gorm.Config, logger *slog.
 
 	// The pure-Go SQLite parses a statement again on every call: about a
 	// third of a small read (docs/benchmarks.md, dashboard). Statements are
-	// kept prepared instead, per connection, the least recently used
-	// dropped past sqlitePreparedStatements. (pgx keeps its own cache of
-	// prepared statements on Postgres.)
-	cfg.PrepareStmt = true
-	cfg.PrepareStmtMaxSize = sqlitePreparedStatements
-	cfg.PrepareStmtTTL = sqlitePreparedForever
-	db, err := gorm.Open(gormsqlite.New(gormsqlite.Config{DriverName: sqliteDriverName, DSN: driverDSN}), cfg)
-	if err != nil {
-		return nil, fmt.Errorf("cannot open sqlite database %s: %w", path, err)
-	}
-	sqlDB, err := db.DB()
+	// kept prepared instead (preparedPool: on the pool, also those run
+	// inside transactions), the least recently used closed past
+	// sqlitePreparedStatements. (pgx keeps its own cache of prepared
+	// statements on Postgres.)
+	sqlDB, err := sql.Open(sqliteDriverName, driverDSN)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open sqlite database %s: %w", path, err)
 	}
 	sqlDB.SetMaxOpenConns(sqliteMaxOpenConns)
 	sqlDB.SetMaxIdleConns(sqliteMaxOpenConns)
+	db, err := gorm.Open(gormsqlite.New(gormsqlite.Config{DriverName: sqliteDriverName, DSN: driverDSN,
+		Conn: newPreparedPool(sqlDB, sqlitePreparedStatements)}), cfg)
+	if err != nil {
+		_ = sqlDB.Close()
+		return nil, fmt.Errorf("cannot open sqlite database %s: %w", path, err)
+	}
 
 	pingCtx, cancel := context.WithTimeout(ctx, pingTimeout)
 	defer cancel()

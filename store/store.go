@@ -101,6 +101,9 @@ func (s *Store) Close() error {
 	if err != nil {
 		return fmt.Errorf("store: close: %w", err)
 	}
+	if p, ok := s.db.ConnPool.(*preparedPool); ok {
+		p.Close()
+	}
 	if err := sqlDB.Close(); err != nil {
 		return fmt.Errorf("store: close: %w", err)
 	}

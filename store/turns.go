@@ -228,6 +228,24 @@ func (s Turns) PutTurnMessage(ctx context.Context, c CompanyScope, m models.Turn
 	return stored, false, err
 }
 
+// PutTurnAnswer stores a model step's answer as PutTurnMessage does and,
+// in the same transaction, the running turn's text so far (when text is
+// not empty): one commit instead of two per model step.
+func (s Turns) PutTurnAnswer(ctx context.Context, c CompanyScope, m models.TurnMessage, text string) (stored models.TurnMessage, created bool, err error) {
+	if err := c.check("put turn message"); err != nil {
+		return m, false, err
+	}
+	err = s.store().InTx(ctx, func(tx *Store) error {
+		var err error
+		stored, created, err = tx.Turns().PutTurnMessage(ctx, c, m)
+		if err != nil || text == "" {
+			return err
+		}
+		return tx.Turns().SetTurnText(ctx, c, m.TurnID, text)
+	})
+	return stored, created, err
+}
+
 // GetTurnMessage returns one message of a turn of the scope's company, or
 // models.ErrNotFound.
 func (s Turns) GetTurnMessage(ctx context.Context, c CompanyScope, turnID string, step, part int) (models.TurnMessage, error) {

@@ -135,17 +135,11 @@ func (e *Engine) callModel(ctx context.Context, sc Scopes, turn models.Turn, ste
 	if len(content) == 0 {
 		content = []models.ContentBlock{{Type: models.ContentText, Text: ""}}
 	}
-	msg, _, err := e.Store.Turns().PutTurnMessage(ctx, scope, models.TurnMessage{TurnID: turn.ID, Step: step, Part: 0, Role: models.RoleAssistant,
-		Content: content, Model: resp.Model, InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens})
-	if err != nil {
-		return msg, err
-	}
-	if s := stream.full(textOf(content)); s != "" {
-		if err := e.Store.Turns().SetTurnText(ctx, scope, turn.ID, s); err != nil {
-			e.Logger.WarnContext(ctx, "turn text", "turn", turn.ID, "error", err)
-		}
-	}
-	return msg, nil
+	// The answer and the turn's text so far in one transaction.
+	msg, _, err := e.Store.Turns().PutTurnAnswer(ctx, scope, models.TurnMessage{TurnID: turn.ID, Step: step, Part: 0, Role: models.RoleAssistant,
+		Content: content, Model: resp.Model, InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens},
+		stream.full(textOf(content)))
+	return msg, err
 }
 
 // streamText writes the streamed text to the turn row at most every
