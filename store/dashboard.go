@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -222,4 +223,152 @@ func companySummaryQuery(c CompanyScope) (string, []any) {
 	args := []any{c.conglomerateID, models.EmailInbound, models.EmailInbound, models.EmailOutbound, c.id, c.id, models.SalesCurrency, c.id}
 	args = append(args, joinArgs...)
 	return q, append(args, c.id)
+}
+
+// DashboardLists are the dashboard's three bounded lists.
+type DashboardLists struct {
+	// Activity is ListActivity's first page (newest first).
+	Activity []models.ActivityEvent
+	// Documents are RecentDocuments's (the most recently updated visible
+	// documents, without content) and DocumentsMore whether there are
+	// more than the limit.
+	Documents     []models.DocumentSummary
+	DocumentsMore bool
+	// OpenTasks are OpenTasks's (newest first).
+	OpenTasks []models.Task
+}
+
+// DashboardLists reads the scope's company's newest activity events (at
+// most activity, as ListActivity with no cursor), its most recently
+// updated visible documents (at most documents, as RecentDocuments) and
+// its open tasks (at most tasks, as OpenTasks) in one statement: a UNION
+// ALL of the three bounded reads, each through its index, one row shape
+// for all three (a part number, eight text, two integer and three time
+// columns), scanned with database/sql directly. On Postgres that is one
+// round trip instead of three.
+func (s Companies) DashboardLists(ctx context.Context, c CompanyScope, activity, documents, tasks int) (DashboardLists, error) {
+	if err := c.check("dashboard lists"); err != nil {
+		return DashboardLists{}, err
+	}
+	statuses := make([]string, len(models.OpenTaskStatuses))
+	for i, st := range models.OpenTaskStatuses {
+		statuses[i] = string(st)
+	}
+	rows, err := s.db.WithContext(ctx).Raw(dashboardListsQuery, c.id, activity, c.id, models.DocumentVisible, documents+1,
+		c.id, statuses, tasks).Rows()
+	if err != nil {
+		return DashboardLists{}, wrap("dashboard lists", err)
+	}
+	defer func() { _ = rows.Close() }()
+	out := DashboardLists{Activity: []models.ActivityEvent{}, Documents: []models.DocumentSummary{}, OpenTasks: []models.Task{}}
+	var (
+		part                           int
+		s1, s2, s3, s4, s5, s6, s7, s8 sql.NullString
+		n1, n2                         sql.NullInt64
+		t1, t2, t3                     anyTime
+	)
+	for rows.Next() {
+		if err := rows.Scan(&part, &s1, &s2, &s3, &s4, &s5, &s6, &s7, &s8, &n1, &n2, &t1, &t2, &t3); err != nil {
+			return DashboardLists{}, wrap("dashboard lists", err)
+		}
+		switch part {
+		case 0:
+			out.Activity = append(out.Activity, models.ActivityEvent{ID: s1.String, CompanyID: c.id, Kind: models.ActivityKind(s2.String),
+				Actor: models.ActivityActor(s3.String), Summary: s4.String, Subject: s5.String, Data: s6.String, CreatedAt: t1.at()})
+		case 1:
+			out.Documents = append(out.Documents, models.DocumentSummary{DocumentType: s1.String, Title: s2.String,
+				Visibility: models.DocumentVisibility(s3.String), UpdatedBy: models.ActivityActor(s4.String), SizeBytes: n1.Int64,
+				Revision: n2.Int64, UpdatedAt: t1.at()})
+		case 2:
+			t := models.Task{ID: s1.String, CompanyID: c.id, Title: s2.String, Description: s3.String, Status: models.TaskStatus(s4.String),
+				Priority: models.TaskPriority(s5.String), CreatedBy: models.ActivityActor(s6.String), FailureReason: s8.String,
+				CreatedAt: t1.at(), UpdatedAt: t2.at()}
+			if s7.Valid {
+				id := s7.String
+				t.LastRunID = &id
+			}
+			if t3.valid {
+				due := t3.t
+				t.DueAt = &due
+			}
+			out.OpenTasks = append(out.OpenTasks, t)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return DashboardLists{}, wrap("dashboard lists", err)
+	}
+	if len(out.Documents) > documents {
+		out.Documents, out.DocumentsMore = out.Documents[:documents], true
+	}
+	return out, nil
+}
+
+// dashboardListsQuery is DashboardLists's statement. Each branch is a
+// subquery so that it keeps its own ORDER BY and LIMIT (RecentDocuments's
+// limit+1 tells whether there are more); the NULLs are typed for
+// Postgres's UNION. The outer ORDER BY is each list's own order: t1 is
+// the activity's and the tasks' created_at and the documents' updated_at,
+// s1 the activity's and the tasks' id.
+const dashboardListsQuery = `SELECT part, s1, s2, s3, s4, s5, s6, s7, s8, n1, n2, t1, t2, t3 FROM (
+	SELECT * FROM (SELECT 0 AS part, id AS s1, kind AS s2, actor AS s3, summary AS s4, subject AS s5, data AS s6,
+		CAST(NULL AS TEXT) AS s7, CAST(NULL AS TEXT) AS s8, CAST(NULL AS BIGINT) AS n1, CAST(NULL AS BIGINT) AS n2,
+		created_at AS t1, CAST(NULL AS TIMESTAMPTZ) AS t2, CAST(NULL AS TIMESTAMPTZ) AS t3
+		FROM activity_events WHERE company_id = ? ORDER BY created_at DESC, id DESC LIMIT ?) a
+	UNION ALL
+	SELECT * FROM (SELECT 1, document_type, title, visibility, updated_by, CAST(NULL AS TEXT), CAST(NULL AS TEXT),
+		CAST(NULL AS TEXT), CAST(NULL AS TEXT), size_bytes, revision, updated_at, CAST(NULL AS TIMESTAMPTZ), CAST(NULL AS TIMESTAMPTZ)
+		FROM company_documents WHERE company_id = ? AND visibility = ? ORDER BY updated_at DESC LIMIT ?) d
+	UNION ALL
+	SELECT * FROM (SELECT 2, id, title, description, status, priority, created_by, last_run_id, failure_reason,
+		CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), created_at, updated_at, due_at
+		FROM company_tasks WHERE company_id = ? AND status IN ? ORDER BY created_at DESC, id DESC LIMIT ?) t
+) l ORDER BY part, t1 DESC, s1 DESC`
+
+// anyTime scans a time column of a compound statement: Postgres and a
+// SQLite column with a declared time type give a time.Time; SQLite gives
+// the stored text where a UNION's column takes its declared type from
+// another branch (the driver's formats, read in UTC as the driver does).
+type anyTime struct {
+	t     time.Time
+	valid bool
+}
+
+func (a anyTime) at() time.Time { return a.t }
+
+// sqliteTimeFormats are the SQLite driver's time formats (the store
+// writes the first).
+var sqliteTimeFormats = []string{
+	"2006-01-02 15:04:05.999999999-07:00",
+	"2006-01-02T15:04:05.999999999-07:00",
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02 15:04",
+	"2006-01-02T15:04",
+	"2006-01-02",
+}
+
+func (a *anyTime) Scan(v any) error {
+	var s string
+	switch v := v.(type) {
+	case nil:
+		*a = anyTime{}
+		return nil
+	case time.Time:
+		*a = anyTime{t: v.UTC(), valid: true}
+		return nil
+	case string:
+		s = v
+	case []byte:
+		s = string(v)
+	default:
+		return fmt.Errorf("store: a time column holds %T", v)
+	}
+	ts, _ := strings.CutSuffix(s, "Z")
+	for _, f := range sqliteTimeFormats {
+		if t, err := time.ParseInLocation(f, ts, time.UTC); err == nil {
+			*a = anyTime{t: t.UTC(), valid: true}
+			return nil
+		}
+	}
+	return fmt.Errorf("store: %q is not a time", s)
 }
