@@ -159,7 +159,7 @@ func (s *Store) AuthorizeConglomerateCredits(ctx context.Context, actor Actor, c
 		balance, spentToday *int64
 		spentDay            *time.Time
 	)
-	rows, err := s.db.WithContext(ctx).Raw(conglomerateCreditsQuery, conglomerateID).Rows()
+	rows, err := rows(ctx, s.db, conglomerateCreditsSQL, conglomerateID)
 	if err != nil {
 		return ConglomerateScope{}, models.Conglomerate{}, CreditOutcome{}, wrap("get conglomerate", err)
 	}
@@ -219,10 +219,10 @@ func conglomerateDest(c *models.Conglomerate) []any {
 		&c.CreatedAt, &c.UpdatedAt}
 }
 
-// conglomerateCreditsQuery is AuthorizeConglomerateCredits's statement:
+// conglomerateCreditsSQL is AuthorizeConglomerateCredits's statement:
 // the conglomerate's row and its credit account's state.
-var conglomerateCreditsQuery = "SELECT g." + strings.Join(conglomerateColumns, ", g.") +
-	", a.balance, a.spent_day, a.spent_today FROM conglomerates g LEFT JOIN credit_accounts a ON a.conglomerate_id = g.id WHERE g.id = ?"
+var conglomerateCreditsSQL = newFixedSQL("SELECT g." + strings.Join(conglomerateColumns, ", g.") +
+	", a.balance, a.spent_day, a.spent_today FROM conglomerates g LEFT JOIN credit_accounts a ON a.conglomerate_id = g.id WHERE g.id = ?")
 
 // AuthorizeAdmin returns the operator's scope, or ErrForbidden for any
 // other actor.
