@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -300,12 +301,12 @@ func (s Companies) DashboardLists(ctx context.Context, c CompanyScope, activity,
 	if err := c.check("dashboard lists"); err != nil {
 		return DashboardLists{}, err
 	}
-	args := make([]any, 0, 6+len(models.OpenTaskStatuses))
-	args = append(args, c.id, activity, c.id, string(models.DocumentVisible), documents+1, c.id)
+	args := make([]any, 0, 3+len(models.OpenTaskStatuses))
+	args = append(args, c.id, c.id, string(models.DocumentVisible), c.id)
 	for _, st := range models.OpenTaskStatuses {
 		args = append(args, string(st))
 	}
-	rows, err := rows(ctx, s.db, dashboardListsSQL, append(args, tasks)...)
+	rows, err := rows(ctx, s.db, dashboardListsSQL(activity, documents+1, tasks), args...)
 	if err != nil {
 		return DashboardLists{}, wrap("dashboard lists", err)
 	}
@@ -359,20 +360,35 @@ func (s Companies) DashboardLists(ctx context.Context, c CompanyScope, activity,
 // Postgres's UNION. The outer ORDER BY is each list's own order: t1 is
 // the activity's and the tasks' created_at and the documents' updated_at,
 // s1 the activity's and the tasks' id.
-var dashboardListsSQL = newFixedSQL(`SELECT part, s1, s2, s3, s4, s5, s6, s7, s8, n1, n2, t1, t2, t3 FROM (
+// The limits are written into the text (one rendering per set of limits,
+// kept): SQLite re-prepares a statement whose LIMIT is a bound parameter
+// on every call (sqlite3Reprepare was 58 % of this read's time).
+func dashboardListsSQL(activity, documents, tasks int) fixedSQL {
+	key := [3]int{activity, documents, tasks}
+	if q, ok := dashboardListsTexts.Load(key); ok {
+		return q.(fixedSQL)
+	}
+	q := newFixedSQL(fmt.Sprintf(dashboardListsText, activity, documents, tasks))
+	dashboardListsTexts.Store(key, q)
+	return q
+}
+
+var dashboardListsTexts sync.Map // [3]int → fixedSQL
+
+var dashboardListsText = `SELECT part, s1, s2, s3, s4, s5, s6, s7, s8, n1, n2, t1, t2, t3 FROM (
 	SELECT * FROM (SELECT 0 AS part, id AS s1, kind AS s2, actor AS s3, summary AS s4, subject AS s5, data AS s6,
 		CAST(NULL AS TEXT) AS s7, CAST(NULL AS TEXT) AS s8, CAST(NULL AS BIGINT) AS n1, CAST(NULL AS BIGINT) AS n2,
 		created_at AS t1, CAST(NULL AS TIMESTAMPTZ) AS t2, CAST(NULL AS TIMESTAMPTZ) AS t3
-		FROM activity_events WHERE company_id = ? ORDER BY created_at DESC, id DESC LIMIT ?) a
+		FROM activity_events WHERE company_id = ? ORDER BY created_at DESC, id DESC LIMIT %d) a
 	UNION ALL
 	SELECT * FROM (SELECT 1, document_type, title, visibility, updated_by, CAST(NULL AS TEXT), CAST(NULL AS TEXT),
 		CAST(NULL AS TEXT), CAST(NULL AS TEXT), size_bytes, revision, updated_at, CAST(NULL AS TIMESTAMPTZ), CAST(NULL AS TIMESTAMPTZ)
-		FROM company_documents WHERE company_id = ? AND visibility = ? ORDER BY updated_at DESC LIMIT ?) d
+		FROM company_documents WHERE company_id = ? AND visibility = ? ORDER BY updated_at DESC LIMIT %d) d
 	UNION ALL
 	SELECT * FROM (SELECT 2, id, title, description, status, priority, created_by, last_run_id, failure_reason,
 		CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), created_at, updated_at, due_at
-		FROM company_tasks WHERE company_id = ? AND status IN ` + placeholders(1, len(models.OpenTaskStatuses)) + ` ORDER BY created_at DESC, id DESC LIMIT ?) t
-) l ORDER BY part, t1 DESC, s1 DESC`)
+		FROM company_tasks WHERE company_id = ? AND status IN ` + placeholders(1, len(models.OpenTaskStatuses)) + ` ORDER BY created_at DESC, id DESC LIMIT %d) t
+) l ORDER BY part, t1 DESC, s1 DESC`
 
 // anyTime scans a time column of a compound statement: Postgres and a
 // SQLite column with a declared time type give a time.Time; SQLite gives
