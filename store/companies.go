@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"holdco/models"
 )
@@ -50,10 +51,56 @@ func (s Companies) GetCompany(ctx context.Context, c CompanyScope) (models.Compa
 // step and the system producers use it.
 func (s *Store) getCompany(ctx context.Context, id string) (models.Company, error) {
 	var c models.Company
-	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&c).Error; err != nil {
+	rows, err := rows(ctx, s.db, getCompanySQL, id)
+	if err != nil {
 		return models.Company{}, wrap("get company", err)
 	}
-	return c, nil
+	defer func() { _ = rows.Close() }()
+	if !rows.Next() {
+		err := rows.Err()
+		if err == nil {
+			err = models.ErrNotFound
+		}
+		return models.Company{}, wrap("get company", err)
+	}
+	if err := rows.Scan(companyDest(&c)...); err != nil {
+		return models.Company{}, wrap("get company", err)
+	}
+	return c, wrap("get company", rows.Close())
+}
+
+// companyColumns are the companies table's columns in the order of
+// companyDest (a test checks them against the model's). getCompany runs
+// for every request that names a company (the authorization step); it
+// scans with database/sql directly, without GORM's reflection per column.
+var companyColumns = []string{"id", "conglomerate_id", "name", "handle", "status", "idea", "mission", "chat_disabled",
+	"generation", "archived_at", "created_at", "updated_at"}
+
+var getCompanySQL = newFixedSQL("SELECT " + strings.Join(companyColumns, ", ") + " FROM companies WHERE id = ?")
+
+// companyDest are c's fields as Scan's destinations, in companyColumns's
+// order; a NULL conglomerate (deleted with its account) reads as "", as
+// GORM reads it.
+func companyDest(c *models.Company) []any {
+	return []any{&c.ID, emptyIfNull{&c.ConglomerateID}, &c.Name, &c.Handle, &c.Status, &c.Idea, &c.Mission, &c.ChatDisabled,
+		&c.Generation, &c.ArchivedAt, &c.CreatedAt, &c.UpdatedAt}
+}
+
+// emptyIfNull scans a nullable text column into a string, NULL as "".
+type emptyIfNull struct{ s *string }
+
+func (e emptyIfNull) Scan(v any) error {
+	switch v := v.(type) {
+	case nil:
+		*e.s = ""
+	case string:
+		*e.s = v
+	case []byte:
+		*e.s = string(v)
+	default:
+		return fmt.Errorf("store: a text column holds %T", v)
+	}
+	return nil
 }
 
 // ListCompanies returns the conglomerate's companies, oldest first;

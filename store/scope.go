@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"holdco/models"
@@ -153,16 +154,27 @@ func (s *Store) AuthorizeConglomerate(ctx context.Context, actor Actor, conglome
 // from the database: one read instead of two for the answers that show
 // both (get_credits, the billing page). The ownership rule is the same.
 func (s *Store) AuthorizeConglomerateCredits(ctx context.Context, actor Actor, conglomerateID string, dayStart time.Time) (ConglomerateScope, models.Conglomerate, CreditOutcome, error) {
-	var row struct {
-		models.Conglomerate `gorm:"embedded"`
-		CreditBalance       *int64
-		CreditSpentDay      *time.Time
-		CreditSpentToday    *int64
-	}
-	err := s.db.WithContext(ctx).Table("conglomerates AS g").
-		Select("g.*, a.balance AS credit_balance, a.spent_day AS credit_spent_day, a.spent_today AS credit_spent_today").
-		Joins("LEFT JOIN credit_accounts a ON a.conglomerate_id = g.id").Where("g.id = ?", conglomerateID).Take(&row).Error
+	var (
+		c                   models.Conglomerate
+		balance, spentToday *int64
+		spentDay            *time.Time
+	)
+	rows, err := rows(ctx, s.db, conglomerateCreditsSQL, conglomerateID)
 	if err != nil {
+		return ConglomerateScope{}, models.Conglomerate{}, CreditOutcome{}, wrap("get conglomerate", err)
+	}
+	defer func() { _ = rows.Close() }()
+	if !rows.Next() {
+		err := rows.Err()
+		if err == nil {
+			err = models.ErrNotFound
+		}
+		return ConglomerateScope{}, models.Conglomerate{}, CreditOutcome{}, wrap("get conglomerate", err)
+	}
+	if err := rows.Scan(append(conglomerateDest(&c), &balance, &spentDay, &spentToday)...); err != nil {
+		return ConglomerateScope{}, models.Conglomerate{}, CreditOutcome{}, wrap("get conglomerate", err)
+	}
+	if err := rows.Close(); err != nil {
 		return ConglomerateScope{}, models.Conglomerate{}, CreditOutcome{}, wrap("get conglomerate", err)
 	}
 	if actor.UserID == "" {
@@ -176,15 +188,41 @@ func (s *Store) AuthorizeConglomerateCredits(ctx context.Context, actor Actor, c
 		return ConglomerateScope{}, models.Conglomerate{}, CreditOutcome{}, ErrForbidden
 	}
 	var credits CreditOutcome
-	if row.CreditBalance != nil {
-		acct := models.CreditAccount{Balance: *row.CreditBalance}
-		if row.CreditSpentDay != nil && row.CreditSpentToday != nil {
-			acct.SpentDay, acct.SpentToday = *row.CreditSpentDay, *row.CreditSpentToday
+	if balance != nil {
+		acct := models.CreditAccount{Balance: *balance}
+		if spentDay != nil && spentToday != nil {
+			acct.SpentDay, acct.SpentToday = *spentDay, *spentToday
 		}
 		credits = CreditOutcome{Balance: acct.Balance, SpentToday: spentOn(acct, dayStart)}
 	}
-	return ConglomerateScope{id: row.ID}, row.Conglomerate, credits, nil
+	return ConglomerateScope{id: c.ID}, c, credits, nil
 }
+
+// conglomerateColumns are the conglomerates table's columns in the order
+// of conglomerateDest (a test checks them against the model's, so a new
+// column cannot be missed).
+var conglomerateColumns = []string{"id", "name", "owner_user_id", "trial_started_at", "daily_credit_cap",
+	"plan", "plan_status", "plan_renews_at", "customer_id", "subscription_id", "blocked_at", "blocked_reason",
+	"auto_top_up_enabled", "auto_top_up_threshold", "auto_top_up_credits", "connect_account_id",
+	"connect_charges_enabled", "connect_payouts_enabled", "connect_details_submitted", "connect_requirements",
+	"created_at", "updated_at"}
+
+// conglomerateDest are c's fields as Scan's destinations, in
+// conglomerateColumns's order: the row is scanned with database/sql
+// directly, without GORM's reflection per column.
+func conglomerateDest(c *models.Conglomerate) []any {
+	b := &c.Billing
+	return []any{&c.ID, &c.Name, &c.OwnerUserID, &c.TrialStartedAt, &c.DailyCreditCap,
+		&b.Plan, &b.PlanStatus, &b.PlanRenewsAt, &b.CustomerID, &b.SubscriptionID, &b.BlockedAt, &b.BlockedReason,
+		&b.AutoTopUpEnabled, &b.AutoTopUpThreshold, &b.AutoTopUpCredits, &b.ConnectAccountID,
+		&b.ConnectChargesEnabled, &b.ConnectPayoutsEnabled, &b.ConnectDetailsSubmitted, &b.ConnectRequirements,
+		&c.CreatedAt, &c.UpdatedAt}
+}
+
+// conglomerateCreditsSQL is AuthorizeConglomerateCredits's statement:
+// the conglomerate's row and its credit account's state.
+var conglomerateCreditsSQL = newFixedSQL("SELECT g." + strings.Join(conglomerateColumns, ", g.") +
+	", a.balance, a.spent_day, a.spent_today FROM conglomerates g LEFT JOIN credit_accounts a ON a.conglomerate_id = g.id WHERE g.id = ?")
 
 // AuthorizeAdmin returns the operator's scope, or ErrForbidden for any
 // other actor.

@@ -27,8 +27,9 @@ const (
 // with a fixed number of queries whatever the size of the company's data:
 // one for everything that is one row or a fixed number of rows
 // (store.CompanySummary: the figures, the resources, the milestones, the
-// last turn's headline), one per list (activity, documents, open tasks),
-// one for the analytics headline, after the authorization step.
+// last turn's headline), one for the three lists (store.DashboardLists:
+// activity, documents, open tasks), one for the analytics headline, after
+// the authorization step.
 // Sections that later capabilities fill (the last turn, analytics,
 // domain, ads) are nil until they exist.
 type Dashboard struct {
@@ -78,15 +79,12 @@ func (s *Service) Dashboard(ctx context.Context, companyID string) (Dashboard, e
 	}
 	d.Credits, d.FileCount, d.FileBytes, d.Inbox, d.Revenue = sum.Credits, sum.FileCount, sum.FileBytes, sum.Inbox, sum.Revenue
 	d.Domain, d.Ads = sum.Domain, sum.Ads
-	if d.RecentActivity, err = s.store.Companies().ListActivity(ctx, c.Scope, models.ActivityCursor{}, DashboardActivity); err != nil {
+	// The three lists in one statement (activity, documents, open tasks).
+	lists, err := s.store.Companies().DashboardLists(ctx, c.Scope, DashboardActivity, DashboardDocuments, DashboardOpenTasks)
+	if err != nil {
 		return Dashboard{}, err
 	}
-	if d.Documents, d.DocumentsMore, err = s.store.Companies().RecentDocuments(ctx, c.Scope, DashboardDocuments); err != nil {
-		return Dashboard{}, err
-	}
-	if d.OpenTasks, err = s.store.Companies().OpenTasks(ctx, c.Scope, DashboardOpenTasks); err != nil {
-		return Dashboard{}, err
-	}
+	d.RecentActivity, d.Documents, d.DocumentsMore, d.OpenTasks = lists.Activity, lists.Documents, lists.DocumentsMore, lists.OpenTasks
 	if s.analytics != nil {
 		h, err := s.analytics.Headline(ctx, c.Scope)
 		if err != nil {
