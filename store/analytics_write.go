@@ -137,7 +137,6 @@ func (s *Store) execRows(ctx context.Context, op, prefix, suffix string, rows []
 		}
 		i += n
 		q := s.bindVars(prefix + placeholders(n, width) + suffix)
-		s.keepPrepared(ctx, q)
 		if _, err := pool.ExecContext(ctx, q, args...); err != nil {
 			return wrap(op, err)
 		}
@@ -152,35 +151,6 @@ func chunkLen(left, per int) int {
 		return per
 	}
 	return 1 << (bits.Len(uint(left)) - 1)
-}
-
-// keepPrepared makes gorm keep q prepared on the pool rather than on
-// this transaction (SQLite, where the store keeps statements prepared).
-// gorm prepares a statement it first meets inside a transaction on that
-// transaction, and database/sql prepares such a statement again in every
-// later transaction: a fifth of a 64-event commit's CPU went to parsing
-// the same statements. Prepared on the pool, a transaction's connection
-// prepares it once and keeps it. Postgres: pgx keeps its own cache.
-func (s *Store) keepPrepared(ctx context.Context, q string) {
-	ptx, ok := s.db.Statement.ConnPool.(*gorm.PreparedStmtTX)
-	if !ok || ptx.PreparedStmtDB == nil || ptx.PreparedStmtDB.Mux == nil || ptx.PreparedStmtDB.Stmts == nil {
-		return
-	}
-	p := ptx.PreparedStmtDB
-	p.Mux.RLock()
-	st, ok := p.Stmts.Get(q)
-	p.Mux.RUnlock()
-	if ok && !st.Transaction {
-		return
-	}
-	p.Mux.Lock()
-	if st, ok := p.Stmts.Get(q); ok && !st.Transaction {
-		p.Mux.Unlock()
-		return
-	}
-	// New unlocks p.Mux once the entry is in the cache; a failed prepare
-	// leaves no entry and the statement runs as before.
-	_, _ = p.Stmts.New(ctx, q, false, p.ConnPool, p.Mux)
 }
 
 // bindVars numbers the ? marks of a statement sent past gorm ($1, $2, …
@@ -381,7 +351,6 @@ func (s *Store) loadVisitorDays(ctx context.Context, keys []visitorDayKey, state
 		var rows []models.VisitorDay
 		q := "SELECT v.* FROM (VALUES " + placeholders(len(part), 3) + ") AS k JOIN analytics_visitor_days v " +
 			"ON v.company_id = k.column1 AND v.day = k.column2 AND v.distinct_id = k.column3"
-		s.keepPrepared(ctx, q)
 		if err := s.db.WithContext(ctx).Raw(q, keyArgs(part)...).Scan(&rows).Error; err != nil {
 			return wrap("record analytics: read visitor days", err)
 		}
@@ -408,7 +377,6 @@ func (s *Store) refoldVisitorDays(ctx context.Context, keys []visitorDayKey, sta
 		var rows []models.AnalyticsEvent
 		q := "SELECT e.company_id, e.day, e.distinct_id, e.at, e.event, e.country FROM (VALUES " + placeholders(len(part), 3) +
 			") AS k JOIN analytics_events e ON e.company_id = k.column1 AND e.day = k.column2 AND e.distinct_id = k.column3 ORDER BY e.at, e.id"
-		s.keepPrepared(ctx, q)
 		if err := s.db.WithContext(ctx).Raw(q, keyArgs(part)...).Scan(&rows).Error; err != nil {
 			return wrap("record analytics: refold visitor days", err)
 		}
