@@ -104,7 +104,14 @@ RACE_OFF := modernc.org/sqlite/lib modernc.org/libc/... modernc.org/memory moder
 	golang.org/x/crypto/bcrypt golang.org/x/crypto/blowfish
 RACE_ENV = GOFLAGS="$$($(GO) env GOFLAGS) $(foreach p,$(RACE_OFF),-gcflags=$(p)=-race=false)"
 RACE := -race
-TEST_GOFLAGS = $(RACE) -count=1 -ldflags=-w -timeout $(TEST_TIMEOUT)
+# TEST_P: test binaries run (and packages build) this many at a time. The
+# test binaries wait more than they compute (Temporal's timers, Postgres's
+# fsyncs, Chromium, Node): at go test's default (one per core, 2 here) a
+# warm run kept the 2 cores about half busy (its test binaries' CPU was
+# 348 s of a 567 s run). The tests are made for a loaded machine (make
+# flake runs them beside a CPU hog).
+TEST_P ?= 4
+TEST_GOFLAGS = $(RACE) -count=1 -p $(TEST_P) -ldflags=-w -timeout $(TEST_TIMEOUT)
 # make test's -exec: runs a test binary on SQLite, then on HOLDCO_PG_URL
 # when the package is one of PG_PKGS.
 TESTEXEC := $(TOOLS)/testexec
@@ -125,6 +132,14 @@ TESTEXEC_ENV = HOLDCO_PG_ROOT='$(CURDIR)' HOLDCO_PG_PKGS='$(PG_PKGS)'
 # TestOnlyTheCommandLinksTemporalsServer keeps every other package from
 # linking the server.
 NORACE_PKGS := holdco/devserver holdco/testenv/temporaldev
+# SLOW_PKGS: the packages whose test binaries run longest (make times),
+# longest first. go test starts test binaries in the order its packages
+# are named; named alphabetically, service/turns (2 minutes) started last
+# and ended a warm run a minute after everything else. gotest names these
+# first.
+SLOW_PKGS := holdco/app holdco/api holdco/service/turns holdco/service/growth holdco/store \
+	holdco/mcp holdco/testenv holdco/activities holdco/providers/companydb holdco/oauth \
+	holdco/workflows holdco/service/agenttools holdco/console holdco/service/analytics
 # $(call gotest,<environment>,<go test flags with $(RACE)>,<packages>): go
 # test of the packages but NORACE_PKGS with the flags, then of those among
 # them without -race; fails if either failed. The second go test runs no
@@ -133,6 +148,7 @@ NORACE_PKGS := holdco/devserver holdco/testenv/temporaldev
 # packages that make lint vets.
 gotest = pkgs=$$($(1) $(GO) list $(3)) || exit 1; rc=0; \
 	race=$$(grep -vxF $(foreach p,$(NORACE_PKGS),-e $(p)) <<<"$$pkgs"); \
+	race=$$({ for p in $(SLOW_PKGS); do grep -xF "$$p" <<<"$$race"; done; grep -vxF $(foreach p,$(SLOW_PKGS),-e $(p)) <<<"$$race"; }); \
 	norace=$$(grep -xF $(foreach p,$(NORACE_PKGS),-e $(p)) <<<"$$pkgs"); \
 	if [ -n "$$race" ]; then $(1) $(GO) test $(2) $$race || rc=1; fi; \
 	if [ -n "$$norace" ]; then $(1) $(GO) test $(filter-out -race,$(2)) -vet=off $$norace || rc=1; fi; \
