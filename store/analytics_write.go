@@ -159,6 +159,12 @@ func (s *Store) bindVars(q string) string {
 	if s.dialect != DialectPostgres {
 		return q
 	}
+	return numberedPlaceholders(q)
+}
+
+// numberedPlaceholders is q with its ? marks as Postgres's $1, $2, … (q
+// holds no other question marks).
+func numberedPlaceholders(q string) string {
 	var b strings.Builder
 	b.Grow(len(q) + len(q)/2)
 	n := 0

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -250,17 +249,7 @@ type fixedSQL struct {
 }
 
 func newFixedSQL(q string) fixedSQL {
-	var b strings.Builder
-	n := 0
-	for i := 0; i < len(q); i++ {
-		if q[i] == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteByte(q[i])
-	}
-	return fixedSQL{sqlite: q, postgres: b.String()}
+	return fixedSQL{sqlite: q, postgres: numberedPlaceholders(q)}
 }
 
 // rows runs a fixedSQL with its arguments (one per placeholder, plain

@@ -64,6 +64,25 @@ func startStripeMock() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("binary not found: %w", err)
 	}
+	// The port is free when picked, but another process (another test
+	// binary's stripe-mock choosing its HTTPS port) can take it before
+	// stripe-mock binds it: that stripe-mock exits, and the start is tried
+	// again on another port.
+	var last error
+	for attempt := 0; attempt < 3; attempt++ {
+		url, err := startStripeMockOnce(bin)
+		if err == nil {
+			return url, nil
+		}
+		last = err
+	}
+	return "", last
+}
+
+// startStripeMockOnce starts stripe-mock on a free port and waits until it
+// answers as Stripe's API does (200 to an account read: an HTTPS server
+// answering a plain request with 400 is someone else's), or exits.
+func startStripeMockOnce(bin string) (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err
@@ -76,13 +95,22 @@ func startStripeMock() (string, error) {
 	if err := cmd.Start(); err != nil {
 		return "", err
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	url := "http://" + addr
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		select {
+		case err := <-exited:
+			return "", fmt.Errorf("%s exited before answering on %s: %v", bin, addr, err)
+		default:
+		}
 		req, _ := http.NewRequest(http.MethodGet, url+"/v1/account", nil)
 		req.SetBasicAuth("sk_test_probe", "")
 		if res, err := http.DefaultClient.Do(req); err == nil {
 			_ = res.Body.Close()
-			return url, nil
+			if res.StatusCode == http.StatusOK {
+				return url, nil
+			}
 		}
 	}
 	_ = cmd.Process.Kill()
