@@ -41,12 +41,17 @@ func newWorld(t *testing.T, fetcher *authz.Fetcher, limits *oauth.Limits) *world
 	t.Helper()
 	w := &world{t: t}
 	var h http.Handler
-	w.srv = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) { h.ServeHTTP(rw, r) }))
+	// The issuer is the listener's address, known before the server
+	// serves: a connection that arrives early (another process reusing a
+	// port it probed) waits for the handler instead of finding none.
+	w.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) { h.ServeHTTP(rw, r) }))
 	t.Cleanup(w.srv.Close)
-	w.env = servicetest.NewWith(t, usecases.Options{OAuth: authz.Config{Issuer: w.srv.URL, Resource: resource,
+	issuer := "http://" + w.srv.Listener.Addr().String()
+	w.env = servicetest.NewWith(t, usecases.Options{OAuth: authz.Config{Issuer: issuer, Resource: resource,
 		Clients: []authz.PreregisteredClient{preClient}, Fetcher: fetcher}})
 	w.svc = w.env.Svc.OAuth
 	h = oauth.New(oauth.Deps{Service: w.svc, Logger: testLogger(), Limits: limits})
+	w.srv.Start()
 	return w
 }
 

@@ -54,11 +54,14 @@ func newSite(t *testing.T, src files) *site {
 	require.NoError(t, err)
 	s := &site{st: st, repos: repos, blobs: blobs, companyID: co.ID}
 	var handler http.Handler
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	// The address is known before the server serves, so an early
+	// connection never finds the handler unset.
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
-	s.base = srv.URL
+	s.base = "http://" + srv.Listener.Addr().String()
 	s.host = s.newHost(t, repos)
 	handler = s.host.Handler()
+	srv.Start()
 	s.commit(t, src)
 	_, err = s.host.Ensure(ctx, co.ID, "shop")
 	require.NoError(t, err)
