@@ -95,7 +95,8 @@ func parseAllColumns(in string) ([]string, error) {
 			}
 			return nil, fmt.Errorf("unexpected token: %s", string(s[i]))
 		case parseAllColumnsState_State_End:
-			break
+			// What follows the closing parenthesis is not read (upstream's
+			// "break" here left the switch only).
 		}
 	}
 	if state != parseAllColumnsState_State_End {

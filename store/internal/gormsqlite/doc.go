@@ -4,6 +4,7 @@
 // with gcc into every build of holdco (twice in `make test`: once with
 // -race, once without), although holdco registers and uses the pure-Go
 // driver (modernc.org/sqlite, as "sqlite"). The code is otherwise the
-// upstream's; internal/layering keeps the cgo driver out of holdco's
+// upstream's (less one unused method and a no-op break that staticcheck
+// reports); internal/layering keeps the cgo driver out of holdco's
 // packages.
 package gormsqlite
