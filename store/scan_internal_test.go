@@ -17,31 +17,23 @@ import (
 // database/sql: its column list is every column of the model, each
 // bound to the model's own field.
 func TestConglomerateColumnsAreTheModels(t *testing.T) {
-	sch, err := schema.Parse(&models.Conglomerate{}, &sync.Map{}, schema.NamingStrategy{})
-	require.NoError(t, err)
-	var modelColumns []string
-	for _, f := range sch.Fields {
-		if f.DBName != "" {
-			modelColumns = append(modelColumns, f.DBName)
-		}
-	}
-	assert.ElementsMatch(t, modelColumns, conglomerateColumns)
-
 	var c models.Conglomerate
-	dest := conglomerateDest(&c)
-	require.Len(t, dest, len(conglomerateColumns))
-	for i, name := range conglomerateColumns {
-		f := sch.LookUpField(name)
-		require.NotNil(t, f, name)
-		field := f.ReflectValueOf(context.Background(), reflect.ValueOf(&c).Elem())
-		assert.Same(t, field.Addr().Interface(), dest[i], "destination %d is the field of %s", i, name)
-	}
+	assertColumnsAreTheModels(t, &c, conglomerateColumns, conglomerateDest(&c))
 }
 
 // getCompany scans the company's row with database/sql: its column list
 // is every column of the model, each bound to the model's own field.
 func TestCompanyColumnsAreTheModels(t *testing.T) {
-	sch, err := schema.Parse(&models.Company{}, &sync.Map{}, schema.NamingStrategy{})
+	var c models.Company
+	assertColumnsAreTheModels(t, &c, companyColumns, companyDest(&c))
+}
+
+// assertColumnsAreTheModels checks that columns are every column of the
+// model model points at, and that dest (a scan's destinations in the
+// columns' order) are that model's own fields (through emptyIfNull too).
+func assertColumnsAreTheModels(t *testing.T, model any, columns []string, dest []any) {
+	t.Helper()
+	sch, err := schema.Parse(model, &sync.Map{}, schema.NamingStrategy{})
 	require.NoError(t, err)
 	var modelColumns []string
 	for _, f := range sch.Fields {
@@ -49,19 +41,17 @@ func TestCompanyColumnsAreTheModels(t *testing.T) {
 			modelColumns = append(modelColumns, f.DBName)
 		}
 	}
-	assert.ElementsMatch(t, modelColumns, companyColumns)
+	assert.ElementsMatch(t, modelColumns, columns)
 
-	var c models.Company
-	dest := companyDest(&c)
-	require.Len(t, dest, len(companyColumns))
-	for i, name := range companyColumns {
+	require.Len(t, dest, len(columns))
+	for i, name := range columns {
 		f := sch.LookUpField(name)
 		require.NotNil(t, f, name)
-		field := f.ReflectValueOf(context.Background(), reflect.ValueOf(&c).Elem()).Addr().Interface()
-		if e, ok := dest[i].(emptyIfNull); ok {
-			assert.Same(t, field, e.s, "destination %d is the field of %s", i, name)
-			continue
+		field := f.ReflectValueOf(context.Background(), reflect.ValueOf(model).Elem()).Addr().Interface()
+		d := dest[i]
+		if e, ok := d.(emptyIfNull); ok {
+			d = e.s
 		}
-		assert.Same(t, field, dest[i], "destination %d is the field of %s", i, name)
+		assert.Same(t, field, d, "destination %d is the field of %s", i, name)
 	}
 }
