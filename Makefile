@@ -63,15 +63,23 @@ scripts/e2e/%/node_modules/.package-lock.json: scripts/e2e/%/package-lock.json s
 	else echo "npm is not installed: the Node end-to-end tests in scripts/e2e/$* will be skipped"; fi
 
 # The tests' Temporal server (testenv.NewTemporal: one per test binary, in
-# a process of its own), built once here without -race: under the race
-# detector the server took 116 s of the machine's CPU during one run of
-# app's tests, 36 s without. (Its packages compile a second time, without
-# -race, as `make run` and `make lint` compile them.) go build relinks it
-# only when its code changed.
+# a process of its own), built with the suite's flags: -race, with the
+# server's own packages uninstrumented (RACE_OFF). So the libraries it
+# shares with the test binaries (gRPC, protobuf, Temporal's API and SDK,
+# OpenTelemetry, pgx, the standard library: about 700 packages) compile
+# once, for both; built without -race they compiled a second time, and
+# that was a quarter of a cold run's compiling. Its race reports are not
+# holdco's (the uninstrumented server's atomics order instrumented gRPC
+# code, so the detector sees false races there): testenv starts it with
+# GORACE=exitcode=0, its reports stay in its log. It costs the tests
+# about 15 % more of the server's CPU than a build without -race (a fully
+# instrumented server cost 70 %). `make temporaldev RACE=` builds it
+# without -race (make bench-go). go build relinks it only when its code
+# or flags changed.
 export HOLDCO_TEMPORAL_DEV_BIN := $(TOOLS)/temporaldev
 .PHONY: temporaldev
 temporaldev:
-	@$(GO) build -ldflags='-s -w' -o $(HOLDCO_TEMPORAL_DEV_BIN) ./testenv/temporaldev
+	@$(RACE_ENV) $(GO) build $(RACE) -ldflags='-s -w' -o $(HOLDCO_TEMPORAL_DEV_BIN) ./testenv/temporaldev
 
 TEST_DEPS := $(TOOLS)/stripe-mock chromium e2e-deps temporaldev
 # go test's default limit (10 minutes per test binary) is a timeout a
@@ -100,8 +108,11 @@ TEST_TIMEOUT ?= 60m
 # GOFLAGS, so that a go command a test starts
 # (internal/layering's go list -export) compiles alike and finds the
 # suite's packages in the build cache.
+# - Temporal's server (go.temporal.io/server/...), which only the tests'
+#   server links (temporaldev, above; no -race test binary links it:
+#   internal/layering).
 RACE_OFF := modernc.org/sqlite/lib modernc.org/libc/... modernc.org/memory modernc.org/mathutil \
-	golang.org/x/crypto/bcrypt golang.org/x/crypto/blowfish
+	golang.org/x/crypto/bcrypt golang.org/x/crypto/blowfish go.temporal.io/server/...
 RACE_ENV = GOFLAGS="$$($(GO) env GOFLAGS) $(foreach p,$(RACE_OFF),-gcflags=$(p)=-race=false)"
 RACE := -race
 # TEST_P: test binaries run (and packages build) this many at a time. The
@@ -119,19 +130,20 @@ $(TESTEXEC): $(wildcard scripts/testexec/*.go)
 	$(GO) build -o $@ ./scripts/testexec
 TESTEXEC_ENV = HOLDCO_PG_ROOT='$(CURDIR)' HOLDCO_PG_PKGS='$(PG_PKGS)'
 
-# NORACE_PKGS: the packages whose tests link Temporal's server (devserver,
-# and temporaldev, the tests' server). Their tests run without -race:
-# under -race the server's thousand packages would compile a second time
-# (temporaldev, make run and make lint compile them without). The holdco
-# command links the server only when built without -race
-# (cmd/holdco/embedded.go), so make test tests it with -race like the rest:
-# testing it without -race compiled holdco and its libraries (about 500
-# packages: stripe-go, the model SDKs, go-git...) a second time. The app's
-# and the command's tests start the embedded server in a process of its
-# own (app.UseEmbeddedTemporal, testenv/apptemporal); internal/layering's
-# TestOnlyTheCommandLinksTemporalsServer keeps every other package from
-# linking the server.
-NORACE_PKGS := holdco/devserver holdco/testenv/temporaldev
+# SERVER_PKGS: the packages whose tests link Temporal's server (devserver,
+# and temporaldev, the tests' server). They are tested in a go test of
+# their own without vet: go test's vet of devserver needed the analysis
+# facts of all of Temporal's server (143 s of a cold run's build actions)
+# for two small packages that make lint vets. The holdco command links
+# the server only when built without -race (cmd/holdco/embedded.go), so
+# make test tests it with -race like the rest: testing it without -race
+# compiled holdco and its libraries (about 500 packages: stripe-go, the
+# model SDKs, go-git...) a second time. The app's and the command's tests
+# start the embedded server in a process of its own
+# (app.UseEmbeddedTemporal, testenv/apptemporal); internal/layering keeps
+# every other package, and every other test binary, from linking the
+# server.
+SERVER_PKGS := holdco/devserver holdco/testenv/temporaldev
 # SLOW_PKGS: the packages whose test binaries run longest (make times),
 # longest first. go test starts test binaries in the order its packages
 # are named; named alphabetically, service/turns (2 minutes) started last
@@ -140,34 +152,32 @@ NORACE_PKGS := holdco/devserver holdco/testenv/temporaldev
 SLOW_PKGS := holdco/app holdco/api holdco/service/turns holdco/service/growth holdco/store \
 	holdco/mcp holdco/testenv holdco/activities holdco/providers/companydb holdco/oauth \
 	holdco/workflows holdco/service/agenttools holdco/console holdco/service/analytics
-# $(call gotest,<environment>,<go test flags with $(RACE)>,<packages>): go
-# test of the packages but NORACE_PKGS with the flags, then of those among
-# them without -race; fails if either failed. The second go test runs no
-# vet: go test's vet of devserver needed the analysis facts of all of
-# Temporal's server (143 s of a cold run's build actions) for two small
-# packages that make lint vets.
+# $(call gotest,<environment>,<go test flags>,<packages>): go test of the
+# packages but SERVER_PKGS with the flags, the slow ones first, then of
+# those among them without vet; fails if either failed.
 gotest = pkgs=$$($(1) $(GO) list $(3)) || exit 1; rc=0; \
-	race=$$(grep -vxF $(foreach p,$(NORACE_PKGS),-e $(p)) <<<"$$pkgs"); \
-	race=$$({ for p in $(SLOW_PKGS); do grep -xF "$$p" <<<"$$race"; done; grep -vxF $(foreach p,$(SLOW_PKGS),-e $(p)) <<<"$$race"; }); \
-	norace=$$(grep -xF $(foreach p,$(NORACE_PKGS),-e $(p)) <<<"$$pkgs"); \
-	if [ -n "$$race" ]; then $(1) $(GO) test $(2) $$race || rc=1; fi; \
-	if [ -n "$$norace" ]; then $(1) $(GO) test $(filter-out -race,$(2)) -vet=off $$norace || rc=1; fi; \
+	rest=$$(grep -vxF $(foreach p,$(SERVER_PKGS),-e $(p)) <<<"$$pkgs"); \
+	rest=$$({ for p in $(SLOW_PKGS); do grep -xF "$$p" <<<"$$rest"; done; grep -vxF $(foreach p,$(SLOW_PKGS),-e $(p)) <<<"$$rest"; }); \
+	server=$$(grep -xF $(foreach p,$(SERVER_PKGS),-e $(p)) <<<"$$pkgs"); \
+	if [ -n "$$rest" ]; then $(1) $(GO) test $(2) $$rest || rc=1; fi; \
+	if [ -n "$$server" ]; then $(1) $(GO) test $(2) -vet=off $$server || rc=1; fi; \
 	exit $$rc
 
 # make test's and make times' set-up, its steps side by side (make -j):
 # stripe-mock's and the Node packages' downloads and Chromium's install
-# wait on the network while the compilers run, and the test packages
-# compile (go list -export: each package compiled with the suite's flags
-# into the build cache, nothing linked) beside temporaldev, filling the
-# cores one go build leaves idle at its dependency chains. A package that
-# does not compile fails later, in go test, with its errors.
+# wait on the network while the compilers run, and every package the
+# suite and temporaldev need compiles in one go command (go list -export:
+# each package compiled with the suite's flags into the build cache,
+# nothing linked; one command, so that no package compiles twice at
+# once). temporaldev is then linked from the cache. A package that does
+# not compile fails later, in go test, with its errors.
 .PHONY: test-setup test-precompile
 test-setup:
-	@$(MAKE) --no-print-directory -j8 $(TEST_DEPS) $(TESTEXEC) test-precompile
+	@$(MAKE) --no-print-directory -j8 $(filter-out temporaldev,$(TEST_DEPS)) $(TESTEXEC) test-precompile
+	@$(MAKE) --no-print-directory temporaldev
 
 test-precompile:
-	@pkgs=$$($(GO) list ./... | grep -vxF $(foreach p,$(NORACE_PKGS),-e $(p))); \
-		$(RACE_ENV) $(GO) list -e -export -deps -test $(RACE) $$pkgs >/dev/null 2>&1 || true
+	@$(RACE_ENV) $(GO) list -e -export -deps -test $(RACE) ./... >/dev/null 2>&1 || true
 
 # The complete suite, what CI runs (.ci/run): every package with -race on
 # SQLite and, right after, the packages that can differ between the
@@ -287,7 +297,10 @@ bench: build wrk
 	else echo "Postgres does not answer on 127.0.0.1:5432: the Postgres table is skipped"; fi
 	scripts/bench_analytics.sh $(BIN)
 
-bench-go: temporaldev
+# The benchmarks' Temporal server is built without -race (RACE=), like
+# the binaries they measure.
+bench-go:
+	@$(MAKE) --no-print-directory temporaldev RACE=
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 # Hardening (docs/reliability.md). `make test` runs every fuzz target's

@@ -343,10 +343,20 @@ func TestTurnThatRunsOutOfCreditsStopsWithoutOverdrawing(t *testing.T) {
 
 func TestWorkerStoppedMidTurnResumesWithoutChargingTwice(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, scripted.New(1500*time.Millisecond), 100)
+	m := &stopAt{Model: scripted.New(1500 * time.Millisecond), call: 2, reached: make(chan struct{})}
+	w := newWorld(t, m, 100)
 	st := w.send(t, "Plan the launch")
-	// Wait until the second model call runs (the first was charged).
-	w.wait(t, st.TurnID, func(v turns.View) bool { return w.usageEntries(t, st.TurnID, models.EntryTokenUsagePartial) >= 1 })
+	// Stop the worker while the second model call runs (the first was
+	// charged, a tool ran). Stopped anywhere else (an activity task the
+	// worker had taken but not started), the server would wait out the
+	// task's heartbeat timeout before giving it to the next worker: a
+	// minute under -race, for what this test does not check.
+	select {
+	case <-m.reached:
+	case <-time.After(turnBound):
+		t.Fatal("the second model call never started")
+	}
+	require.Equal(t, int64(1), w.usageEntries(t, st.TurnID, models.EntryTokenUsagePartial), "the first call charged")
 	w.worker.Stop()
 	w.startWorker(t)
 	v := w.wait(t, st.TurnID, ended)
@@ -462,6 +472,21 @@ func TestTurnsACrashLeftQueuedAreStartedBySweep(t *testing.T) {
 }
 
 // switchable is the fast scripted model until useSlow is set.
+// stopAt is a model that says when its call-th call has started.
+type stopAt struct {
+	*scripted.Model
+	call    int32
+	calls   atomic.Int32
+	reached chan struct{}
+}
+
+func (m *stopAt) Complete(ctx context.Context, req models.ModelRequest, onText func(string)) (models.ModelResponse, error) {
+	if m.calls.Add(1) == m.call {
+		close(m.reached)
+	}
+	return m.Model.Complete(ctx, req, onText)
+}
+
 type switchable struct {
 	fast, slow *scripted.Model
 	useSlow    atomic.Bool
