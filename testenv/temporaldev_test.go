@@ -18,7 +18,7 @@ import (
 func TestTemporalDevStopsWithItsParent(t *testing.T) {
 	bin, err := temporalDevBinary()
 	require.NoError(t, err)
-	cmd := exec.Command(bin, "-stdin")
+	cmd := temporalDevCommand(bin, "-stdin")
 	stdin, err := cmd.StdinPipe()
 	require.NoError(t, err)
 	stdout, err := cmd.StdoutPipe()
@@ -50,7 +50,7 @@ func TestTemporalDevRefusesBadFlags(t *testing.T) {
 	bin, err := temporalDevBinary()
 	require.NoError(t, err)
 	for _, args := range [][]string{{"-port", "70000"}, {"-ui-port", "-1"}, {"-log-level", "loud"}, {"-db", "x.db"}, {"extra"}} {
-		out, err := exec.Command(bin, args...).CombinedOutput()
+		out, err := temporalDevCommand(bin, args...).CombinedOutput()
 		var exit *exec.ExitError
 		require.ErrorAs(t, err, &exit, "%v: %s", args, out)
 		assert.Equal(t, 1, exit.ExitCode())

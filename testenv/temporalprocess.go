@@ -93,16 +93,21 @@ func StartTemporalProcess(ctx context.Context, o TemporalProcessOptions) (*Tempo
 	}
 }
 
-func execTemporalDev(ctx context.Context, bin string, args []string) (*TemporalProcess, error) {
+// temporalDevCommand runs the tests' Temporal server. make test builds it
+// with -race and its own code uninstrumented, so that the libraries it
+// shares with the test binaries compile once (the Makefile's
+// temporaldev). Its race reports are the detector's view of gRPC code
+// ordered by the uninstrumented server's atomics, not holdco's races:
+// they stay in its log and do not change its exit status.
+func temporalDevCommand(bin string, args ...string) *exec.Cmd {
 	cmd := exec.Command(bin, args...)
-	cmd.SysProcAttr = dieWithParent()
-	// make test builds the server with -race and its own code
-	// uninstrumented, so that the libraries it shares with the test
-	// binaries compile once (the Makefile's temporaldev). Its race reports
-	// are the detector's view of gRPC code ordered by the uninstrumented
-	// server's atomics, not holdco's races: they stay in its log and do
-	// not fail its exit.
 	cmd.Env = append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" exitcode=0"))
+	return cmd
+}
+
+func execTemporalDev(ctx context.Context, bin string, args []string) (*TemporalProcess, error) {
+	cmd := temporalDevCommand(bin, args...)
+	cmd.SysProcAttr = dieWithParent()
 	p := &TemporalProcess{cmd: cmd, logs: &LogBuffer{}, exited: make(chan struct{}), stopping: make(chan struct{})}
 	cmd.Stderr = p.logs
 	stdin, err := cmd.StdinPipe()
