@@ -8,23 +8,31 @@
 //
 //	go test -race -exec "$(go env GOPATH)/bin/testexec" ./...
 //
-// Before the second run it prints the line "testexec: postgres pass", and
-// after each run "testexec: <pass> pass took <seconds> s, cpu <seconds> s
-// (exit <code>)", which scripts/testtimes reads to split `go test -json`
-// output into passes. The CPU time is the run's user and system time,
+// Before the second run's output it prints the line "testexec: postgres
+// pass", and after each run's "testexec: <pass> pass took <seconds> s,
+// cpu <seconds> s (exit <code>)", which scripts/testtimes reads to split
+// `go test -json` output into passes.
+//
+// With HOLDCO_PG_CONCURRENT set, the two runs go side by side and the
+// Postgres run's output is held until the SQLite run has ended, then
+// printed whole: the output reads as if they ran one after the other. The
+// longest packages' two runs (app's: 4 minutes one after the other) were
+// the end of a warm make test, with the cores half idle. The CPU time is the run's user and system time,
 // with that of the processes it started and waited for (the tests'
 // Temporal server, Chromium, Node scripts, stripe-mock). It exits with the first non-zero exit code.
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -41,29 +49,79 @@ func main() {
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT)
 	go func() {
 		for sig := range signals {
-			if p := current.Load(); p != nil {
-				_ = p.Signal(sig)
-			}
+			running.signal(sig)
 		}
 	}()
 
-	code := run("sqlite", os.Args[1], os.Args[2:], "")
-	if url := os.Getenv("HOLDCO_PG_URL"); url != "" && inPostgresPass() {
-		fmt.Println("testexec: postgres pass")
-		if c := run("postgres", os.Args[1], os.Args[2:], url); code == 0 {
-			code = c
-		}
-	}
-	os.Exit(code)
+	os.Exit(execute(os.Args[1], os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// current is the run in progress.
-var current atomic.Pointer[os.Process]
+// execute runs the test binary bin for each pass, its output to stdout
+// and stderr, and returns the first non-zero exit code.
+func execute(bin string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	url := os.Getenv("HOLDCO_PG_URL")
+	if url == "" || !inPostgresPass() {
+		return run("sqlite", bin, args, "", stdin, stdout, stderr)
+	}
+	if os.Getenv("HOLDCO_PG_CONCURRENT") == "" {
+		code := run("sqlite", bin, args, "", stdin, stdout, stderr)
+		fmt.Fprintln(stdout, "testexec: postgres pass")
+		return first(code, run("postgres", bin, args, url, stdin, stdout, stderr))
+	}
+	var held bytes.Buffer
+	pg := make(chan int, 1)
+	go func() { pg <- run("postgres", bin, args, url, nil, &held, &held) }()
+	code := run("sqlite", bin, args, "", stdin, stdout, stderr)
+	pgCode := <-pg
+	fmt.Fprintln(stdout, "testexec: postgres pass")
+	_, _ = held.WriteTo(stdout)
+	return first(code, pgCode)
+}
 
-// run runs the binary on one database and says how long it took.
-func run(pass, bin string, args []string, databaseURL string) int {
+// first is the first non-zero exit code.
+func first(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
+}
+
+// running are the runs in progress, which get testexec's signals.
+var running processes
+
+type processes struct {
+	mu  sync.Mutex
+	set map[*os.Process]bool
+}
+
+func (ps *processes) add(p *os.Process) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.set == nil {
+		ps.set = map[*os.Process]bool{}
+	}
+	ps.set[p] = true
+}
+
+func (ps *processes) remove(p *os.Process) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	delete(ps.set, p)
+}
+
+func (ps *processes) signal(sig os.Signal) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	for p := range ps.set {
+		_ = p.Signal(sig)
+	}
+}
+
+// run runs the binary on one database, its output (and then how long it
+// took) to stdout and stderr.
+func run(pass, bin string, args []string, databaseURL string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := exec.Command(bin, args...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		return strings.HasPrefix(kv, "TEST_DATABASE_URL=")
 	})
@@ -78,23 +136,23 @@ func run(pass, bin string, args []string, databaseURL string) int {
 	code := 0
 	err := cmd.Start()
 	if err == nil {
-		current.Store(cmd.Process)
+		running.add(cmd.Process)
 		err = cmd.Wait()
-		current.Store(nil)
+		running.remove(cmd.Process)
 	}
 	if err != nil {
 		code = 1
 		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() > 0 {
 			code = ee.ExitCode()
 		} else {
-			fmt.Fprintf(os.Stderr, "testexec: %s pass: %v\n", pass, err)
+			fmt.Fprintf(stderr, "testexec: %s pass: %v\n", pass, err)
 		}
 	}
 	var cpu time.Duration
 	if cmd.ProcessState != nil {
 		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
-	fmt.Printf("testexec: %s pass took %.3f s, cpu %.3f s (exit %d)\n", pass, time.Since(start).Seconds(), cpu.Seconds(), code)
+	fmt.Fprintf(stdout, "testexec: %s pass took %.3f s, cpu %.3f s (exit %d)\n", pass, time.Since(start).Seconds(), cpu.Seconds(), code)
 	return code
 }
 
