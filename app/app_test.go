@@ -64,6 +64,7 @@ func getJSON(t *testing.T, url string) (int, map[string]any) {
 // TestEmbeddedDefaultKeepsRowsAndWorkflowsAcrossRestart runs the embedded
 // default twice on one data dir, as `make run` would after Ctrl-C.
 func TestEmbeddedDefaultKeepsRowsAndWorkflowsAcrossRestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := embeddedConfig(t, dir, map[string]string{"HOLDCO_TEMPORAL_UI_PORT": strconv.Itoa(freePort(t))})
 	ctx := context.Background()
@@ -129,6 +130,7 @@ func TestEmbeddedDefaultKeepsRowsAndWorkflowsAcrossRestart(t *testing.T) {
 // TestStartFailuresNameTheSetting covers the one-line errors `holdco serve`
 // exits with.
 func TestStartFailuresNameTheSetting(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

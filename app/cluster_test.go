@@ -78,6 +78,7 @@ func get(t *testing.T, u string) (int, string) {
 // tools switches the deploy and both serve the new one; neither has the
 // repository, and a heal creates no second one.
 func TestTwoSitesProcessesServeOneDeploy(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	env, gh := clusterEnv(t)
 	apiProc := startRoles(t, embeddedConfig(t, t.TempDir(), with(env, "HOLDCO_DATA_DIR", "")), app.RoleAPI)
@@ -149,6 +150,7 @@ func TestTwoSitesProcessesServeOneDeploy(t *testing.T) {
 // at start with one line naming the variable, before it connects to
 // anything.
 func TestSplitRolesOnLocalDirectoriesAreRefused(t *testing.T) {
+	t.Parallel()
 	cfg := embeddedConfig(t, t.TempDir(), map[string]string{
 		"DATABASE_URL": "postgres://holdco:secret@127.0.0.1:1/holdco", "TEMPORAL_ADDRESS": "127.0.0.1:1", "HOLDCO_SHARED_DATA_DIR": "false"})
 	for _, roles := range [][]app.Role{{app.RoleWorker}, {app.RoleSites}, {app.RoleAPI, app.RoleSites}} {

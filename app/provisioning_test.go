@@ -159,6 +159,7 @@ func (g *gatedRepos) Ensure(ctx context.Context, companyID, name, idea string, s
 // provisioning; a new worker finishes it, with exactly one repository,
 // database and site.
 func TestProvisioningSurvivesWorkerDeath(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	st := testenv.NewStore(t)
