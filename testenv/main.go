@@ -1,10 +1,8 @@
 package testenv
 
 import (
-	"flag"
 	"fmt"
 	"os"
-	"runtime"
 	"strconv"
 	"testing"
 
@@ -31,26 +29,6 @@ func TimeoutScale() int {
 	return 3
 }
 
-// parallelTests is how many parallel tests (t.Parallel) a package of
-// Main's runs at a time, unless -test.parallel says otherwise: go test's
-// default is the number of cores, but these tests wait more than they
-// compute (Temporal's timers and polls, Chromium, Node clients, other
-// processes): with 2 at a time, app's tests alone left a third of the 2
-// cores idle.
-const parallelTests = 4
-
-// runParallel sets -test.parallel to n unless the command line set it.
-func runParallel(n int) {
-	if !flag.Parsed() {
-		flag.Parse()
-	}
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set && n > runtime.GOMAXPROCS(0) {
-		_ = flag.Set("test.parallel", strconv.Itoa(n))
-	}
-}
-
 // Main is the TestMain of packages whose tests run workflows (with
 // NewTemporal or a whole app): the test settings first (the activities'
 // timeouts and the use cases' Temporal bounds, both scaled by
@@ -64,7 +42,6 @@ func runParallel(n int) {
 // The binary's Temporal server (NewTemporal) is not stopped: its state is
 // in memory and ends with the process.
 func Main(m *testing.M) {
-	runParallel(parallelTests)
 	workflows.ScaleActivityTimeoutsForTests(TimeoutScale())
 	bounds.ScaleForTests(TimeoutScale())
 	pgPoolsMu.Lock()
