@@ -68,17 +68,24 @@ func fake(t *testing.T) {
 	t.Setenv("HOLDCO_PG_PKGS", "./")
 }
 
+// execFake runs testexec on this binary as the test binary and returns
+// its exit code and its output (stdout and stderr).
+func execFake() (int, string) {
+	var out bytes.Buffer
+	code := execute(os.Args[0], nil, nil, &out, &out)
+	return code, out.String()
+}
+
 var took = regexp.MustCompile(`(?m)^testexec: (\w+) pass took [0-9.]+ s, cpu [0-9.]+ s \(exit (\d+)\)$`)
 
 func TestPassesOneAfterTheOther(t *testing.T) {
 	fake(t)
 	t.Setenv("FAKE_EXIT_postgres", "4")
-	var out bytes.Buffer
-	code := execute(os.Args[0], nil, nil, &out, &out)
+	code, out := execFake()
 	if code != 4 {
 		t.Errorf("exit %d, want the Postgres run's 4", code)
 	}
-	assertPasses(t, out.String(), "0", "4")
+	assertPasses(t, out, "0", "4")
 }
 
 func TestPassesSideBySideReadAsOneAfterTheOther(t *testing.T) {
@@ -87,27 +94,26 @@ func TestPassesSideBySideReadAsOneAfterTheOther(t *testing.T) {
 	t.Setenv("FAKE_SYNC", t.TempDir())
 	t.Setenv("FAKE_EXIT_sqlite", "5")
 	t.Setenv("FAKE_EXIT_postgres", "6")
-	var out bytes.Buffer
-	code := execute(os.Args[0], nil, nil, &out, &out)
+	code, out := execFake()
 	if code != 5 {
 		t.Errorf("exit %d, want the SQLite run's 5 (the first non-zero)", code)
 	}
-	assertPasses(t, out.String(), "5", "6")
+	assertPasses(t, out, "5", "6")
 	// The Postgres run's stderr is held with its output.
-	if i, j := strings.Index(out.String(), "testexec: postgres pass"), strings.Index(out.String(), "stderr of postgres"); j < i {
-		t.Errorf("the Postgres run's stderr is not after its pass line:\n%s", out.String())
+	if i, j := strings.Index(out, "testexec: postgres pass"), strings.Index(out, "stderr of postgres"); j < i {
+		t.Errorf("the Postgres run's stderr is not after its pass line:\n%s", out)
 	}
 }
 
 func TestWithoutPostgresOnlySQLiteRuns(t *testing.T) {
 	fake(t)
 	t.Setenv("HOLDCO_PG_URL", "")
-	var out bytes.Buffer
-	if code := execute(os.Args[0], nil, nil, &out, &out); code != 0 {
+	code, out := execFake()
+	if code != 0 {
 		t.Errorf("exit %d", code)
 	}
-	if strings.Contains(out.String(), "postgres") {
-		t.Errorf("a Postgres run without HOLDCO_PG_URL:\n%s", out.String())
+	if strings.Contains(out, "postgres") {
+		t.Errorf("a Postgres run without HOLDCO_PG_URL:\n%s", out)
 	}
 }
 
