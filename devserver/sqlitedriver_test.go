@@ -20,9 +20,10 @@ import (
 // TestStoreWorksBesideTheServersSQLitePlugin links holdco's store beside
 // the embedded server, as `holdco serve` does, and proves the two share
 // one "sqlite" driver registration (a second driver under that name would
-// panic at init). It lives here, in a package tested without -race,
-// because linking the server into a -race test binary compiled the
-// server's packages (and the AWS SDK's it imports) a second time.
+// panic at init). It lives here, in a package whose tests link the server
+// anyway (the Makefile's SERVER_PKGS): in the store's tests it made their
+// test binary link, and go test vet, the server's packages and the AWS
+// SDK's they import.
 func TestStoreWorksBesideTheServersSQLitePlugin(t *testing.T) {
 	assert.Contains(t, sql.Drivers(), "sqlite")
 

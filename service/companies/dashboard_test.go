@@ -180,11 +180,7 @@ func seedSizes(tb testing.TB, e *servicetest.Env, cong, companyID string, events
 // resources, the milestones and the last turn as their own reads do.
 func TestDashboardSummaryReadsAsTheLists(t *testing.T) {
 	e := servicetest.New(t)
-	ctx, cong := e.User(t, "sum@example.com")
-	c, err := e.Svc.CreateCompany(ctx, cong, companies.CompanyInput{Name: "Sum"})
-	require.NoError(t, err)
-	sc, err := e.Store.SystemCompanyScope(context.Background(), c.ID)
-	require.NoError(t, err)
+	ctx, c, sc := ownCompany(t, e, "sum@example.com", "Sum")
 
 	check := func(name string) {
 		t.Helper()
@@ -215,9 +211,9 @@ func TestDashboardSummaryReadsAsTheLists(t *testing.T) {
 		Kind: models.ResourceRepository, Status: models.ResourceReady, Ref: "https://git.example.com/sum.git", Attempts: 1, UpdatedAt: at}))
 	require.NoError(t, e.Store.Companies().SaveResource(context.Background(), sc, models.CompanyResource{CompanyID: c.ID,
 		Kind: models.ResourceHosting, Status: models.ResourceFailed, Ref: "/srv/sites/sum", LastError: "boom", Attempts: 3, UpdatedAt: at}))
-	_, err = e.Store.Companies().ReachMilestone(context.Background(), sc, models.MilestoneFirstDollar, at)
+	_, err := e.Store.Companies().ReachMilestone(context.Background(), sc, models.MilestoneFirstDollar, at)
 	require.NoError(t, err)
-	first, err := e.Store.Turns().CreateTurn(context.Background(), sc, models.Turn{ConglomerateID: cong, SessionID: uuid.NewString(),
+	first, err := e.Store.Turns().CreateTurn(context.Background(), sc, models.Turn{ConglomerateID: c.ConglomerateID, SessionID: uuid.NewString(),
 		Trigger: models.TriggerMessage, Status: models.TurnQueued, Message: "hello", Attachments: []string{}}, nil)
 	require.NoError(t, err)
 	cost := int64(7)
@@ -226,7 +222,7 @@ func TestDashboardSummaryReadsAsTheLists(t *testing.T) {
 	require.NoError(t, err)
 	check("one waiting turn, two resources, a milestone")
 
-	_, err = e.Store.Turns().CreateTurn(context.Background(), sc, models.Turn{ConglomerateID: cong, SessionID: uuid.NewString(),
+	_, err = e.Store.Turns().CreateTurn(context.Background(), sc, models.Turn{ConglomerateID: c.ConglomerateID, SessionID: uuid.NewString(),
 		Trigger: models.TriggerMessage, Status: models.TurnQueued, Message: "again", Attachments: []string{}}, nil)
 	require.NoError(t, err)
 	check("a newer turn")
@@ -239,11 +235,7 @@ func TestDashboardSummaryReadsAsTheLists(t *testing.T) {
 // run and a failure reason kept), with equal timestamps among the rows.
 func TestDashboardListsReadAsTheirOwnReads(t *testing.T) {
 	e := servicetest.New(t)
-	ctx, cong := e.User(t, "lists@example.com")
-	c, err := e.Svc.CreateCompany(ctx, cong, companies.CompanyInput{Name: "Lists"})
-	require.NoError(t, err)
-	sc, err := e.Store.SystemCompanyScope(context.Background(), c.ID)
-	require.NoError(t, err)
+	_, c, sc := ownCompany(t, e, "lists@example.com", "Lists")
 	st := e.Store.Companies()
 
 	check := func(name string) {
@@ -312,4 +304,16 @@ func TestDashboardListsReadAsTheirOwnReads(t *testing.T) {
 	assert.Len(t, got.Documents, companies.DashboardDocuments)
 	assert.True(t, got.DocumentsMore)
 	assert.Len(t, got.OpenTasks, companies.DashboardOpenTasks)
+}
+
+// ownCompany signs a user up and creates a company of theirs: the user's
+// context, the company and the worker's scope of it.
+func ownCompany(t *testing.T, e *servicetest.Env, email, name string) (context.Context, models.Company, store.CompanyScope) {
+	t.Helper()
+	ctx, cong := e.User(t, email)
+	c, err := e.Svc.CreateCompany(ctx, cong, companies.CompanyInput{Name: name})
+	require.NoError(t, err)
+	sc, err := e.Store.SystemCompanyScope(context.Background(), c.ID)
+	require.NoError(t, err)
+	return ctx, c, sc
 }
