@@ -13,6 +13,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	uiserver "github.com/temporalio/ui-server/v2/server"
@@ -103,8 +106,9 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	if o.FrontendPort == 0 {
-		port, err := freePort(o.Host)
+	pickedFrontend := o.FrontendPort == 0
+	if pickedFrontend {
+		port, err := pickPort(o.Host)
 		if err != nil {
 			return nil, err
 		}
@@ -118,17 +122,88 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 			return nil, &PortInUseError{Name: "Temporal UI", Port: o.UIPort, Err: err}
 		}
 	}
-	conf, err := o.serverConfig()
+	logLevel := &slog.LevelVar{}
+	logLevel.Set(o.LogLevel)
+	logger := slogLogger{log: o.Logger.With("component", "temporal-server"), level: logLevel, building: &atomic.Bool{}}
+	server, err := o.build(logger, pickedFrontend)
 	if err != nil {
 		return nil, err
 	}
-	if err := prepareDatabase(conf.Persistence.DataStores[storeName].SQL, o); err != nil {
-		return nil, err
+	s := &Server{server: server, address: net.JoinHostPort(o.Host, strconv.Itoa(o.FrontendPort)), logLevel: logLevel}
+	if o.UIPort != 0 {
+		s.uiAddr = net.JoinHostPort(o.Host, strconv.Itoa(o.UIPort))
+		s.ui = uiserver.NewServer(uiserveroptions.WithConfigProvider(&uiconfig.Config{
+			Host:                o.Host,
+			Port:                o.UIPort,
+			TemporalGRPCAddress: s.address,
+			EnableUI:            true,
+			DefaultNamespace:    o.Namespace,
+			CORS:                uiconfig.CORS{CookieInsecure: true},
+			HideLogs:            true,
+			DisableNewsFetch:    true,
+		}))
+		s.uiErr = make(chan error, 1)
+		// ui.Start blocks until Stop.
+		go func() { s.uiErr <- s.ui.Start() }()
 	}
+	if err := server.Start(); err != nil {
+		if s.ui != nil {
+			s.ui.Stop()
+		}
+		return nil, fmt.Errorf("devserver: start: %w", err)
+	}
+	return s, nil
+}
 
-	logLevel := &slog.LevelVar{}
-	logLevel.Set(o.LogLevel)
-	logger := slogLogger{log: o.Logger.With("component", "temporal-server"), level: logLevel}
+// build builds the server (binding its listeners) for o, on ports picked
+// free for the internal services (and for the frontend when Start picked
+// its port: a new pick is written to o.FrontendPort).
+func (o *Options) build(logger slogLogger, pickedFrontend bool) (temporal.Server, error) {
+	// The internal services' ports (and a frontend port Start picked) are
+	// free when picked, but another process may bind one before the
+	// server does: tests start many servers side by side, and every
+	// outgoing connection takes its local port from the same range. A
+	// server whose listener finds its port taken is built again on fresh
+	// ports.
+	for attempt := 1; ; attempt++ {
+		conf, err := o.serverConfig(attempt)
+		if err != nil {
+			return nil, err
+		}
+		if attempt == 1 {
+			if err := prepareDatabase(conf.Persistence.DataStores[storeName].SQL, *o); err != nil {
+				return nil, err
+			}
+		}
+		server, err := o.newServer(conf, logger)
+		if err == nil {
+			return server, nil
+		}
+		if attempt == startAttempts || !addressInUse(err) {
+			return nil, err
+		}
+		o.Logger.Info("temporal server: a port picked for it was taken before it bound it; picking again", "attempt", attempt, "error", err)
+		if pickedFrontend {
+			if o.FrontendPort, err = pickPort(o.Host); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+// newServer builds the server for conf (its listeners are bound here).
+func (o Options) newServer(conf *config.Config, logger slogLogger) (_ temporal.Server, err error) {
+	logger.building.Store(true)
+	defer logger.building.Store(false)
+	defer func() {
+		if r := recover(); r != nil {
+			f, ok := r.(buildFatal)
+			if !ok {
+				panic(r)
+			}
+			err = fmt.Errorf("devserver: build server: %w", f)
+		}
+	}()
 	authorizer, err := authorization.GetAuthorizerFromConfig(&conf.Global.Authorization)
 	if err != nil {
 		return nil, fmt.Errorf("devserver: authorizer: %w", err)
@@ -169,30 +244,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("devserver: build server: %w", err)
 	}
-	s := &Server{server: server, address: net.JoinHostPort(o.Host, strconv.Itoa(o.FrontendPort)), logLevel: logLevel}
-	if o.UIPort != 0 {
-		s.uiAddr = net.JoinHostPort(o.Host, strconv.Itoa(o.UIPort))
-		s.ui = uiserver.NewServer(uiserveroptions.WithConfigProvider(&uiconfig.Config{
-			Host:                o.Host,
-			Port:                o.UIPort,
-			TemporalGRPCAddress: s.address,
-			EnableUI:            true,
-			DefaultNamespace:    o.Namespace,
-			CORS:                uiconfig.CORS{CookieInsecure: true},
-			HideLogs:            true,
-			DisableNewsFetch:    true,
-		}))
-		s.uiErr = make(chan error, 1)
-		// ui.Start blocks until Stop.
-		go func() { s.uiErr <- s.ui.Start() }()
-	}
-	if err := server.Start(); err != nil {
-		if s.ui != nil {
-			s.ui.Stop()
-		}
-		return nil, fmt.Errorf("devserver: start: %w", err)
-	}
-	return s, nil
+	return server, nil
 }
 
 // UIErrors delivers the UI server's exit error, if it fails after start.
@@ -212,11 +264,13 @@ func (s *Server) Stop() {
 
 const storeName = "sqlite-default"
 
-func (o Options) serverConfig() (*config.Config, error) {
+func (o Options) serverConfig(attempt int) (*config.Config, error) {
 	sqlConf := &config.SQL{PluginName: sqliteplugin.PluginName}
 	if o.DatabaseFile == "" {
 		sqlConf.ConnectAttributes = map[string]string{"mode": "memory", "cache": "shared"}
-		sqlConf.DatabaseName = "holdco-" + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(o.FrontendPort)
+		// A database of its own per attempt: a failed attempt's
+		// connection may keep its database alive.
+		sqlConf.DatabaseName = "holdco-" + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(o.FrontendPort) + "-" + strconv.Itoa(attempt)
 	} else {
 		// One connection (the plugin's default) in WAL mode: the server's
 		// transactions never wait on each other and readers don't block it.
@@ -232,7 +286,7 @@ func (o Options) serverConfig() (*config.Config, error) {
 	conf.Persistence.NumHistoryShards = 1
 	conf.Persistence.DataStores = map[string]config.DataStore{storeName: {SQL: sqlConf}}
 
-	httpPort, err := freePort(o.Host)
+	httpPort, err := pickPort(o.Host)
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +313,7 @@ func (o Options) serverConfig() (*config.Config, error) {
 		if name == "frontend" {
 			svc.RPC.GRPCPort = o.FrontendPort
 			svc.RPC.HTTPPort = httpPort
-		} else if svc.RPC.GRPCPort, err = freePort(o.Host); err != nil {
+		} else if svc.RPC.GRPCPort, err = pickPort(o.Host); err != nil {
 			return nil, err
 		}
 		conf.Services[name] = svc
@@ -304,6 +358,20 @@ func checkPortFree(host string, port int) error {
 		return err
 	}
 	return l.Close()
+}
+
+// startAttempts bounds how often Start builds the server on fresh ports
+// after a picked one was taken.
+const startAttempts = 5
+
+// pickPort picks the ports Start chooses (a variable: tests hand out a
+// taken one).
+var pickPort = freePort
+
+// addressInUse reports whether err is a listener's bind refused because
+// its address is taken (the server's errors carry only the text).
+func addressInUse(err error) bool {
+	return errors.Is(err, syscall.EADDRINUSE) || strings.Contains(err.Error(), "address already in use")
 }
 
 // freePort asks the kernel for an unused port for the server's internal
