@@ -168,32 +168,6 @@ func (s Analytics) AnalyticsCountries(ctx context.Context, c CompanyScope, from,
 	return out, wrap("analytics countries", err)
 }
 
-// AnalyticsHeadline is the dashboard's one-query view: the company's page
-// views and sessions from..to and in the period before.
-func (s Analytics) AnalyticsHeadline(ctx context.Context, c CompanyScope, prevFrom, from, to string) (cur, prev models.AnalyticsDaily, err error) {
-	if err := c.check("analytics headline"); err != nil {
-		return cur, prev, err
-	}
-	var rows []struct {
-		Cur                                                        bool
-		Visitors, Pageviews, Events, Sessions, Bounces, DurationMS int64
-	}
-	err = s.db.WithContext(ctx).Raw(`SELECT cur, SUM(visitors) AS visitors, SUM(pageviews) AS pageviews, SUM(events) AS events,
-		SUM(sessions) AS sessions, SUM(bounces) AS bounces, SUM(duration_ms) AS duration_ms
-		FROM (SELECT day >= ? AS cur, visitors, pageviews, events, sessions, bounces, duration_ms
-			FROM analytics_daily WHERE company_id = ? AND day >= ? AND day <= ?) AS d GROUP BY cur`, from, c.id, prevFrom, to).Scan(&rows).Error
-	for _, r := range rows {
-		d := models.AnalyticsDaily{CompanyID: c.id, Visitors: r.Visitors, Pageviews: r.Pageviews, Events: r.Events, Sessions: r.Sessions,
-			Bounces: r.Bounces, DurationMS: r.DurationMS}
-		if r.Cur {
-			cur = d
-		} else {
-			prev = d
-		}
-	}
-	return cur, prev, wrap("analytics headline", err)
-}
-
 // AnalyticsRawEvents returns the company's raw events from..to in time
 // order (tests recount the rollups from them).
 func (s Analytics) AnalyticsRawEvents(ctx context.Context, c CompanyScope, from, to string) ([]models.AnalyticsEvent, error) {

@@ -53,10 +53,18 @@ func (s Companies) CompanyAccountCredits(ctx context.Context, c CompanyScope, da
 	return out, nil
 }
 
+// HeadlineDays are the days the analytics headline sums (models.DayOf
+// days): the current period From..To and the one before, PrevFrom up to
+// the day before From.
+type HeadlineDays struct {
+	PrevFrom, From, To string
+}
+
 // CompanySummary is the dashboard's one-row part of one company: the
 // account's credits, the file usage, the inbox counts, the revenue, the
 // attached domain, the ad campaign, the provisioning resources, the
-// milestones and the headline of the newest turn.
+// milestones, the headline of the newest turn and the analytics
+// headline's sums.
 type CompanySummary struct {
 	Credits   AccountCredits
 	FileCount int64
@@ -77,18 +85,23 @@ type CompanySummary struct {
 	// times; the message, the text and the answer are not read. nil
 	// before the first turn.
 	LastTurn *models.Turn
+	// AnalyticsCur and AnalyticsPrev are the daily rollups' sums of
+	// visitors, page views, sessions and bounces over the headline's
+	// current period and the one before (zero: no traffic).
+	AnalyticsCur, AnalyticsPrev models.AnalyticsDaily
 }
 
 // CompanySummary reads the summary in one statement: each figure is one
 // indexed row (the account, the usage, the domain, the campaign, each
 // resource kind, each milestone kind, the newest turn by its index) or
-// one aggregate over the company's emails and payments. It is scanned
-// with database/sql directly (no reflection per column).
-func (s Companies) CompanySummary(ctx context.Context, c CompanyScope, dayStart time.Time) (CompanySummary, error) {
+// one aggregate over the company's emails, its payments and its daily
+// analytics rollups over the headline's days. It is scanned with
+// database/sql directly (no reflection per column).
+func (s Companies) CompanySummary(ctx context.Context, c CompanyScope, dayStart time.Time, headline HeadlineDays) (CompanySummary, error) {
 	if err := c.check("company summary"); err != nil {
 		return CompanySummary{}, err
 	}
-	rows, err := rows(ctx, s.db, companySummarySQL, companySummaryArgs(c)...)
+	rows, err := rows(ctx, s.db, companySummarySQL, companySummaryArgs(c, headline)...)
 	if err != nil {
 		return CompanySummary{}, wrap("company summary", err)
 	}
@@ -102,11 +115,13 @@ func (s Companies) CompanySummary(ctx context.Context, c CompanyScope, dayStart 
 		turnID, turnTrigger, turnStatus, turnQuestion             *string
 		turnCost                                                  *int64
 		turnStarted, turnEnded, turnCreated, turnUpdated          *time.Time
+		cur, prev                                                 models.AnalyticsDaily
 	)
 	dest := []any{&dailyCreditCap, &balance, &spentDay, &spentToday, &fileCount, &fileBytes,
 		&total, &unread, &received, &sent, &gross, &refunded, &payments,
 		&domainID, &domain, &domainState, &adCompanyID, &dailyCap, &adState, &totalSpent, &totalClicks, &creativeVersion,
-		&turnID, &turnTrigger, &turnStatus, &turnQuestion, &turnCost, &turnStarted, &turnEnded, &turnCreated, &turnUpdated}
+		&turnID, &turnTrigger, &turnStatus, &turnQuestion, &turnCost, &turnStarted, &turnEnded, &turnCreated, &turnUpdated,
+		&cur.Visitors, &cur.Pageviews, &cur.Sessions, &cur.Bounces, &prev.Visitors, &prev.Pageviews, &prev.Sessions, &prev.Bounces}
 	type resourceCols struct {
 		status, ref, lastError *string
 		attempts               *int64
@@ -137,7 +152,8 @@ func (s Companies) CompanySummary(ctx context.Context, c CompanyScope, dayStart 
 		Inbox:      models.InboxCounts{Total: total, Unread: unread, Received: received, Sent: sent},
 		Revenue:    models.NewRevenue(gross, refunded, 0, payments),
 		Resources:  []models.CompanyResource{},
-		Milestones: []models.Milestone{}}
+		Milestones: []models.Milestone{}, AnalyticsCur: cur, AnalyticsPrev: prev}
+	out.AnalyticsCur.CompanyID, out.AnalyticsPrev.CompanyID = c.id, c.id
 	if balance != nil {
 		acct := models.CreditAccount{Balance: *balance}
 		if spentDay != nil && spentToday != nil {
@@ -207,7 +223,8 @@ func companySummaryText() string {
 		u.file_count, u.bytes, i.total, i.unread, i.received, i.sent, r.gross, r.refunded, r.payments,
 		d.id, d.domain, d.state,
 		ad.company_id, ad.daily_cap, ad.state, ad.total_spent, ad.total_clicks, ad.creative_version,
-		t.id, t."trigger", t.status, t.question, t.credits_cost, t.started_at, t.ended_at, t.created_at, t.updated_at` + sel.String() + `
+		t.id, t."trigger", t.status, t.question, t.credits_cost, t.started_at, t.ended_at, t.created_at, t.updated_at,
+		h.cur_visitors, h.cur_pageviews, h.cur_sessions, h.cur_bounces, h.prev_visitors, h.prev_pageviews, h.prev_sessions, h.prev_bounces` + sel.String() + `
 		FROM companies c
 		LEFT JOIN conglomerates g ON g.id = ?
 		LEFT JOIN credit_accounts a ON a.conglomerate_id = g.id
@@ -218,17 +235,38 @@ func companySummaryText() string {
 			COALESCE(SUM(CASE WHEN direction = ? THEN 1 ELSE 0 END), 0) AS sent
 			FROM company_emails WHERE company_id = ?) i
 		CROSS JOIN (SELECT ` + revenueSums + ` FROM company_payments WHERE company_id = ? AND currency = ?) r
+		CROSS JOIN (SELECT ` + headlineSums + `
+			FROM analytics_daily WHERE company_id = ? AND day >= ? AND day <= ?) h
 		LEFT JOIN domain_purchases d ON d.attached_company_id = c.id
 		LEFT JOIN ad_campaigns ad ON ad.company_id = c.id
 		LEFT JOIN turns t ON t.id = (SELECT id FROM turns WHERE company_id = ? ORDER BY created_at DESC, id DESC LIMIT 1)` + joins.String() + `
 		WHERE c.id = ?`
 }
 
-// companySummaryArgs are companySummarySQL's arguments for the scope.
-func companySummaryArgs(c CompanyScope) []any {
-	args := make([]any, 0, 9+len(models.ResourceKinds)+len(models.MilestoneKinds))
+// headlineSums are the analytics headline's sums over the daily rollups
+// of its two periods (the current one from the first argument on).
+var headlineSums = func() string {
+	var b strings.Builder
+	for i, col := range []string{"visitors", "pageviews", "sessions", "bounces"} {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "COALESCE(SUM(CASE WHEN day >= ? THEN %s ELSE 0 END), 0) AS cur_%s, COALESCE(SUM(CASE WHEN day < ? THEN %s ELSE 0 END), 0) AS prev_%s",
+			col, col, col, col)
+	}
+	return b.String()
+}()
+
+// companySummaryArgs are companySummarySQL's arguments for the scope and
+// the headline's days.
+func companySummaryArgs(c CompanyScope, h HeadlineDays) []any {
+	args := make([]any, 0, 20+len(models.ResourceKinds)+len(models.MilestoneKinds))
 	args = append(args, c.conglomerateID, string(models.EmailInbound), string(models.EmailInbound), string(models.EmailOutbound),
-		c.id, c.id, models.SalesCurrency, c.id)
+		c.id, c.id, models.SalesCurrency)
+	for range 4 {
+		args = append(args, h.From, h.From)
+	}
+	args = append(args, c.id, h.PrevFrom, h.To, c.id)
 	for _, kind := range models.ResourceKinds {
 		args = append(args, string(kind))
 	}

@@ -212,8 +212,7 @@ func (s *Service) Countries(ctx context.Context, companyID, rangeName string) (C
 }
 
 // Headline is the dashboard's analytics section: the default range's
-// visitor-days, page views, sessions and bounce rate with their change,
-// read in one query.
+// visitor-days, page views, sessions and bounce rate with their change.
 type Headline struct {
 	Range      string
 	Visitors   Metric // sum of daily visitors (a visitor of two days counts twice)
@@ -222,17 +221,21 @@ type Headline struct {
 	BounceRate Metric
 }
 
-// Headline reads the dashboard's analytics section for an authorized
-// company (the dashboard authorizes once for all its sections).
-func (s *Service) Headline(ctx context.Context, sc store.CompanyScope) (Headline, error) {
+// HeadlineDays are the days the dashboard's analytics section sums: the
+// default range up to today and the period of the same length before it
+// (the dashboard reads their sums with its other figures, in one
+// statement: store.CompanySummary).
+func (s *Service) HeadlineDays() store.HeadlineDays {
 	r, _ := ParseRange(DefaultRange)
 	p := r.period(s.now())
-	cur, prev, err := s.store.Analytics().AnalyticsHeadline(ctx, sc, models.DayOf(p.PrevFrom), models.DayOf(p.From), models.DayOf(p.To))
-	if err != nil {
-		return Headline{}, err
-	}
-	return Headline{Range: r.Name, Visitors: metric(float64(cur.Visitors), float64(prev.Visitors)),
+	return store.HeadlineDays{PrevFrom: models.DayOf(p.PrevFrom), From: models.DayOf(p.From), To: models.DayOf(p.To)}
+}
+
+// HeadlineOf is the dashboard's analytics section from the daily rollups'
+// sums over HeadlineDays's current period and the one before.
+func HeadlineOf(cur, prev models.AnalyticsDaily) Headline {
+	return Headline{Range: DefaultRange, Visitors: metric(float64(cur.Visitors), float64(prev.Visitors)),
 		Pageviews:  metric(float64(cur.Pageviews), float64(prev.Pageviews)),
 		Sessions:   metric(float64(cur.Sessions), float64(prev.Sessions)),
-		BounceRate: metric(ratio(cur.Bounces*100, cur.Sessions), ratio(prev.Bounces*100, prev.Sessions))}, nil
+		BounceRate: metric(ratio(cur.Bounces*100, cur.Sessions), ratio(prev.Bounces*100, prev.Sessions))}
 }

@@ -9,10 +9,10 @@ import (
 	"holdco/store"
 )
 
-// AnalyticsHeadline reads the analytics headline of an authorized company
-// (service/analytics).
+// AnalyticsHeadline tells which days the dashboard's analytics headline
+// sums (service/analytics).
 type AnalyticsHeadline interface {
-	Headline(ctx context.Context, sc store.CompanyScope) (analytics.Headline, error)
+	HeadlineDays() store.HeadlineDays
 }
 
 // The dashboard's lists are bounded: the newest events and the most
@@ -27,8 +27,8 @@ const (
 // with a fixed number of queries whatever the size of the company's data:
 // one for everything that is one row or a fixed number of rows
 // (store.CompanySummary: the figures, the resources, the milestones, the
-// last turn's headline), one for the three lists (store.DashboardLists:
-// activity, documents, open tasks), one for the analytics headline, after
+// last turn's headline, the analytics headline's sums), one for the three
+// lists (store.DashboardLists: activity, documents, open tasks), after
 // the authorization step.
 // Sections that later capabilities fill (the last turn, analytics,
 // domain, ads) are nil until they exist.
@@ -66,8 +66,13 @@ func (s *Service) Dashboard(ctx context.Context, companyID string) (Dashboard, e
 		return Dashboard{}, err
 	}
 	// The one-row part in one statement: credits, files, inbox, revenue,
-	// domain, ads, resources, milestones and the last turn.
-	sum, err := s.store.Companies().CompanySummary(ctx, c.Scope, s.now().UTC().Truncate(24*time.Hour))
+	// domain, ads, resources, milestones, the last turn and the analytics
+	// headline's sums.
+	var days store.HeadlineDays
+	if s.analytics != nil {
+		days = s.analytics.HeadlineDays()
+	}
+	sum, err := s.store.Companies().CompanySummary(ctx, c.Scope, s.now().UTC().Truncate(24*time.Hour), days)
 	if err != nil {
 		return Dashboard{}, err
 	}
@@ -86,10 +91,7 @@ func (s *Service) Dashboard(ctx context.Context, companyID string) (Dashboard, e
 	}
 	d.RecentActivity, d.Documents, d.DocumentsMore, d.OpenTasks = lists.Activity, lists.Documents, lists.DocumentsMore, lists.OpenTasks
 	if s.analytics != nil {
-		h, err := s.analytics.Headline(ctx, c.Scope)
-		if err != nil {
-			return Dashboard{}, err
-		}
+		h := analytics.HeadlineOf(sum.AnalyticsCur, sum.AnalyticsPrev)
 		d.Analytics = &h
 	}
 	return d, nil

@@ -80,11 +80,12 @@ func TestDashboardQueryCountDoesNotGrowWithData(t *testing.T) {
 		assert.Len(t, d.Resources, len(models.ResourceKinds))
 	}
 	assert.Equal(t, counts[3], counts[300], "the query count is independent of the data")
-	// 5: the authorization step (the company, the membership: this
+	// 4: the authorization step (the company, the membership: this
 	// principal was not resolved from a credential), the one-row part
-	// (figures, resources, milestones, last turn), the three lists
-	// (activity, documents, open tasks) and the analytics headline.
-	assert.LessOrEqual(t, counts[3], int64(5), "one query for the lists, one for everything else")
+	// (figures, resources, milestones, last turn, the analytics
+	// headline's sums) and the three lists (activity, documents, open
+	// tasks).
+	assert.LessOrEqual(t, counts[3], int64(4), "one query for the lists, one for everything else")
 }
 
 func TestDashboardShowsTheCompanysState(t *testing.T) {
@@ -316,4 +317,49 @@ func ownCompany(t *testing.T, e *servicetest.Env, email, name string) (context.C
 	sc, err := e.Store.SystemCompanyScope(context.Background(), c.ID)
 	require.NoError(t, err)
 	return ctx, c, sc
+}
+
+// The dashboard's analytics section, read with its other figures, is the
+// analytics summary's over the default range: this period's and the one
+// before, nothing older.
+func TestDashboardAnalyticsHeadlineIsTheSummarys(t *testing.T) {
+	e := servicetest.New(t)
+	ctx, c, _ := ownCompany(t, e, "ada@example.com", "Ada Traffic")
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	var events []models.AnalyticsEvent
+	visit := func(day time.Time, visitor string, pages ...string) {
+		for i, path := range pages {
+			at := day.Add(10*time.Hour + time.Duration(i)*time.Minute)
+			events = append(events, models.AnalyticsEvent{CompanyID: c.ID, Day: models.DayOf(at), At: at, DistinctID: visitor,
+				Event: models.PageviewEvent, Path: path})
+		}
+	}
+	visit(today, "v1", "/", "/pricing", "/signup") // this period: 2 visitors, 4 page views, 1 bounce
+	visit(today, "v2", "/")
+	visit(today.AddDate(0, 0, -35), "v3", "/")       // the period before: 2 visitors, 3 page views
+	visit(today.AddDate(0, 0, -40), "v4", "/", "/a") //
+	visit(today.AddDate(0, 0, -70), "v5", "/")       // older than both: not counted
+	require.NoError(t, e.Store.Analytics().RecordAnalyticsEvents(context.Background(), events))
+
+	d, err := e.Svc.Dashboard(ctx, c.ID)
+	require.NoError(t, err)
+	require.NotNil(t, d.Analytics)
+	sum, err := e.Svc.Analytics.Summary(ctx, c.ID, "")
+	require.NoError(t, err)
+	h := *d.Analytics
+	assert.Equal(t, sum.Range, h.Range)
+	assert.Equal(t, sum.Visitors, h.Visitors)
+	assert.Equal(t, sum.Pageviews, h.Pageviews)
+	assert.Equal(t, sum.Sessions, h.Sessions)
+	assert.Equal(t, sum.BounceRate, h.BounceRate)
+	assert.Equal(t, [2]float64{2, 2}, [2]float64{h.Visitors.Value, h.Visitors.Previous})
+	assert.Equal(t, [2]float64{4, 3}, [2]float64{h.Pageviews.Value, h.Pageviews.Previous})
+	assert.Equal(t, 50.0, h.BounceRate.Value, "one of this period's two sessions is a bounce")
+
+	// Another company's traffic is not this one's.
+	ctx2, c2, _ := ownCompany(t, e, "bob@example.com", "Bob Quiet")
+	d2, err := e.Svc.Dashboard(ctx2, c2.ID)
+	require.NoError(t, err)
+	require.NotNil(t, d2.Analytics)
+	assert.Zero(t, d2.Analytics.Visitors.Value+d2.Analytics.Visitors.Previous+d2.Analytics.Pageviews.Value)
 }
