@@ -44,7 +44,7 @@ func takenPorts(t *testing.T, take func(call int) bool) (taken int, picked func(
 // buildOnPickedPorts builds a server as Start does for a zero
 // FrontendPort, without starting it: a started server under -race
 // reports its own false races (docs/testing.md), the build binds every
-// listener. Its listeners stay open until the test ends.
+// listener. The server is stopped when the test ends.
 func buildOnPickedPorts(t *testing.T) (Options, error) {
 	o := Options{Host: "127.0.0.1", Logger: slog.New(slog.DiscardHandler)}
 	var err error
@@ -53,7 +53,10 @@ func buildOnPickedPorts(t *testing.T) (Options, error) {
 	}
 	level := &slog.LevelVar{}
 	level.Set(slog.LevelError)
-	_, err = o.build(slogLogger{log: o.Logger, level: level, building: &atomic.Bool{}}, true)
+	server, err := o.build(slogLogger{log: o.Logger, level: level, building: &atomic.Bool{}}, true)
+	if err == nil {
+		t.Cleanup(func() { _ = server.Stop() })
+	}
 	return o, err
 }
 

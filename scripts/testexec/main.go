@@ -11,15 +11,15 @@
 // Before the second run's output it prints the line "testexec: postgres
 // pass", and after each run's "testexec: <pass> pass took <seconds> s,
 // cpu <seconds> s (exit <code>)", which scripts/testtimes reads to split
-// `go test -json` output into passes.
+// `go test -json` output into passes. The CPU time is the run's user and
+// system time, with that of the processes it started and waited for (the
+// tests' Temporal server, Chromium, Node scripts, stripe-mock). It exits
+// with the first non-zero exit code.
 //
 // With HOLDCO_PG_CONCURRENT set, the two runs go side by side and the
 // Postgres run's output is held until the SQLite run has ended, then
-// printed whole: the output reads as if they ran one after the other. The
-// longest packages' two runs (app's: 4 minutes one after the other) were
-// the end of a warm make test, with the cores half idle. The CPU time is the run's user and system time,
-// with that of the processes it started and waited for (the tests'
-// Temporal server, Chromium, Node scripts, stripe-mock). It exits with the first non-zero exit code.
+// printed whole: the output reads as if they ran one after the other
+// (make test leaves it off: docs/benchmarks.md measured it slower).
 package main
 
 import (
