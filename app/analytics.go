@@ -9,10 +9,13 @@ import (
 )
 
 // startAnalyticsWriter arranges capture's life on the api role (the role
-// that serves it). Capture commits its own events (group commit: each
-// request answers after the commit of the batch holding its events), so
-// no writer runs in the background; the raw-event retention sweep does,
-// when a retention is set (once per cluster: service/background).
+// that serves it). Capture commits its own events to the inbox (group
+// commit: each request answers after the commit of the batch holding its
+// events) and folds them into the reports' tables (service/analytics,
+// fold.go); the folder starts now for what an earlier run left in the
+// inbox, and a sweep folds, once per cluster, what a stopped replica left.
+// The raw-event retention sweep runs when a retention is set (once per
+// cluster: service/background).
 // stopAnalytics, called after the listeners stopped, ends the sweep, refuses new events and waits for a commit
 // still under way before the store closes.
 func (a *App) startAnalyticsWriter(svc *analytics.Service) {
@@ -24,6 +27,10 @@ func (a *App) startAnalyticsWriter(svc *analytics.Service) {
 		return observability.CaptureCounts{Stored: st.Stored, UnknownKey: st.UnknownKey, Malformed: st.Malformed, QueueFull: st.QueueFull,
 			WriteFailed: st.WriteFailed, RateLimited: st.RateLimited, Queued: st.Queued}
 	})
+	svc.StartFolder()
+	stopFold := a.sweepRunner().Start(background.Sweep{Name: "analytics_fold", Every: analytics.FoldSweepEvery,
+		Done: "analytics: inbox events folded by the sweep",
+		Pass: svc.FoldNow})
 	stopRetention := func(context.Context) {}
 	if days := a.cfg.Analytics.RawRetentionDays; days > 0 {
 		stopRetention = a.sweepRunner().Start(background.Sweep{Name: "analytics_retention", Every: analytics.RetentionEvery,
@@ -32,6 +39,7 @@ func (a *App) startAnalyticsWriter(svc *analytics.Service) {
 	}
 	a.stopAnalytics = func(shutdown context.Context) {
 		stopRetention(shutdown)
+		stopFold(shutdown)
 		svc.StopWriter(shutdown)
 		removeSource()
 	}

@@ -33,14 +33,19 @@ func (s Analytics) RecordAnalyticsEvents(ctx context.Context, events []models.An
 	if len(events) == 0 {
 		return nil
 	}
-	for i := range events {
-		events[i].ID = 0
-		events[i].At = events[i].At.UTC().Truncate(time.Millisecond)
-		events[i].Day = models.DayOf(events[i].At)
-	}
-	slices.SortStableFunc(events, func(a, b models.AnalyticsEvent) int { return a.At.Compare(b.At) })
+	return s.record(ctx, func(context.Context, *Store) ([]models.AnalyticsEvent, error) { return events, nil })
+}
+
+// record runs one transaction that stores the events take returns (take
+// runs first, inside it; none: nothing else is done) with their rollups.
+func (s Analytics) record(ctx context.Context, take func(context.Context, *Store) ([]models.AnalyticsEvent, error)) error {
 	if s.dialect != DialectPostgres {
 		return s.store().InTx(ctx, func(tx *Store) error {
+			events, err := take(ctx, tx)
+			if err != nil || len(events) == 0 {
+				return err
+			}
+			prepareEvents(events)
 			if err := tx.insertEventRows(ctx, events); err != nil {
 				return err
 			}
@@ -48,12 +53,17 @@ func (s Analytics) RecordAnalyticsEvents(ctx context.Context, events []models.An
 		})
 	}
 	return s.store().inConnTx(ctx, func(tx *Store, raw func(func(*pgx.Conn) error) error) error {
+		events, err := take(ctx, tx)
+		if err != nil || len(events) == 0 {
+			return err
+		}
+		prepareEvents(events)
 		// Company ids are UUIDs: an array literal of them is safe.
 		if err := tx.db.Exec(`SELECT COUNT(pg_advisory_xact_lock(hashtext('holdco.analytics.' || c)))
 			FROM (SELECT unnest(CAST(? AS text[])) AS c ORDER BY 1) AS locks`, "{"+strings.Join(sortedCompanies(events), ",")+"}").Error; err != nil {
 			return wrap("record analytics: lock", err)
 		}
-		err := raw(func(conn *pgx.Conn) error {
+		err = raw(func(conn *pgx.Conn) error {
 			_, err := conn.CopyFrom(ctx, pgx.Identifier{"analytics_events"}, eventColumns, pgx.CopyFromSlice(len(events), func(i int) ([]any, error) {
 				return eventRow(events[i]), nil
 			}))
@@ -64,6 +74,17 @@ func (s Analytics) RecordAnalyticsEvents(ctx context.Context, events []models.An
 		}
 		return tx.rollUp(ctx, events)
 	})
+}
+
+// prepareEvents cuts the events' times to milliseconds, sets their days
+// and sorts them by time (stable: same-time events keep their order).
+func prepareEvents(events []models.AnalyticsEvent) {
+	for i := range events {
+		events[i].ID = 0
+		events[i].At = events[i].At.UTC().Truncate(time.Millisecond)
+		events[i].Day = models.DayOf(events[i].At)
+	}
+	slices.SortStableFunc(events, func(a, b models.AnalyticsEvent) int { return a.At.Compare(b.At) })
 }
 
 // inConnTx runs fn in one transaction on one pooled connection, with raw

@@ -49,6 +49,7 @@ func migrations() []*gormigrate.Migration {
 		migration0034ClusterShared(),
 		migration0035DevIdPState(),
 		migration0036TurnIdempotencyKey(),
+		migration0037AnalyticsInbox(),
 	}
 }
 

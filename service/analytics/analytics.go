@@ -40,7 +40,16 @@ type Service struct {
 	failMu        sync.Mutex
 	failing       time.Time
 	failedBatches int
-	groupWait     time.Duration
+	// foldFailing is when the current run of failed folds began (zero:
+	// none), under failMu.
+	foldFailing time.Time
+	groupWait   time.Duration
+	// fold is the inbox's folder (fold.go) and foldEvents, foldDelay and
+	// maxUnfolded its options.
+	fold        *folder
+	foldEvents  int
+	foldDelay   time.Duration
+	maxUnfolded int
 	// beforeWrite runs before each commit (tests hold the writer there).
 	beforeWrite func()
 }
@@ -57,6 +66,13 @@ type Options struct {
 	// requests that commit answered to come back (group commit,
 	// writer.go); negative: no wait.
 	GroupWait time.Duration
+	// FoldEvents is the most events one fold transaction takes from the
+	// inbox; FoldDelay how long the folder gathers acknowledged events
+	// before folding them (fold.go); MaxUnfolded how many this process
+	// may have acknowledged and not folded before capture answers 503.
+	FoldEvents  int
+	FoldDelay   time.Duration
+	MaxUnfolded int
 	// AddressRate and KeyRate are the events per second one client
 	// address and one public key may send (bursts of 10 s), counted once
 	// for the processes sharing the database; negative: no limit.
@@ -86,6 +102,15 @@ func New(core *service.Core, opts Options) *Service {
 	if opts.GroupWait == 0 {
 		opts.GroupWait = DefaultGroupWait
 	}
+	if opts.FoldEvents <= 0 {
+		opts.FoldEvents = DefaultFoldEvents
+	}
+	if opts.FoldDelay <= 0 {
+		opts.FoldDelay = DefaultFoldDelay
+	}
+	if opts.MaxUnfolded <= 0 {
+		opts.MaxUnfolded = DefaultMaxUnfolded
+	}
 	if opts.AddressRate == 0 {
 		opts.AddressRate = DefaultAddressRate
 	}
@@ -98,6 +123,7 @@ func New(core *service.Core, opts Options) *Service {
 	s.byAddress = sharedLimiter(opts.AddressRate, s.store, "analytics/address", s.logger)
 	s.byKey = sharedLimiter(opts.KeyRate, s.store, "analytics/key", s.logger)
 	s.groupWait = opts.GroupWait
+	s.fold, s.foldEvents, s.foldDelay, s.maxUnfolded = newFolder(), opts.FoldEvents, opts.FoldDelay, opts.MaxUnfolded
 	return s
 }
 

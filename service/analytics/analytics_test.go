@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"database/sql"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -24,6 +25,7 @@ import (
 	"holdco/service/companies"
 	"holdco/service/servicetest"
 	"holdco/service/usecases"
+	"holdco/store"
 	"holdco/testenv"
 )
 
@@ -207,9 +209,45 @@ func TestCaptureAnswersOnceStored(t *testing.T) {
 	w := newWorld(t)
 	w.capture(t, event(w.key, "bg", "$pageview", "https://site.example/", nil))
 	assert.Equal(t, int64(1), w.svc.Stats().Stored)
-	var n int
-	require.NoError(t, w.e.SQL.QueryRow("SELECT COUNT(*) FROM analytics_events WHERE distinct_id = 'bg'").Scan(&n))
-	assert.Equal(t, 1, n)
+	assert.Equal(t, 1, storedEvents(t, w.e.SQL)["bg"], "in the inbox or folded")
+}
+
+// storedEvents counts the stored events per visitor: the folded ones and
+// those waiting in the inbox (an acknowledged event is in one of them).
+func storedEvents(t *testing.T, db *sql.DB) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	rows, err := db.Query("SELECT distinct_id FROM analytics_events")
+	require.NoError(t, err)
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		require.NoError(t, rows.Scan(&id))
+		out[id]++
+	}
+	require.NoError(t, rows.Err())
+	inbox, err := db.Query("SELECT data FROM analytics_inbox")
+	require.NoError(t, err)
+	defer inbox.Close()
+	for inbox.Next() {
+		var data []byte
+		require.NoError(t, inbox.Scan(&data))
+		events, err := store.DecodeAnalyticsInbox(data)
+		require.NoError(t, err)
+		for _, e := range events {
+			out[e.DistinctID]++
+		}
+	}
+	require.NoError(t, inbox.Err())
+	return out
+}
+
+func totalOf(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
 }
 
 // A process killed mid-flood (here: its database gone from under the
@@ -243,21 +281,12 @@ func TestAcknowledgedEventsSurviveAnAbruptStop(t *testing.T) {
 	require.NoError(t, w.e.Store.Close(), "the abrupt stop")
 	wg.Wait()
 
-	rows, err := w.e.SQL.Query("SELECT distinct_id FROM analytics_events")
-	require.NoError(t, err)
-	defer rows.Close()
-	stored := map[string]bool{}
-	for rows.Next() {
-		var id string
-		require.NoError(t, rows.Scan(&id))
-		stored[id] = true
-	}
-	require.NoError(t, rows.Err())
+	stored := storedEvents(t, w.e.SQL)
 	mu.Lock()
 	defer mu.Unlock()
 	var lost []string
 	for _, id := range acked {
-		if !stored[id] {
+		if stored[id] == 0 {
 			lost = append(lost, id)
 		}
 	}
@@ -307,9 +336,7 @@ func TestCaptureLimitsEventsPerAddressAndPerKey(t *testing.T) {
 	require.NoError(t, send("2001:4860::1", 50, w.key))
 	retryAfter(send("2001:4860::2", 1, w.key))
 
-	var n int
-	require.NoError(t, w.e.SQL.QueryRow("SELECT COUNT(*) FROM analytics_events").Scan(&n))
-	assert.Equal(t, 140, n, "nothing over a limit is stored")
+	assert.Equal(t, 140, totalOf(storedEvents(t, w.e.SQL)), "nothing over a limit is stored")
 	assert.Positive(t, w.svc.Stats().RateLimited)
 }
 
@@ -597,9 +624,7 @@ func TestCaptureLimitIsCountedOnceAcrossProcesses(t *testing.T) {
 
 	t.Logf("one address: %d admitted (%d charges); one key: %d admitted (%d charges)", accepted, addrAfter, byKey, keyCharges-keyBefore)
 
-	var n int
-	require.NoError(t, w.e.SQL.QueryRow("SELECT COUNT(*) FROM analytics_events").Scan(&n))
-	assert.Equal(t, accepted+byKey, n, "every admitted event is stored, nothing refused")
+	assert.Equal(t, accepted+byKey, totalOf(storedEvents(t, w.e.SQL)), "every admitted event is stored, nothing refused")
 }
 
 // While the shared buckets cannot be read, capture counts in the process's

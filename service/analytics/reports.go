@@ -63,7 +63,8 @@ type Summary struct {
 // Summary reports the company's visitors, page views, sessions, bounce
 // rate and mean session duration over range (vs the period before), its
 // top pages and referrers, and a trend (hourly for 1d, daily otherwise).
-// Everything is read from the rollups.
+// Everything is read from the rollups, after the events this process
+// acknowledged are folded into them (settle).
 func (s *Service) Summary(ctx context.Context, companyID, rangeName string) (Summary, error) {
 	r, err := ParseRange(rangeName)
 	if err != nil {
@@ -73,6 +74,7 @@ func (s *Service) Summary(ctx context.Context, companyID, rangeName string) (Sum
 	if err != nil {
 		return Summary{}, err
 	}
+	s.settle(ctx)
 	out, err := s.summary(ctx, ac.Scope, r)
 	if err != nil {
 		return Summary{}, err
@@ -199,6 +201,7 @@ func (s *Service) Countries(ctx context.Context, companyID, rangeName string) (C
 	if err != nil {
 		return Countries{}, err
 	}
+	s.settle(ctx)
 	p := r.period(s.now())
 	rows, err := s.store.Analytics().AnalyticsCountries(ctx, ac.Scope, models.DayOf(p.From), models.DayOf(p.To))
 	if err != nil {

@@ -175,19 +175,26 @@ type Counters struct {
 	// Commits counts the writer's committed batches (stored / commits is
 	// the mean batch).
 	Commits atomic.Int64
+	// Folded counts the events this process folded from the inbox into
+	// the reports' tables (fold.go).
+	Folded atomic.Int64
 }
 
 // Stats is a snapshot of the counters.
 type Stats struct {
 	Accepted, Stored, UnknownKey, Malformed, QueueFull, WriteFailed, RateLimited int64
 	Queued                                                                       int
+	// Folded counts the events this process folded; Unfolded is how many
+	// it stored that wait in the inbox (at most).
+	Folded, Unfolded int64
 }
 
 // Stats returns the capture counters and the queue's length.
 func (s *Service) Stats() Stats {
 	c := &s.counter
 	return Stats{Accepted: c.Accepted.Load(), Stored: c.Stored.Load(), UnknownKey: c.UnknownKey.Load(), Malformed: c.Malformed.Load(),
-		QueueFull: c.QueueFull.Load(), WriteFailed: c.WriteFailed.Load(), RateLimited: c.RateLimited.Load(), Queued: s.queue.Len()}
+		QueueFull: c.QueueFull.Load(), WriteFailed: c.WriteFailed.Load(), RateLimited: c.RateLimited.Load(), Queued: s.queue.Len(),
+		Folded: c.Folded.Load(), Unfolded: max(s.fold.pending.Load(), 0)}
 }
 
 // enqueue puts a request's events in a batch and waits for its commit.
@@ -196,6 +203,9 @@ func (s *Service) Stats() Stats {
 func (s *Service) enqueue(ctx context.Context, events []models.AnalyticsEvent) error {
 	if time.Now().UnixNano() < s.refuseUntil.Load() {
 		return errRefusing
+	}
+	if s.fold.pending.Load() >= int64(s.maxUnfolded) {
+		return ErrQueueFull
 	}
 	b, start, err := s.queue.push(events)
 	if err != nil {
@@ -244,7 +254,10 @@ func (s *Service) commit(events []models.AnalyticsEvent) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
-	err := s.store.Analytics().RecordAnalyticsEvents(ctx, events)
+	err := s.store.Analytics().AppendAnalyticsInbox(ctx, events)
+	if err == nil {
+		s.added(len(events))
+	}
 	s.failMu.Lock()
 	defer s.failMu.Unlock()
 	if err != nil {
@@ -282,13 +295,14 @@ func (s *Service) StopWriter(ctx context.Context) {
 	case <-ctx.Done():
 		s.logger.Warn("analytics: shutdown deadline passed with events being committed", "queued", s.queue.Len())
 	}
+	s.stopFolder(ctx)
 	st := s.Stats()
 	s.logger.Info("analytics: capture stopped", "accepted", st.Accepted, "stored", st.Stored, "unknown_key", st.UnknownKey,
-		"malformed", st.Malformed, "queue_full", st.QueueFull, "rate_limited", st.RateLimited, "write_failed", st.WriteFailed, "commits", s.counter.Commits.Load())
+		"malformed", st.Malformed, "queue_full", st.QueueFull, "rate_limited", st.RateLimited, "write_failed", st.WriteFailed, "commits", s.counter.Commits.Load(), "folded", st.Folded, "unfolded", st.Unfolded)
 }
 
-// Flush waits until no batch waits or is being written (tests,
-// benchmarks).
+// Flush waits until no batch waits or is being written, then folds the
+// inbox (tests, benchmarks).
 func (s *Service) Flush(ctx context.Context) {
 	s.queue.mu.Lock()
 	idle := s.queue.idle
@@ -296,5 +310,9 @@ func (s *Service) Flush(ctx context.Context) {
 	select {
 	case <-idle:
 	case <-ctx.Done():
+		return
+	}
+	if _, err := s.FoldNow(ctx); err != nil {
+		s.logger.Warn("analytics: flush could not fold the inbox", "error", err)
 	}
 }

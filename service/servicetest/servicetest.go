@@ -173,6 +173,13 @@ func (e *Env) NewServices(t testing.TB, opts usecases.Options) Services {
 	}
 	s, err := usecases.New(context.Background(), Config, e.Store, e.IdP, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
+	// Before the store closes (cleanups run last first): capture's writer
+	// and folder finish what they hold, as at a process's shutdown.
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		s.Analytics.StopWriter(ctx)
+	})
 	return Services{IdentityUseCases: s.Identity, BillingUseCases: s.Billing, CompaniesUseCases: s.Companies,
 		Documents: s.Documents, Files: s.Files, Mail: s.Mail, SalesUseCases: s.Sales, PaymentEventsUseCases: s.PaymentEvents, Tasks: s.Tasks, Turns: s.Turns, Prospects: s.Prospects, Tools: s.Tools, Traces: s.Traces, TraceWriter: s.TraceWriter, OAuth: s.OAuth,
 		Founding: s.Founding, Analytics: s.Analytics, Growth: s.Growth}

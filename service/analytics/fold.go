@@ -1,0 +1,228 @@
+package analytics
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Folding. The writer acknowledges a batch once its events are committed
+// as one inbox row (store.AppendAnalyticsInbox): one small insert and one
+// sync per commit, whatever the batch holds. The folder moves inbox rows
+// into the raw events and the rollups the reports read
+// (store.FoldAnalyticsInbox), in transactions of up to FoldEvents events,
+// each deleting the rows it folds: an acknowledged event is in the inbox
+// or folded, counted once either way.
+//
+// The folder runs in the process while events it acknowledged wait: it
+// gathers them for FoldDelay (or until FoldEvents wait) so that one fold
+// writes each rollup row once for many commits, then folds. Reports fold
+// what this process acknowledged before they read (settle), so a client
+// reads its own events; another replica's show within about FoldDelay.
+// Rows left by a process that stopped before folding them are folded by
+// the next fold anywhere in the cluster, and by the periodic sweep
+// (app: analytics_fold).
+//
+// When folding falls behind by MaxUnfolded events, capture answers 503
+// (ErrQueueFull) until it catches up: the inbox stays bounded.
+
+// Defaults of the fold's options.
+const (
+	DefaultFoldEvents  = 5_000
+	DefaultFoldDelay   = 200 * time.Millisecond
+	DefaultMaxUnfolded = 1_000_000
+	// FoldSweepEvery is how often the cluster folds what a stopped
+	// process left in the inbox (app's analytics_fold sweep).
+	FoldSweepEvery = 10 * time.Second
+	// foldTimeout bounds one fold transaction.
+	foldTimeout = 30 * time.Second
+	// foldRetry is the wait after a failed fold before the next try.
+	foldRetry = time.Second
+)
+
+// folder is the process's fold state.
+type folder struct {
+	// pending counts the events this process put in the inbox that no
+	// fold has taken since (folds elsewhere can take them: it is an upper
+	// bound, cleared when the inbox is found empty).
+	pending atomic.Int64
+	// pass serializes fold passes in the process.
+	pass sync.Mutex
+
+	mu      sync.Mutex
+	running bool          // the fold goroutine runs
+	idle    chan struct{} // closed while it does not
+	wake    chan struct{} // (1) pending reached FoldEvents, or stop
+	stopped bool
+}
+
+func newFolder() *folder {
+	idle := make(chan struct{})
+	close(idle)
+	return &folder{idle: idle, wake: make(chan struct{}, 1)}
+}
+
+func (f *folder) poke() {
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+// added records n events committed to the inbox by this process and
+// starts the fold goroutine if it is not running.
+func (s *Service) added(n int) {
+	f := s.fold
+	if f.pending.Add(int64(n)) >= int64(s.foldEvents) {
+		f.poke()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.running || f.stopped {
+		return
+	}
+	f.running = true
+	f.idle = make(chan struct{})
+	go s.foldLoop()
+}
+
+// StartFolder folds what the inbox holds from an earlier run (a process
+// that stopped before folding) in the background.
+func (s *Service) StartFolder() { s.added(0) }
+
+// foldLoop gathers for foldDelay, folds, and ends once nothing this
+// process acknowledged waits.
+func (s *Service) foldLoop() {
+	f := s.fold
+	for {
+		f.mu.Lock()
+		stopped := f.stopped
+		f.mu.Unlock()
+		if !stopped && f.pending.Load() < int64(s.foldEvents) {
+			t := time.NewTimer(s.foldDelay)
+			select {
+			case <-f.wake:
+			case <-t.C:
+			}
+			t.Stop()
+		}
+		err := s.foldSome(context.Background(), false)
+		f.mu.Lock()
+		if err != nil && f.stopped || err == nil && f.pending.Load() <= 0 {
+			f.running = false
+			close(f.idle)
+			f.mu.Unlock()
+			return
+		}
+		f.mu.Unlock()
+		if err != nil {
+			t := time.NewTimer(foldRetry)
+			select {
+			case <-f.wake:
+			case <-t.C:
+			}
+			t.Stop()
+		}
+	}
+}
+
+// errFoldBusy: another process holds the cluster's fold lock.
+var errFoldBusy = errors.New("analytics: another process folds")
+
+// foldSome runs fold passes: until a pass finds fewer than FoldEvents
+// (all: until the inbox is empty, or until as many events as were
+// pending at the start are folded). It returns nil when it stopped for
+// that reason and the error of a failed pass (errFoldBusy while another
+// process folds).
+func (s *Service) foldSome(ctx context.Context, all bool) error {
+	f := s.fold
+	f.pass.Lock()
+	defer f.pass.Unlock()
+	goal := f.pending.Load()
+	var total int64
+	for {
+		pctx, cancel := context.WithTimeout(ctx, foldTimeout)
+		res, err := s.store.Analytics().FoldAnalyticsInbox(pctx, s.foldEvents)
+		cancel()
+		if err != nil {
+			s.foldFailed(err)
+			return err
+		}
+		s.foldRecovered()
+		if res.Busy {
+			return errFoldBusy
+		}
+		total += int64(res.Events)
+		s.counter.Folded.Add(int64(res.Events))
+		if res.Events == 0 {
+			f.pending.Store(0) // the inbox is empty: a fold somewhere took the rest
+			return nil
+		}
+		if p := f.pending.Add(-int64(res.Events)); p < 0 {
+			f.pending.CompareAndSwap(p, 0)
+		}
+		if !all && res.Events < s.foldEvents || all && total >= goal && goal > 0 {
+			return nil
+		}
+	}
+}
+
+// FoldNow folds what the inbox holds now (the sweep, Flush). It returns
+// how many events it folded.
+func (s *Service) FoldNow(ctx context.Context) (int64, error) {
+	before := s.counter.Folded.Load()
+	err := s.foldSome(ctx, true)
+	if errors.Is(err, errFoldBusy) {
+		err = nil
+	}
+	return s.counter.Folded.Load() - before, err
+}
+
+// settle folds, before a report reads, the events this process
+// acknowledged and has not folded yet (nothing to do, and no statement,
+// when there are none). A failed fold leaves the report a little behind;
+// it is not the report's error.
+func (s *Service) settle(ctx context.Context) {
+	if s.fold.pending.Load() > 0 {
+		_ = s.foldSome(ctx, true)
+	}
+}
+
+func (s *Service) foldFailed(err error) {
+	s.failMu.Lock()
+	defer s.failMu.Unlock()
+	if s.foldFailing.IsZero() {
+		s.foldFailing = time.Now()
+		s.logger.Error("analytics: captured events cannot be folded into the reports; they wait in the inbox", "error", err)
+	}
+}
+
+func (s *Service) foldRecovered() {
+	s.failMu.Lock()
+	defer s.failMu.Unlock()
+	if !s.foldFailing.IsZero() {
+		s.logger.Info("analytics: captured events are folded again", "after", time.Since(s.foldFailing).Round(time.Millisecond).String())
+		s.foldFailing = time.Time{}
+	}
+}
+
+// stopFolder folds what is left (until ctx ends; what is not folded stays
+// in the inbox for the next process) and stops the fold goroutine.
+func (s *Service) stopFolder(ctx context.Context) {
+	f := s.fold
+	f.mu.Lock()
+	f.stopped = true
+	idle := f.idle
+	f.mu.Unlock()
+	f.poke()
+	select {
+	case <-idle:
+	case <-ctx.Done():
+		return
+	}
+	if _, err := s.FoldNow(ctx); err != nil && ctx.Err() == nil {
+		s.logger.Warn("analytics: events left in the inbox at shutdown are folded by the next process", "error", err)
+	}
+}
