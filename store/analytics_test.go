@@ -22,7 +22,7 @@ import (
 func newAnalyticsCompany(t testing.TB, s *store.Store) (models.Company, store.CompanyScope) {
 	t.Helper()
 	ctx := context.Background()
-	_, cong := signUp(t.(*testing.T), s, "an"+handle("x")[2:])
+	_, cong := signUp(t, s, "an"+handle("x")[2:])
 	c, err := s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(cong.ID), models.Company{Name: "Sites", Handle: handle("an")})
 	require.NoError(t, err)
 	return c, systemScope(t, s, c.ID)

@@ -12,7 +12,7 @@ import (
 )
 
 // signUp creates a user with a fresh identity and their conglomerate.
-func signUp(t *testing.T, s *store.Store, name string) (models.User, models.Conglomerate) {
+func signUp(t testing.TB, s *store.Store, name string) (models.User, models.Conglomerate) {
 	t.Helper()
 	iss, sub := "https://idp.example", uuid.NewString()
 	u, c, err := s.Identity().CreateUserWithConglomerate(context.Background(), models.User{

@@ -49,6 +49,7 @@ type Service struct {
 	fold        *folder
 	foldEvents  int
 	foldDelay   time.Duration
+	foldBacklog int
 	maxUnfolded int
 	// beforeWrite runs before each commit (tests hold the writer there).
 	beforeWrite func()
@@ -68,10 +69,13 @@ type Options struct {
 	GroupWait time.Duration
 	// FoldEvents is the most events one fold transaction takes from the
 	// inbox; FoldDelay how long the folder gathers acknowledged events
-	// before folding them (fold.go); MaxUnfolded how many this process
-	// may have acknowledged and not folded before capture answers 503.
+	// before folding them; FoldBacklog how many may wait while the writer
+	// is saturated before the folder takes turns with it (fold.go);
+	// MaxUnfolded how many this process may have acknowledged and not
+	// folded before capture answers 503.
 	FoldEvents  int
 	FoldDelay   time.Duration
+	FoldBacklog int
 	MaxUnfolded int
 	// AddressRate and KeyRate are the events per second one client
 	// address and one public key may send (bursts of 10 s), counted once
@@ -108,6 +112,9 @@ func New(core *service.Core, opts Options) *Service {
 	if opts.FoldDelay <= 0 {
 		opts.FoldDelay = DefaultFoldDelay
 	}
+	if opts.FoldBacklog <= 0 {
+		opts.FoldBacklog = DefaultFoldBacklog
+	}
 	if opts.MaxUnfolded <= 0 {
 		opts.MaxUnfolded = DefaultMaxUnfolded
 	}
@@ -123,7 +130,7 @@ func New(core *service.Core, opts Options) *Service {
 	s.byAddress = sharedLimiter(opts.AddressRate, s.store, "analytics/address", s.logger)
 	s.byKey = sharedLimiter(opts.KeyRate, s.store, "analytics/key", s.logger)
 	s.groupWait = opts.GroupWait
-	s.fold, s.foldEvents, s.foldDelay, s.maxUnfolded = newFolder(), opts.FoldEvents, opts.FoldDelay, opts.MaxUnfolded
+	s.fold, s.foldEvents, s.foldDelay, s.foldBacklog, s.maxUnfolded = newFolder(), opts.FoldEvents, opts.FoldDelay, opts.FoldBacklog, opts.MaxUnfolded
 	return s
 }
 

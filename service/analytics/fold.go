@@ -18,9 +18,16 @@ import (
 //
 // The folder runs in the process while events it acknowledged wait: it
 // gathers them for FoldDelay (or until FoldEvents wait) so that one fold
-// writes each rollup row once for many commits, then folds. Reports fold
-// what this process acknowledged before they read (settle), so a client
-// reads its own events; another replica's show within about FoldDelay.
+// writes each rollup row once for many commits, then folds. While the
+// writer is saturated (committing back to back for FoldDelay: a flood),
+// folding would take the CPU and the database's write lock from the
+// acknowledgements, so the folder defers until FoldBacklog events wait,
+// then folds one transaction at a time between the commits: a burst is
+// taken at the rate of the inbox and folded after it, a sustained flood
+// is taken at the rate of the fold. Reports fold what this process
+// acknowledged before they read (settle; up to FoldEvents*4 events, a
+// report during a flood reads what is folded), so a client reads its own
+// events; another replica's show within about FoldDelay.
 // Rows left by a process that stopped before folding them are folded by
 // the next fold anywhere in the cluster, and by the periodic sweep
 // (app: analytics_fold).
@@ -32,6 +39,7 @@ import (
 const (
 	DefaultFoldEvents  = 5_000
 	DefaultFoldDelay   = 200 * time.Millisecond
+	DefaultFoldBacklog = 250_000
 	DefaultMaxUnfolded = 1_000_000
 	// FoldSweepEvery is how often the cluster folds what a stopped
 	// process left in the inbox (app's analytics_fold sweep).
@@ -51,17 +59,19 @@ type folder struct {
 	// pass serializes fold passes in the process.
 	pass sync.Mutex
 
+	wake chan struct{} // (1) pending reached FoldEvents
+	stop chan struct{} // closed by stopFolder
+
 	mu      sync.Mutex
 	running bool          // the fold goroutine runs
 	idle    chan struct{} // closed while it does not
-	wake    chan struct{} // (1) pending reached FoldEvents, or stop
-	stopped bool
+	stopped bool          // stop is closed
 }
 
 func newFolder() *folder {
 	idle := make(chan struct{})
 	close(idle)
-	return &folder{idle: idle, wake: make(chan struct{}, 1)}
+	return &folder{idle: idle, wake: make(chan struct{}, 1), stop: make(chan struct{})}
 }
 
 func (f *folder) poke() {
@@ -92,23 +102,19 @@ func (s *Service) added(n int) {
 // that stopped before folding) in the background.
 func (s *Service) StartFolder() { s.added(0) }
 
-// foldLoop gathers for foldDelay, folds, and ends once nothing this
-// process acknowledged waits.
+// foldLoop gathers, folds, and ends once nothing this process
+// acknowledged waits.
 func (s *Service) foldLoop() {
 	f := s.fold
 	for {
-		f.mu.Lock()
-		stopped := f.stopped
-		f.mu.Unlock()
-		if !stopped && f.pending.Load() < int64(s.foldEvents) {
-			t := time.NewTimer(s.foldDelay)
-			select {
-			case <-f.wake:
-			case <-t.C:
-			}
-			t.Stop()
+		if f.pending.Load() < int64(s.foldEvents) {
+			f.sleep(s.foldDelay, true) // gather
 		}
-		err := s.foldSome(context.Background(), false)
+		for s.deferFold() {
+			f.sleep(s.foldDelay, false)
+		}
+		// Behind a saturated writer, one transaction at a time.
+		err := s.foldSome(context.Background(), !f.isStopped() && s.queue.saturated(s.foldDelay), false)
 		f.mu.Lock()
 		if err != nil && f.stopped || err == nil && f.pending.Load() <= 0 {
 			f.running = false
@@ -118,25 +124,50 @@ func (s *Service) foldLoop() {
 		}
 		f.mu.Unlock()
 		if err != nil {
-			t := time.NewTimer(foldRetry)
-			select {
-			case <-f.wake:
-			case <-t.C:
-			}
-			t.Stop()
+			f.sleep(foldRetry, false)
 		}
+	}
+}
+
+// deferFold: the writer is saturated and fewer than FoldBacklog events
+// wait, so the fold waits for the flood to end.
+func (s *Service) deferFold() bool {
+	return !s.fold.isStopped() && s.fold.pending.Load() < int64(s.foldBacklog) && s.queue.saturated(s.foldDelay)
+}
+
+// sleep waits for d, or until stop, or (early) until FoldEvents wait.
+func (f *folder) sleep(d time.Duration, early bool) {
+	wake := f.wake
+	if !early {
+		wake = nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-wake:
+	case <-f.stop:
+	}
+}
+
+func (f *folder) isStopped() bool {
+	select {
+	case <-f.stop:
+		return true
+	default:
+		return false
 	}
 }
 
 // errFoldBusy: another process holds the cluster's fold lock.
 var errFoldBusy = errors.New("analytics: another process folds")
 
-// foldSome runs fold passes: until a pass finds fewer than FoldEvents
-// (all: until the inbox is empty, or until as many events as were
-// pending at the start are folded). It returns nil when it stopped for
-// that reason and the error of a failed pass (errFoldBusy while another
-// process folds).
-func (s *Service) foldSome(ctx context.Context, all bool) error {
+// foldSome runs fold passes: one (once), or until a pass finds fewer
+// than FoldEvents, or (all) until the inbox is empty or as many events as
+// were pending at the start are folded. It returns nil when it stopped
+// for one of those reasons and the error of a failed pass (errFoldBusy
+// while another process folds).
+func (s *Service) foldSome(ctx context.Context, once, all bool) error {
 	f := s.fold
 	f.pass.Lock()
 	defer f.pass.Unlock()
@@ -163,7 +194,7 @@ func (s *Service) foldSome(ctx context.Context, all bool) error {
 		if p := f.pending.Add(-int64(res.Events)); p < 0 {
 			f.pending.CompareAndSwap(p, 0)
 		}
-		if !all && res.Events < s.foldEvents || all && total >= goal && goal > 0 {
+		if once || !all && res.Events < s.foldEvents || all && total >= goal && goal > 0 {
 			return nil
 		}
 	}
@@ -173,7 +204,7 @@ func (s *Service) foldSome(ctx context.Context, all bool) error {
 // how many events it folded.
 func (s *Service) FoldNow(ctx context.Context) (int64, error) {
 	before := s.counter.Folded.Load()
-	err := s.foldSome(ctx, true)
+	err := s.foldSome(ctx, false, true)
 	if errors.Is(err, errFoldBusy) {
 		err = nil
 	}
@@ -182,13 +213,17 @@ func (s *Service) FoldNow(ctx context.Context) (int64, error) {
 
 // settle folds, before a report reads, the events this process
 // acknowledged and has not folded yet (nothing to do, and no statement,
-// when there are none). A failed fold leaves the report a little behind;
-// it is not the report's error.
+// when there are none; more than settleMax: the folder's work, the report
+// reads what is folded). A failed fold leaves the report a little
+// behind; it is not the report's error.
 func (s *Service) settle(ctx context.Context) {
-	if s.fold.pending.Load() > 0 {
-		_ = s.foldSome(ctx, true)
+	if p := s.fold.pending.Load(); p > 0 && p <= int64(s.foldEvents)*settleFolds {
+		_ = s.foldSome(ctx, false, true)
 	}
 }
+
+// settleFolds is how many fold transactions a report may wait for.
+const settleFolds = 4
 
 func (s *Service) foldFailed(err error) {
 	s.failMu.Lock()
@@ -213,10 +248,12 @@ func (s *Service) foldRecovered() {
 func (s *Service) stopFolder(ctx context.Context) {
 	f := s.fold
 	f.mu.Lock()
-	f.stopped = true
+	if !f.stopped {
+		f.stopped = true
+		close(f.stop)
+	}
 	idle := f.idle
 	f.mu.Unlock()
-	f.poke()
 	select {
 	case <-idle:
 	case <-ctx.Done():

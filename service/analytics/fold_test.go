@@ -1,0 +1,151 @@
+package analytics_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"holdco/models"
+	"holdco/service/analytics"
+)
+
+// foldedPageviews is the page views today's rollup holds (what the
+// reports read), read from the store without folding first.
+func (w world) foldedPageviews(t *testing.T) int64 {
+	t.Helper()
+	day := models.DayOf(w.e.Clock.Now())
+	sc, err := w.e.Store.SystemCompanyScope(context.Background(), w.company.ID)
+	require.NoError(t, err)
+	days, err := w.e.Store.Analytics().AnalyticsDays(context.Background(), sc, day, day)
+	require.NoError(t, err)
+	if len(days) == 0 {
+		return 0
+	}
+	return days[0].Pageviews
+}
+
+// Acknowledged events reach the reports' rollups by themselves, without a
+// report asking: the folder folds them after FoldDelay.
+func TestFolderFoldsAcknowledgedEventsInTheBackground(t *testing.T) {
+	w := newWorld(t, analytics.Options{FoldDelay: 10 * time.Millisecond})
+	for i := range 3 {
+		w.capture(t, event(w.key, fmt.Sprint("bg", i), "$pageview", "https://site.example/", nil))
+	}
+	require.Eventually(t, func() bool { return w.foldedPageviews(t) == 3 }, 30*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return w.svc.Stats().Unfolded == 0 }, 30*time.Second, 5*time.Millisecond)
+	assert.Equal(t, int64(3), w.svc.Stats().Folded)
+	assert.Empty(t, inboxRows(t, w))
+}
+
+func inboxRows(t *testing.T, w world) []int64 {
+	t.Helper()
+	rows, err := w.e.SQL.Query("SELECT id FROM analytics_inbox")
+	require.NoError(t, err)
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		require.NoError(t, rows.Scan(&id))
+		ids = append(ids, id)
+	}
+	require.NoError(t, rows.Err())
+	return ids
+}
+
+// A report reads the events acknowledged just before it (it folds them
+// first), however long the folder would still gather.
+func TestReportReadsTheEventsJustAcknowledged(t *testing.T) {
+	w := newWorld(t, analytics.Options{FoldDelay: time.Hour})
+	w.capture(t, event(w.key, "r1", "$pageview", "https://site.example/a", nil))
+	w.capture(t, event(w.key, "r2", "$pageview", "https://site.example/b", nil))
+	assert.Zero(t, w.foldedPageviews(t), "not folded yet")
+	s, err := w.svc.Summary(w.ctx, w.company.ID, "1d")
+	require.NoError(t, err)
+	assert.Equal(t, float64(2), s.Pageviews.Value)
+	assert.Equal(t, float64(2), s.Visitors.Value)
+}
+
+// When folding falls MaxUnfolded events behind, capture answers 503
+// (queue full) instead of growing the inbox; once folded it takes events
+// again.
+func TestCaptureAnswersQueueFullWhileFoldingIsBehind(t *testing.T) {
+	w := newWorld(t, analytics.Options{FoldDelay: time.Hour, FoldEvents: 100, MaxUnfolded: 3})
+	for i := range 3 {
+		w.capture(t, event(w.key, fmt.Sprint("q", i), "$pageview", "https://site.example/", nil))
+	}
+	b := []byte(fmt.Sprintf(`{"api_key":%q,"event":"$pageview","distinct_id":"q9","properties":{"$current_url":"https://site.example/"}}`, w.key))
+	_, err := w.svc.Capture(context.Background(), analytics.CaptureInput{Body: b})
+	require.ErrorIs(t, err, analytics.ErrQueueFull)
+	w.svc.Flush(context.Background())
+	assert.Equal(t, int64(3), w.foldedPageviews(t))
+	res, err := w.svc.Capture(context.Background(), analytics.CaptureInput{Body: b})
+	require.NoError(t, err)
+	assert.Equal(t, 1, res.Accepted)
+}
+
+// Inbox rows a stopped process left (acknowledged, never folded) are
+// folded by the next process to start, and by the sweep of any replica.
+func TestInboxLeftByAStoppedProcessIsFolded(t *testing.T) {
+	w := newWorld(t)
+	left := []models.AnalyticsEvent{{CompanyID: w.company.ID, At: w.e.Clock.Now(), DistinctID: "ghost", Event: "$pageview", Path: "/"}}
+	require.NoError(t, w.e.Store.Analytics().AppendAnalyticsInbox(context.Background(), left))
+	next := w.e.Replica(t).Analytics
+	next.StartFolder()
+	require.Eventually(t, func() bool { return w.foldedPageviews(t) == 1 }, 30*time.Second, 5*time.Millisecond)
+
+	require.NoError(t, w.e.Store.Analytics().AppendAnalyticsInbox(context.Background(), left))
+	n, err := w.svc.FoldNow(context.Background()) // the sweep's pass
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), n)
+	assert.Equal(t, int64(2), w.foldedPageviews(t))
+}
+
+// While the writer commits back to back (a flood), the folder leaves the
+// events in the inbox until FoldBacklog wait, then takes turns with it;
+// what is left is folded once the flood ends.
+func TestFolderDefersToASaturatedWriter(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		backlog int
+	}{{"below the backlog", 1_000_000}, {"past the backlog", 8}} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, analytics.Options{FoldDelay: 20 * time.Millisecond, FoldEvents: 4, FoldBacklog: tc.backlog})
+			// Each commit takes 20 ms; four clients keep a batch waiting.
+			analytics.HoldWriter(w.svc, func() { time.Sleep(20 * time.Millisecond) })
+			var (
+				stop     atomic.Bool
+				wg       sync.WaitGroup
+				acked    atomic.Int64
+				foldedIn atomic.Int64 // page views folded while the flood ran
+			)
+			for c := range 4 {
+				wg.Go(func() {
+					for i := 0; !stop.Load(); i++ {
+						b := []byte(fmt.Sprintf(`{"api_key":%q,"event":"$pageview","distinct_id":"c%d-%d","properties":{"$current_url":"https://site.example/"}}`, w.key, c, i))
+						if _, err := w.svc.Capture(context.Background(), analytics.CaptureInput{Body: b}); err != nil {
+							t.Error(err)
+							return
+						}
+						acked.Add(1)
+					}
+				})
+			}
+			require.Eventually(t, func() bool { return acked.Load() >= 40 }, 60*time.Second, time.Millisecond)
+			foldedIn.Store(w.foldedPageviews(t))
+			stop.Store(true)
+			wg.Wait()
+			if tc.backlog > 1000 {
+				assert.Zero(t, foldedIn.Load(), "nothing folded during the flood")
+			} else {
+				assert.Positive(t, foldedIn.Load(), "folded between the commits")
+			}
+			require.Eventually(t, func() bool { return w.foldedPageviews(t) == acked.Load() }, 30*time.Second, 5*time.Millisecond, "all folded after")
+		})
+	}
+}
