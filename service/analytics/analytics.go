@@ -46,11 +46,12 @@ type Service struct {
 	groupWait   time.Duration
 	// fold is the inbox's folder (fold.go) and foldEvents, foldDelay and
 	// maxUnfolded its options.
-	fold        *folder
-	foldEvents  int
-	foldDelay   time.Duration
-	foldBacklog int
-	maxUnfolded int
+	fold          *folder
+	foldEvents    int
+	foldDelay     time.Duration
+	foldDeferRate int
+	foldMaxLag    time.Duration
+	maxUnfolded   int
 	// beforeWrite runs before each commit (tests hold the writer there).
 	beforeWrite func()
 }
@@ -69,14 +70,15 @@ type Options struct {
 	GroupWait time.Duration
 	// FoldEvents is the most events one fold transaction takes from the
 	// inbox; FoldDelay how long the folder gathers acknowledged events
-	// before folding them; FoldBacklog how many may wait while the writer
-	// is saturated before the folder takes turns with it (fold.go);
-	// MaxUnfolded how many this process may have acknowledged and not
-	// folded before capture answers 503.
-	FoldEvents  int
-	FoldDelay   time.Duration
-	FoldBacklog int
-	MaxUnfolded int
+	// before folding them; FoldDeferRate the rate of acknowledged events
+	// (per second) at which it defers, for at most FoldMaxLag since its
+	// last fold (fold.go); MaxUnfolded how many this process may have
+	// acknowledged and not folded before capture answers 503.
+	FoldEvents    int
+	FoldDelay     time.Duration
+	FoldDeferRate int
+	FoldMaxLag    time.Duration
+	MaxUnfolded   int
 	// AddressRate and KeyRate are the events per second one client
 	// address and one public key may send (bursts of 10 s), counted once
 	// for the processes sharing the database; negative: no limit.
@@ -112,8 +114,11 @@ func New(core *service.Core, opts Options) *Service {
 	if opts.FoldDelay <= 0 {
 		opts.FoldDelay = DefaultFoldDelay
 	}
-	if opts.FoldBacklog <= 0 {
-		opts.FoldBacklog = DefaultFoldBacklog
+	if opts.FoldDeferRate <= 0 {
+		opts.FoldDeferRate = DefaultFoldDeferRate
+	}
+	if opts.FoldMaxLag <= 0 {
+		opts.FoldMaxLag = DefaultFoldMaxLag
 	}
 	if opts.MaxUnfolded <= 0 {
 		opts.MaxUnfolded = DefaultMaxUnfolded
@@ -130,7 +135,8 @@ func New(core *service.Core, opts Options) *Service {
 	s.byAddress = sharedLimiter(opts.AddressRate, s.store, "analytics/address", s.logger)
 	s.byKey = sharedLimiter(opts.KeyRate, s.store, "analytics/key", s.logger)
 	s.groupWait = opts.GroupWait
-	s.fold, s.foldEvents, s.foldDelay, s.foldBacklog, s.maxUnfolded = newFolder(), opts.FoldEvents, opts.FoldDelay, opts.FoldBacklog, opts.MaxUnfolded
+	s.fold, s.foldEvents, s.foldDelay, s.maxUnfolded = newFolder(), opts.FoldEvents, opts.FoldDelay, opts.MaxUnfolded
+	s.foldDeferRate, s.foldMaxLag = opts.FoldDeferRate, opts.FoldMaxLag
 	return s
 }
 

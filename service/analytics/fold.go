@@ -18,13 +18,14 @@ import (
 //
 // The folder runs in the process while events it acknowledged wait: it
 // gathers them for FoldDelay (or until FoldEvents wait) so that one fold
-// writes each rollup row once for many commits, then folds. While the
-// writer is saturated (committing back to back for FoldDelay: a flood),
-// folding would take the CPU and the database's write lock from the
-// acknowledgements, so the folder defers until FoldBacklog events wait,
-// then folds one transaction at a time between the commits: a burst is
-// taken at the rate of the inbox and folded after it, a sustained flood
-// is taken at the rate of the fold. Reports fold what this process
+// writes each rollup row once for many commits, then folds. During a
+// flood (at least FoldDeferRate events a second acknowledged over the
+// gathering) folding would take the CPU and the database's write lock
+// from the acknowledgements, so the folder defers, for at most
+// FoldMaxLag after its last fold; then it folds everything waiting, one
+// transaction at a time between the writer's commits. A burst is taken
+// at the rate of the inbox and folded after it; a sustained flood at the
+// rate of the fold, in rounds of FoldMaxLag. Reports fold what this process
 // acknowledged before they read (settle; up to FoldEvents*4 events, a
 // report during a flood reads what is folded), so a client reads its own
 // events; another replica's show within about FoldDelay.
@@ -37,10 +38,11 @@ import (
 
 // Defaults of the fold's options.
 const (
-	DefaultFoldEvents  = 5_000
-	DefaultFoldDelay   = 200 * time.Millisecond
-	DefaultFoldBacklog = 250_000
-	DefaultMaxUnfolded = 1_000_000
+	DefaultFoldEvents    = 5_000
+	DefaultFoldDelay     = 200 * time.Millisecond
+	DefaultFoldDeferRate = 2_000
+	DefaultFoldMaxLag    = 10 * time.Second
+	DefaultMaxUnfolded   = 1_000_000
 	// FoldSweepEvery is how often the cluster folds what a stopped
 	// process left in the inbox (app's analytics_fold sweep).
 	FoldSweepEvery = 10 * time.Second
@@ -61,6 +63,10 @@ type folder struct {
 
 	wake chan struct{} // (1) pending reached FoldEvents
 	stop chan struct{} // closed by stopFolder
+
+	// lastFold is when the fold goroutine last folded, or started (only
+	// it uses it once started).
+	lastFold time.Time
 
 	mu      sync.Mutex
 	running bool          // the fold goroutine runs
@@ -95,6 +101,7 @@ func (s *Service) added(n int) {
 	}
 	f.running = true
 	f.idle = make(chan struct{})
+	f.lastFold = time.Now() // the lag counts from the first event waiting
 	go s.foldLoop()
 }
 
@@ -107,14 +114,19 @@ func (s *Service) StartFolder() { s.added(0) }
 func (s *Service) foldLoop() {
 	f := s.fold
 	for {
-		if f.pending.Load() < int64(s.foldEvents) {
-			f.sleep(s.foldDelay, true) // gather
+		for {
+			stored, since := s.counter.Stored.Load(), time.Now()
+			if f.pending.Load() < int64(s.foldEvents) {
+				f.sleep(s.foldDelay, true) // gather
+			} else if !f.isStopped() && time.Since(f.lastFold) < s.foldMaxLag {
+				f.sleep(s.foldDelay, false) // measure the rate
+			}
+			if !s.deferFold(stored, since) {
+				break
+			}
 		}
-		for s.deferFold() {
-			f.sleep(s.foldDelay, false)
-		}
-		// Behind a saturated writer, one transaction at a time.
-		err := s.foldSome(context.Background(), !f.isStopped() && s.queue.saturated(s.foldDelay), false)
+		err := s.foldSome(context.Background(), false, false)
+		f.lastFold = time.Now()
 		f.mu.Lock()
 		if err != nil && f.stopped || err == nil && f.pending.Load() <= 0 {
 			f.running = false
@@ -129,16 +141,28 @@ func (s *Service) foldLoop() {
 	}
 }
 
-// deferFold: the writer is saturated and fewer than FoldBacklog events
-// wait, so the fold waits for the flood to end.
-func (s *Service) deferFold() bool {
-	return !s.fold.isStopped() && s.fold.pending.Load() < int64(s.foldBacklog) && s.queue.saturated(s.foldDelay)
+// deferFold: events were acknowledged at FoldDeferRate or more since
+// `since` (when Stored was stored), the last fold was less than FoldMaxLag
+// ago, and the inbox is far from MaxUnfolded: the fold waits for the
+// flood to end.
+func (s *Service) deferFold(stored int64, since time.Time) bool {
+	f := s.fold
+	if f.isStopped() || time.Since(f.lastFold) >= s.foldMaxLag || f.pending.Load() >= int64(s.maxUnfolded)/2 {
+		return false
+	}
+	el := time.Since(since).Seconds()
+	return el > 0 && float64(s.counter.Stored.Load()-stored)/el >= float64(s.foldDeferRate)
 }
 
 // sleep waits for d, or until stop, or (early) until FoldEvents wait.
 func (f *folder) sleep(d time.Duration, early bool) {
 	wake := f.wake
-	if !early {
+	if early {
+		select { // a wake from before this sleep is stale
+		case <-wake:
+		default:
+		}
+	} else {
 		wake = nil
 	}
 	t := time.NewTimer(d)

@@ -106,23 +106,23 @@ func TestInboxLeftByAStoppedProcessIsFolded(t *testing.T) {
 	assert.Equal(t, int64(2), w.foldedPageviews(t))
 }
 
-// While the writer commits back to back (a flood), the folder leaves the
-// events in the inbox until FoldBacklog wait, then takes turns with it;
-// what is left is folded once the flood ends.
+// During a flood (events acknowledged at FoldDeferRate or more) the folder
+// leaves them in the inbox for up to FoldMaxLag after its last fold, then
+// folds between the commits; what is left is folded once the flood ends.
 func TestFolderDefersToASaturatedWriter(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		backlog int
-	}{{"below the backlog", 1_000_000}, {"past the backlog", 8}} {
+		name   string
+		maxLag time.Duration
+	}{{"within the lag", time.Hour}, {"past the lag", 100 * time.Millisecond}} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := newWorld(t, analytics.Options{FoldDelay: 20 * time.Millisecond, FoldEvents: 4, FoldBacklog: tc.backlog})
+			w := newWorld(t, analytics.Options{FoldDelay: time.Second, FoldEvents: 4,
+				FoldDeferRate: 1, FoldMaxLag: tc.maxLag})
 			// Each commit takes 20 ms; four clients keep a batch waiting.
 			analytics.HoldWriter(w.svc, func() { time.Sleep(20 * time.Millisecond) })
 			var (
-				stop     atomic.Bool
-				wg       sync.WaitGroup
-				acked    atomic.Int64
-				foldedIn atomic.Int64 // page views folded while the flood ran
+				stop  atomic.Bool
+				wg    sync.WaitGroup
+				acked atomic.Int64
 			)
 			for c := range 4 {
 				wg.Go(func() {
@@ -136,15 +136,15 @@ func TestFolderDefersToASaturatedWriter(t *testing.T) {
 					}
 				})
 			}
-			require.Eventually(t, func() bool { return acked.Load() >= 40 }, 60*time.Second, time.Millisecond)
-			foldedIn.Store(w.foldedPageviews(t))
+			if tc.maxLag == time.Hour {
+				require.Eventually(t, func() bool { return acked.Load() >= 100 }, 60*time.Second, time.Millisecond)
+				assert.Zero(t, w.foldedPageviews(t), "nothing folded during the flood")
+			} else {
+				require.Eventually(t, func() bool { return w.foldedPageviews(t) > 0 }, 60*time.Second, time.Millisecond,
+					"folded between the commits once the lag passed")
+			}
 			stop.Store(true)
 			wg.Wait()
-			if tc.backlog > 1000 {
-				assert.Zero(t, foldedIn.Load(), "nothing folded during the flood")
-			} else {
-				assert.Positive(t, foldedIn.Load(), "folded between the commits")
-			}
 			require.Eventually(t, func() bool { return w.foldedPageviews(t) == acked.Load() }, 30*time.Second, 5*time.Millisecond, "all folded after")
 		})
 	}

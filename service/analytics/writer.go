@@ -66,10 +66,6 @@ type Queue struct {
 	// (or is full), and push closes ready then.
 	want  int
 	ready chan struct{}
-	// since is when the writer goroutine last started: it stops when no
-	// batch waits, so one running long has had no moment without one (the
-	// folder defers to it, fold.go).
-	since time.Time
 }
 
 func newQueue(o Options) *Queue {
@@ -107,7 +103,6 @@ func (q *Queue) push(events []models.AnalyticsEvent) (*batch, bool, error) {
 	if start {
 		q.writing = true
 		q.idle = make(chan struct{})
-		q.since = time.Now()
 	}
 	return b, start, nil
 }
@@ -161,14 +156,6 @@ func (q *Queue) next() (*batch, bool) {
 	q.batches = q.batches[1:]
 	q.queued -= len(b.events)
 	return b, true
-}
-
-// saturated reports whether the writer has been committing back to back,
-// with batches always waiting, for at least d.
-func (q *Queue) saturated(d time.Duration) bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.writing && time.Since(q.since) >= d
 }
 
 // Len is the number of events waiting for a commit (not counting the
