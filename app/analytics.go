@@ -29,8 +29,8 @@ func (a *App) startAnalyticsWriter(svc *analytics.Service) {
 	})
 	svc.StartFolder()
 	stopFold := a.sweepRunner().Start(background.Sweep{Name: "analytics_fold", Every: analytics.FoldSweepEvery,
-		Done: "analytics: inbox events folded by the sweep",
-		Pass: svc.FoldNow})
+		Done: "analytics: events left in the inbox folded",
+		Pass: svc.FoldLeftovers})
 	stopRetention := func(context.Context) {}
 	if days := a.cfg.Analytics.RawRetentionDays; days > 0 {
 		stopRetention = a.sweepRunner().Start(background.Sweep{Name: "analytics_retention", Every: analytics.RetentionEvery,

@@ -76,6 +76,19 @@ func (s Analytics) FoldAnalyticsInbox(ctx context.Context, maxEvents int) (FoldR
 	return res, nil
 }
 
+// AnalyticsInboxOldest returns when the oldest row waiting in the inbox
+// was appended (false: the inbox is empty).
+func (s Analytics) AnalyticsInboxOldest(ctx context.Context) (time.Time, bool, error) {
+	var at []time.Time
+	if err := s.db.WithContext(ctx).Raw("SELECT created_at FROM analytics_inbox ORDER BY id LIMIT 1").Scan(&at).Error; err != nil {
+		return time.Time{}, false, wrap("analytics inbox: oldest", err)
+	}
+	if len(at) == 0 {
+		return time.Time{}, false, nil
+	}
+	return at[0].UTC(), true, nil
+}
+
 // inboxScan bounds the rows the fold looks at to pick its share.
 const inboxScan = 4096
 

@@ -235,6 +235,18 @@ func (s *Service) FoldNow(ctx context.Context) (int64, error) {
 	return s.counter.Folded.Load() - before, err
 }
 
+// FoldLeftovers is the sweep's pass (once per cluster): it folds the
+// inbox when its oldest row has waited more than twice FoldMaxLag, so no
+// process's folder is taking care of it (the process stopped, or
+// captures nothing now). It returns how many events it folded.
+func (s *Service) FoldLeftovers(ctx context.Context) (int64, error) {
+	oldest, ok, err := s.store.Analytics().AnalyticsInboxOldest(ctx)
+	if err != nil || !ok || time.Since(oldest) <= 2*s.foldMaxLag { // the store's clock
+		return 0, err
+	}
+	return s.FoldNow(ctx)
+}
+
 // settle folds, before a report reads, the events this process
 // acknowledged and has not folded yet (nothing to do, and no statement,
 // when there are none; more than settleMax: the folder's work, the report

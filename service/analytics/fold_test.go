@@ -13,6 +13,7 @@ import (
 
 	"holdco/models"
 	"holdco/service/analytics"
+	"holdco/service/usecases"
 )
 
 // foldedPageviews is the page views today's rollup holds (what the
@@ -99,8 +100,15 @@ func TestInboxLeftByAStoppedProcessIsFolded(t *testing.T) {
 	next.StartFolder()
 	require.Eventually(t, func() bool { return w.foldedPageviews(t) == 1 }, 30*time.Second, 5*time.Millisecond)
 
+	// The sweep's pass leaves a row young enough for a folder to take…
 	require.NoError(t, w.e.Store.Analytics().AppendAnalyticsInbox(context.Background(), left))
-	n, err := w.svc.FoldNow(context.Background()) // the sweep's pass
+	n, err := w.svc.FoldLeftovers(context.Background())
+	require.NoError(t, err)
+	assert.Zero(t, n)
+	// …and folds one that has waited past twice the lag.
+	sweeper := w.e.NewServices(t, usecases.Options{Analytics: analytics.Options{FoldMaxLag: time.Millisecond}}).Analytics
+	time.Sleep(5 * time.Millisecond)
+	n, err = sweeper.FoldLeftovers(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), n)
 	assert.Equal(t, int64(2), w.foldedPageviews(t))
