@@ -70,19 +70,47 @@ func (s *Core) AuthorizeCompany(ctx context.Context, id string, allowArchived bo
 		return a.company, nil
 	}
 	scope, c, err := s.store.AuthorizeCompany(ctx, actor(p), id, allowArchived)
-	switch {
-	case errors.Is(err, models.ErrNotFound):
-		return AuthorizedCompany{}, models.Errorf(models.CodeNotFound, "Company %s does not exist.", id)
-	case errors.Is(err, store.ErrForbidden) && p.Credential == CredentialCompanyKey:
-		return AuthorizedCompany{}, models.Errorf(models.CodeForbidden, "A company key reaches only its own company.")
-	case errors.Is(err, store.ErrForbidden) && p.IsUser():
-		return AuthorizedCompany{}, models.Errorf(models.CodeForbidden, "Company %s belongs to another account.", id)
-	case errors.Is(err, store.ErrForbidden):
-		return AuthorizedCompany{}, models.Errorf(models.CodeForbidden, "Company %s needs a credential of its account.", id)
-	case err != nil:
-		return AuthorizedCompany{}, err
+	if err != nil {
+		return AuthorizedCompany{}, companyAuthError(p, id, err)
 	}
 	return AuthorizedCompany{Company: c, Scope: scope}, nil
+}
+
+// companyAuthError is the answer to a company the store's authorization
+// step refused for p.
+func companyAuthError(p Principal, id string, err error) error {
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return models.Errorf(models.CodeNotFound, "Company %s does not exist.", id)
+	case errors.Is(err, store.ErrForbidden) && p.Credential == CredentialCompanyKey:
+		return models.Errorf(models.CodeForbidden, "A company key reaches only its own company.")
+	case errors.Is(err, store.ErrForbidden) && p.IsUser():
+		return models.Errorf(models.CodeForbidden, "Company %s belongs to another account.", id)
+	case errors.Is(err, store.ErrForbidden):
+		return models.Errorf(models.CodeForbidden, "Company %s needs a credential of its account.", id)
+	}
+	return err
+}
+
+// AuthorizeCompanySummary is AuthorizeCompany (an archived company is not
+// found) with the company's store.CompanySummary (the account's credits
+// of the UTC day starting at dayStart, the analytics headline's days),
+// read in the same statement as the company (store.AuthorizeCompanySummary):
+// the dashboard's authorization and one-row part in one round trip.
+func (s *Core) AuthorizeCompanySummary(ctx context.Context, id string, dayStart time.Time, days store.HeadlineDays) (AuthorizedCompany, store.CompanySummary, error) {
+	p, ok := PrincipalFrom(ctx)
+	if !ok {
+		return AuthorizedCompany{}, store.CompanySummary{}, ErrUnauthenticated()
+	}
+	if a, ok := ctx.Value(authorizedKey{}).(authorized); ok && a.principal == p && a.company.ID == id && a.company.Status != models.CompanyArchived {
+		sum, err := s.store.Companies().CompanySummary(ctx, a.company.Scope, dayStart, days)
+		return a.company, sum, err
+	}
+	scope, c, sum, err := s.store.AuthorizeCompanySummary(ctx, actor(p), id, dayStart, days)
+	if err != nil {
+		return AuthorizedCompany{}, store.CompanySummary{}, companyAuthError(p, id, err)
+	}
+	return AuthorizedCompany{Company: c, Scope: scope}, sum, nil
 }
 
 type authorizedKey struct{}
