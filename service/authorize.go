@@ -92,25 +92,34 @@ func companyAuthError(p Principal, id string, err error) error {
 	return err
 }
 
-// AuthorizeCompanySummary is AuthorizeCompany (an archived company is not
-// found) with the company's store.CompanySummary (the account's credits
-// of the UTC day starting at dayStart, the analytics headline's days),
-// read in the same statement as the company (store.AuthorizeCompanySummary):
-// the dashboard's authorization and one-row part in one round trip.
-func (s *Core) AuthorizeCompanySummary(ctx context.Context, id string, dayStart time.Time, days store.HeadlineDays) (AuthorizedCompany, store.CompanySummary, error) {
+// AuthorizeCompanyDashboard is AuthorizeCompany (an archived company is
+// not found) with the company's store.CompanySummary (the account's
+// credits of the UTC day starting at dayStart, the analytics headline's
+// days) and store.DashboardLists (at most activity events, documents and
+// open tasks), read with the company (store.AuthorizeCompanyDashboard):
+// the dashboard's authorization and reads in one round trip on Postgres.
+func (s *Core) AuthorizeCompanyDashboard(ctx context.Context, id string, dayStart time.Time, days store.HeadlineDays,
+	activity, documents, tasks int) (AuthorizedCompany, store.CompanySummary, store.DashboardLists, error) {
 	p, ok := PrincipalFrom(ctx)
 	if !ok {
-		return AuthorizedCompany{}, store.CompanySummary{}, ErrUnauthenticated()
+		return AuthorizedCompany{}, store.CompanySummary{}, store.DashboardLists{}, ErrUnauthenticated()
 	}
 	if a, ok := ctx.Value(authorizedKey{}).(authorized); ok && a.principal == p && a.company.ID == id && a.company.Status != models.CompanyArchived {
 		sum, err := s.store.Companies().CompanySummary(ctx, a.company.Scope, dayStart, days)
-		return a.company, sum, err
+		if err != nil {
+			return AuthorizedCompany{}, store.CompanySummary{}, store.DashboardLists{}, err
+		}
+		lists, err := s.store.Companies().DashboardLists(ctx, a.company.Scope, activity, documents, tasks)
+		if err != nil {
+			return AuthorizedCompany{}, store.CompanySummary{}, store.DashboardLists{}, err
+		}
+		return a.company, sum, lists, nil
 	}
-	scope, c, sum, err := s.store.AuthorizeCompanySummary(ctx, actor(p), id, dayStart, days)
+	scope, c, sum, lists, err := s.store.AuthorizeCompanyDashboard(ctx, actor(p), id, dayStart, days, activity, documents, tasks)
 	if err != nil {
-		return AuthorizedCompany{}, store.CompanySummary{}, companyAuthError(p, id, err)
+		return AuthorizedCompany{}, store.CompanySummary{}, store.DashboardLists{}, companyAuthError(p, id, err)
 	}
-	return AuthorizedCompany{Company: c, Scope: scope}, sum, nil
+	return AuthorizedCompany{Company: c, Scope: scope}, sum, lists, nil
 }
 
 type authorizedKey struct{}

@@ -106,7 +106,7 @@ func (s Companies) CompanySummary(ctx context.Context, c CompanyScope, dayStart 
 		return CompanySummary{}, wrap("company summary", err)
 	}
 	var r summaryRow
-	if err := r.scan(rows); err != nil {
+	if err := closeRows(rows, r.scan(rows)); err != nil {
 		return CompanySummary{}, wrap("company summary", err)
 	}
 	return r.summary(c, dayStart), nil
@@ -128,7 +128,7 @@ func (s *Store) AuthorizeCompanySummary(ctx context.Context, actor Actor, compan
 		c models.Company
 		r summaryRow
 	)
-	if err := r.scan(rows, companyDest(&c)...); err != nil {
+	if err := closeRows(rows, r.scan(rows, companyDest(&c)...)); err != nil {
 		return CompanyScope{}, models.Company{}, CompanySummary{}, wrap("company summary", err)
 	}
 	scope, err := s.authorizeCompanyRow(ctx, actor, c, false)
@@ -136,6 +136,56 @@ func (s *Store) AuthorizeCompanySummary(ctx context.Context, actor Actor, compan
 		return CompanyScope{}, models.Company{}, CompanySummary{}, err
 	}
 	return scope, c, r.summary(scope, dayStart), nil
+}
+
+// AuthorizeCompanyDashboard is AuthorizeCompanySummary and DashboardLists
+// (at most activity events, documents and open tasks) for the dashboard.
+// On Postgres both statements go in one round trip (pipeline): the lists
+// are read with the company's row, before its authorization, and dropped
+// when the ownership rule refuses; nothing of them is returned then.
+// Elsewhere (SQLite, a transaction) they run one after the other.
+func (s *Store) AuthorizeCompanyDashboard(ctx context.Context, actor Actor, companyID string, dayStart time.Time, headline HeadlineDays,
+	activity, documents, tasks int) (CompanyScope, models.Company, CompanySummary, DashboardLists, error) {
+	if s.dialect != DialectPostgres || s.inTx {
+		scope, c, sum, err := s.AuthorizeCompanySummary(ctx, actor, companyID, dayStart, headline)
+		if err != nil {
+			return CompanyScope{}, models.Company{}, CompanySummary{}, DashboardLists{}, err
+		}
+		lists, err := s.Companies().DashboardLists(ctx, scope, activity, documents, tasks)
+		if err != nil {
+			return CompanyScope{}, models.Company{}, CompanySummary{}, DashboardLists{}, err
+		}
+		return scope, c, sum, lists, nil
+	}
+	var (
+		c        models.Company
+		r        summaryRow
+		lists    DashboardLists
+		sumErr   error
+		listsErr error
+	)
+	err := s.pipeline(ctx,
+		pipelined{q: authorizedSummarySQL, args: companySummaryArgs("", companyID, headline), read: func(rows rowSource) error {
+			sumErr = r.scan(rows, companyDest(&c)...)
+			return sumErr
+		}},
+		pipelined{q: dashboardListsSQL(activity, documents+1, tasks), args: dashboardListsArgs(companyID), read: func(rows rowSource) error {
+			lists, listsErr = scanLists(rows, companyID, documents)
+			return listsErr
+		}})
+	switch {
+	case sumErr != nil:
+		return CompanyScope{}, models.Company{}, CompanySummary{}, DashboardLists{}, wrap("company summary", sumErr)
+	case listsErr != nil:
+		return CompanyScope{}, models.Company{}, CompanySummary{}, DashboardLists{}, wrap("dashboard lists", listsErr)
+	case err != nil:
+		return CompanyScope{}, models.Company{}, CompanySummary{}, DashboardLists{}, wrap("company dashboard", err)
+	}
+	scope, err := s.authorizeCompanyRow(ctx, actor, c, false)
+	if err != nil {
+		return CompanyScope{}, models.Company{}, CompanySummary{}, DashboardLists{}, err
+	}
+	return scope, c, r.summary(scope, dayStart), lists, nil
 }
 
 // summaryRow is the summary statement's row as scanned.
@@ -161,11 +211,25 @@ type resourceCols struct {
 
 type milestoneCols struct{ reachedAt, seenAt *time.Time }
 
+// rowSource is a statement's rows: database/sql's or pgx's.
+type rowSource interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// closeRows closes database/sql rows read by read, giving read's error
+// or else the close's.
+func closeRows(rows *sql.Rows, err error) error {
+	if cerr := rows.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // scan reads the statement's one row into prefix (the columns before the
-// summary's, if any) and r, and closes rows; no row is
-// models.ErrNotFound.
-func (r *summaryRow) scan(rows *sql.Rows, prefix ...any) error {
-	defer func() { _ = rows.Close() }()
+// summary's, if any) and r; no row is models.ErrNotFound.
+func (r *summaryRow) scan(rows rowSource, prefix ...any) error {
 	dest := append(prefix, &r.dailyCreditCap, &r.balance, &r.spentDay, &r.spentToday, &r.fileCount, &r.fileBytes,
 		&r.total, &r.unread, &r.received, &r.sent, &r.gross, &r.refunded, &r.payments,
 		&r.domainID, &r.domain, &r.domainState, &r.adCompanyID, &r.dailyCap, &r.adState, &r.totalSpent, &r.totalClicks, &r.creativeVersion,
@@ -184,10 +248,7 @@ func (r *summaryRow) scan(rows *sql.Rows, prefix ...any) error {
 		}
 		return models.ErrNotFound
 	}
-	if err := rows.Scan(dest...); err != nil {
-		return err
-	}
-	return rows.Close()
+	return rows.Scan(dest...)
 }
 
 // summary is the row's CompanySummary for the company c.
@@ -386,16 +447,31 @@ func (s Companies) DashboardLists(ctx context.Context, c CompanyScope, activity,
 	if err := c.check("dashboard lists"); err != nil {
 		return DashboardLists{}, err
 	}
-	args := make([]any, 0, 3+len(models.OpenTaskStatuses))
-	args = append(args, c.id, c.id, string(models.DocumentVisible), c.id)
-	for _, st := range models.OpenTaskStatuses {
-		args = append(args, string(st))
-	}
-	rows, err := rows(ctx, s.db, dashboardListsSQL(activity, documents+1, tasks), args...)
+	rows, err := rows(ctx, s.db, dashboardListsSQL(activity, documents+1, tasks), dashboardListsArgs(c.id)...)
 	if err != nil {
 		return DashboardLists{}, wrap("dashboard lists", err)
 	}
-	defer func() { _ = rows.Close() }()
+	out, err := scanLists(rows, c.id, documents)
+	if err := closeRows(rows, err); err != nil {
+		return DashboardLists{}, wrap("dashboard lists", err)
+	}
+	return out, nil
+}
+
+// dashboardListsArgs are dashboardListsSQL's arguments for the company.
+func dashboardListsArgs(companyID string) []any {
+	args := make([]any, 0, 3+len(models.OpenTaskStatuses))
+	args = append(args, companyID, companyID, string(models.DocumentVisible), companyID)
+	for _, st := range models.OpenTaskStatuses {
+		args = append(args, string(st))
+	}
+	return args
+}
+
+// scanLists reads dashboardListsSQL's rows for the company (documents:
+// the documents list's limit, one row more was read) and puts each list
+// in its order.
+func scanLists(rows rowSource, companyID string, documents int) (DashboardLists, error) {
 	out := DashboardLists{Activity: []models.ActivityEvent{}, Documents: []models.DocumentSummary{}, OpenTasks: []models.Task{}}
 	var (
 		part                           int
@@ -405,18 +481,18 @@ func (s Companies) DashboardLists(ctx context.Context, c CompanyScope, activity,
 	)
 	for rows.Next() {
 		if err := rows.Scan(&part, &s1, &s2, &s3, &s4, &s5, &s6, &s7, &s8, &n1, &n2, &t1, &t2, &t3); err != nil {
-			return DashboardLists{}, wrap("dashboard lists", err)
+			return DashboardLists{}, err
 		}
 		switch part {
 		case 0:
-			out.Activity = append(out.Activity, models.ActivityEvent{ID: s1.String, CompanyID: c.id, Kind: models.ActivityKind(s2.String),
+			out.Activity = append(out.Activity, models.ActivityEvent{ID: s1.String, CompanyID: companyID, Kind: models.ActivityKind(s2.String),
 				Actor: models.ActivityActor(s3.String), Summary: s4.String, Subject: s5.String, Data: s6.String, CreatedAt: t1.at()})
 		case 1:
 			out.Documents = append(out.Documents, models.DocumentSummary{DocumentType: s1.String, Title: s2.String,
 				Visibility: models.DocumentVisibility(s3.String), UpdatedBy: models.ActivityActor(s4.String), SizeBytes: n1.Int64,
 				Revision: n2.Int64, UpdatedAt: t1.at()})
 		case 2:
-			t := models.Task{ID: s1.String, CompanyID: c.id, Title: s2.String, Description: s3.String, Status: models.TaskStatus(s4.String),
+			t := models.Task{ID: s1.String, CompanyID: companyID, Title: s2.String, Description: s3.String, Status: models.TaskStatus(s4.String),
 				Priority: models.TaskPriority(s5.String), CreatedBy: models.ActivityActor(s6.String), FailureReason: s8.String,
 				CreatedAt: t1.at(), UpdatedAt: t2.at()}
 			if s7.Valid {
@@ -431,7 +507,7 @@ func (s Companies) DashboardLists(ctx context.Context, c CompanyScope, activity,
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return DashboardLists{}, wrap("dashboard lists", err)
+		return DashboardLists{}, err
 	}
 	// Each list in its own order (the statement's branches are not
 	// ordered among themselves: an outer ORDER BY made SQLite sort in a

@@ -115,6 +115,19 @@ func TestAuthorizationStepMakesScopes(t *testing.T) {
 				assert.Equal(t, tc.company, c.ID, tc.name)
 				assert.Equal(t, sumScope.ConglomerateID(), c.ConglomerateID, tc.name)
 			}
+			// And with the lists (one round trip on Postgres).
+			dashScope, c, sum, lists, dashErr := s.AuthorizeCompanyDashboard(ctx, tc.actor, tc.company, time.Now().UTC(), store.HeadlineDays{}, 10, 20, 20)
+			assert.Equal(t, scope, dashScope, tc.name)
+			if tc.want != nil {
+				assert.ErrorIs(t, dashErr, tc.want, tc.name)
+				assert.Equal(t, models.Company{}, c, tc.name)
+				assert.Equal(t, store.CompanySummary{}, sum, tc.name)
+				assert.Equal(t, store.DashboardLists{}, lists, tc.name)
+			} else {
+				require.NoError(t, dashErr, tc.name)
+				assert.Equal(t, tc.company, c.ID, tc.name)
+				assert.NotNil(t, lists.Activity, tc.name)
+			}
 		}
 		if tc.want != nil {
 			assert.ErrorIs(t, err, tc.want, tc.name)
