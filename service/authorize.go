@@ -70,19 +70,56 @@ func (s *Core) AuthorizeCompany(ctx context.Context, id string, allowArchived bo
 		return a.company, nil
 	}
 	scope, c, err := s.store.AuthorizeCompany(ctx, actor(p), id, allowArchived)
-	switch {
-	case errors.Is(err, models.ErrNotFound):
-		return AuthorizedCompany{}, models.Errorf(models.CodeNotFound, "Company %s does not exist.", id)
-	case errors.Is(err, store.ErrForbidden) && p.Credential == CredentialCompanyKey:
-		return AuthorizedCompany{}, models.Errorf(models.CodeForbidden, "A company key reaches only its own company.")
-	case errors.Is(err, store.ErrForbidden) && p.IsUser():
-		return AuthorizedCompany{}, models.Errorf(models.CodeForbidden, "Company %s belongs to another account.", id)
-	case errors.Is(err, store.ErrForbidden):
-		return AuthorizedCompany{}, models.Errorf(models.CodeForbidden, "Company %s needs a credential of its account.", id)
-	case err != nil:
-		return AuthorizedCompany{}, err
+	if err != nil {
+		return AuthorizedCompany{}, companyAuthError(p, id, err)
 	}
 	return AuthorizedCompany{Company: c, Scope: scope}, nil
+}
+
+// companyAuthError is the answer to a company the store's authorization
+// step refused for p.
+func companyAuthError(p Principal, id string, err error) error {
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return models.Errorf(models.CodeNotFound, "Company %s does not exist.", id)
+	case errors.Is(err, store.ErrForbidden) && p.Credential == CredentialCompanyKey:
+		return models.Errorf(models.CodeForbidden, "A company key reaches only its own company.")
+	case errors.Is(err, store.ErrForbidden) && p.IsUser():
+		return models.Errorf(models.CodeForbidden, "Company %s belongs to another account.", id)
+	case errors.Is(err, store.ErrForbidden):
+		return models.Errorf(models.CodeForbidden, "Company %s needs a credential of its account.", id)
+	}
+	return err
+}
+
+// AuthorizeCompanyDashboard is AuthorizeCompany (an archived company is
+// not found) with the company's store.CompanySummary (the account's
+// credits of the UTC day starting at dayStart, the analytics headline's
+// days) and store.DashboardLists (at most activity events, documents and
+// open tasks), read with the company (store.AuthorizeCompanyDashboard):
+// the dashboard's authorization and reads in one round trip on Postgres.
+func (s *Core) AuthorizeCompanyDashboard(ctx context.Context, id string, dayStart time.Time, days store.HeadlineDays,
+	activity, documents, tasks int) (AuthorizedCompany, store.CompanySummary, store.DashboardLists, error) {
+	p, ok := PrincipalFrom(ctx)
+	if !ok {
+		return AuthorizedCompany{}, store.CompanySummary{}, store.DashboardLists{}, ErrUnauthenticated()
+	}
+	if a, ok := ctx.Value(authorizedKey{}).(authorized); ok && a.principal == p && a.company.ID == id && a.company.Status != models.CompanyArchived {
+		sum, err := s.store.Companies().CompanySummary(ctx, a.company.Scope, dayStart, days)
+		if err != nil {
+			return AuthorizedCompany{}, store.CompanySummary{}, store.DashboardLists{}, err
+		}
+		lists, err := s.store.Companies().DashboardLists(ctx, a.company.Scope, activity, documents, tasks)
+		if err != nil {
+			return AuthorizedCompany{}, store.CompanySummary{}, store.DashboardLists{}, err
+		}
+		return a.company, sum, lists, nil
+	}
+	scope, c, sum, lists, err := s.store.AuthorizeCompanyDashboard(ctx, actor(p), id, dayStart, days, activity, documents, tasks)
+	if err != nil {
+		return AuthorizedCompany{}, store.CompanySummary{}, store.DashboardLists{}, companyAuthError(p, id, err)
+	}
+	return AuthorizedCompany{Company: c, Scope: scope}, sum, lists, nil
 }
 
 type authorizedKey struct{}

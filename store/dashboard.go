@@ -101,96 +101,202 @@ func (s Companies) CompanySummary(ctx context.Context, c CompanyScope, dayStart 
 	if err := c.check("company summary"); err != nil {
 		return CompanySummary{}, err
 	}
-	rows, err := rows(ctx, s.db, companySummarySQL, companySummaryArgs(c, headline)...)
+	rows, err := rows(ctx, s.db, companySummarySQL, companySummaryArgs(c.conglomerateID, c.id, headline)...)
 	if err != nil {
 		return CompanySummary{}, wrap("company summary", err)
 	}
-	defer func() { _ = rows.Close() }()
+	var r summaryRow
+	if err := closeRows(rows, r.scan(rows)); err != nil {
+		return CompanySummary{}, wrap("company summary", err)
+	}
+	return r.summary(c, dayStart), nil
+}
+
+// AuthorizeCompanySummary is AuthorizeCompany (an archived company is not
+// found) and CompanySummary in one statement: the company's row is read
+// with the summary, its conglomerate's account through the row's
+// conglomerate. The ownership rule is AuthorizeCompany's, applied to that
+// row before anything is returned (with the membership read, as there,
+// when the actor's credential did not prove it): the dashboard's
+// authorization and its one-row part in one round trip instead of two.
+func (s *Store) AuthorizeCompanySummary(ctx context.Context, actor Actor, companyID string, dayStart time.Time, headline HeadlineDays) (CompanyScope, models.Company, CompanySummary, error) {
+	rows, err := rows(ctx, s.db, authorizedSummarySQL, companySummaryArgs("", companyID, headline)...)
+	if err != nil {
+		return CompanyScope{}, models.Company{}, CompanySummary{}, wrap("company summary", err)
+	}
 	var (
-		dailyCreditCap, balance, spentToday, fileCount, fileBytes *int64
-		spentDay                                                  *time.Time
-		total, unread, received, sent, gross, refunded, payments  int64
-		domainID, domain, domainState, adCompanyID, adState       *string
-		dailyCap, totalSpent, totalClicks, creativeVersion        *int64
-		turnID, turnTrigger, turnStatus, turnQuestion             *string
-		turnCost                                                  *int64
-		turnStarted, turnEnded, turnCreated, turnUpdated          *time.Time
-		cur, prev                                                 models.AnalyticsDaily
+		c models.Company
+		r summaryRow
 	)
-	dest := []any{&dailyCreditCap, &balance, &spentDay, &spentToday, &fileCount, &fileBytes,
-		&total, &unread, &received, &sent, &gross, &refunded, &payments,
-		&domainID, &domain, &domainState, &adCompanyID, &dailyCap, &adState, &totalSpent, &totalClicks, &creativeVersion,
-		&turnID, &turnTrigger, &turnStatus, &turnQuestion, &turnCost, &turnStarted, &turnEnded, &turnCreated, &turnUpdated,
-		&cur.Visitors, &cur.Pageviews, &cur.Sessions, &cur.Bounces, &prev.Visitors, &prev.Pageviews, &prev.Sessions, &prev.Bounces}
-	type resourceCols struct {
-		status, ref, lastError *string
-		attempts               *int64
-		updatedAt              *time.Time
+	if err := closeRows(rows, r.scan(rows, companyDest(&c)...)); err != nil {
+		return CompanyScope{}, models.Company{}, CompanySummary{}, wrap("company summary", err)
 	}
-	res := make([]resourceCols, len(models.ResourceKinds))
-	for i := range res {
-		dest = append(dest, &res[i].status, &res[i].ref, &res[i].lastError, &res[i].attempts, &res[i].updatedAt)
+	scope, err := s.authorizeCompanyRow(ctx, actor, c, false)
+	if err != nil {
+		return CompanyScope{}, models.Company{}, CompanySummary{}, err
 	}
-	type milestoneCols struct{ reachedAt, seenAt *time.Time }
-	ms := make([]milestoneCols, len(models.MilestoneKinds))
-	for i := range ms {
-		dest = append(dest, &ms[i].reachedAt, &ms[i].seenAt)
+	return scope, c, r.summary(scope, dayStart), nil
+}
+
+// AuthorizeCompanyDashboard is AuthorizeCompanySummary and DashboardLists
+// (at most activity events, documents and open tasks) for the dashboard.
+// On Postgres both statements go in one round trip (pipeline): the lists
+// are read with the company's row, before its authorization, and dropped
+// when the ownership rule refuses; nothing of them is returned then.
+// Elsewhere (SQLite, a transaction) they run one after the other.
+func (s *Store) AuthorizeCompanyDashboard(ctx context.Context, actor Actor, companyID string, dayStart time.Time, headline HeadlineDays,
+	activity, documents, tasks int) (CompanyScope, models.Company, CompanySummary, DashboardLists, error) {
+	if s.dialect != DialectPostgres || s.inTx {
+		scope, c, sum, err := s.AuthorizeCompanySummary(ctx, actor, companyID, dayStart, headline)
+		if err != nil {
+			return CompanyScope{}, models.Company{}, CompanySummary{}, DashboardLists{}, err
+		}
+		lists, err := s.Companies().DashboardLists(ctx, scope, activity, documents, tasks)
+		if err != nil {
+			return CompanyScope{}, models.Company{}, CompanySummary{}, DashboardLists{}, err
+		}
+		return scope, c, sum, lists, nil
+	}
+	var (
+		c        models.Company
+		r        summaryRow
+		lists    DashboardLists
+		sumErr   error
+		listsErr error
+	)
+	err := s.pipeline(ctx,
+		pipelined{q: authorizedSummarySQL, args: companySummaryArgs("", companyID, headline), read: func(rows rowSource) error {
+			sumErr = r.scan(rows, companyDest(&c)...)
+			return sumErr
+		}},
+		pipelined{q: dashboardListsSQL(activity, documents+1, tasks), args: dashboardListsArgs(companyID), read: func(rows rowSource) error {
+			lists, listsErr = scanLists(rows, companyID, documents)
+			return listsErr
+		}})
+	switch {
+	case sumErr != nil:
+		return CompanyScope{}, models.Company{}, CompanySummary{}, DashboardLists{}, wrap("company summary", sumErr)
+	case listsErr != nil:
+		return CompanyScope{}, models.Company{}, CompanySummary{}, DashboardLists{}, wrap("dashboard lists", listsErr)
+	case err != nil:
+		return CompanyScope{}, models.Company{}, CompanySummary{}, DashboardLists{}, wrap("company dashboard", err)
+	}
+	scope, err := s.authorizeCompanyRow(ctx, actor, c, false)
+	if err != nil {
+		return CompanyScope{}, models.Company{}, CompanySummary{}, DashboardLists{}, err
+	}
+	return scope, c, r.summary(scope, dayStart), lists, nil
+}
+
+// summaryRow is the summary statement's row as scanned.
+type summaryRow struct {
+	dailyCreditCap, balance, spentToday, fileCount, fileBytes *int64
+	spentDay                                                  *time.Time
+	total, unread, received, sent, gross, refunded, payments  int64
+	domainID, domain, domainState, adCompanyID, adState       *string
+	dailyCap, totalSpent, totalClicks, creativeVersion        *int64
+	turnID, turnTrigger, turnStatus, turnQuestion             *string
+	turnCost                                                  *int64
+	turnStarted, turnEnded, turnCreated, turnUpdated          *time.Time
+	cur, prev                                                 models.AnalyticsDaily
+	res                                                       []resourceCols  // one per models.ResourceKinds
+	ms                                                        []milestoneCols // one per models.MilestoneKinds
+}
+
+type resourceCols struct {
+	status, ref, lastError *string
+	attempts               *int64
+	updatedAt              *time.Time
+}
+
+type milestoneCols struct{ reachedAt, seenAt *time.Time }
+
+// rowSource is a statement's rows: database/sql's or pgx's.
+type rowSource interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// closeRows closes database/sql rows read by read, giving read's error
+// or else the close's.
+func closeRows(rows *sql.Rows, err error) error {
+	if cerr := rows.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// scan reads the statement's one row into prefix (the columns before the
+// summary's, if any) and r; no row is models.ErrNotFound.
+func (r *summaryRow) scan(rows rowSource, prefix ...any) error {
+	dest := append(prefix, &r.dailyCreditCap, &r.balance, &r.spentDay, &r.spentToday, &r.fileCount, &r.fileBytes,
+		&r.total, &r.unread, &r.received, &r.sent, &r.gross, &r.refunded, &r.payments,
+		&r.domainID, &r.domain, &r.domainState, &r.adCompanyID, &r.dailyCap, &r.adState, &r.totalSpent, &r.totalClicks, &r.creativeVersion,
+		&r.turnID, &r.turnTrigger, &r.turnStatus, &r.turnQuestion, &r.turnCost, &r.turnStarted, &r.turnEnded, &r.turnCreated, &r.turnUpdated,
+		&r.cur.Visitors, &r.cur.Pageviews, &r.cur.Sessions, &r.cur.Bounces, &r.prev.Visitors, &r.prev.Pageviews, &r.prev.Sessions, &r.prev.Bounces)
+	r.res, r.ms = make([]resourceCols, len(models.ResourceKinds)), make([]milestoneCols, len(models.MilestoneKinds))
+	for i := range r.res {
+		dest = append(dest, &r.res[i].status, &r.res[i].ref, &r.res[i].lastError, &r.res[i].attempts, &r.res[i].updatedAt)
+	}
+	for i := range r.ms {
+		dest = append(dest, &r.ms[i].reachedAt, &r.ms[i].seenAt)
 	}
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
-			return CompanySummary{}, wrap("company summary", err)
+			return err
 		}
-		return CompanySummary{}, wrap("company summary", models.ErrNotFound)
+		return models.ErrNotFound
 	}
-	if err := rows.Scan(dest...); err != nil {
-		return CompanySummary{}, wrap("company summary", err)
-	}
-	if err := rows.Close(); err != nil {
-		return CompanySummary{}, wrap("company summary", err)
-	}
-	out := CompanySummary{Credits: AccountCredits{DailyCreditCap: dailyCreditCap},
-		Inbox:      models.InboxCounts{Total: total, Unread: unread, Received: received, Sent: sent},
-		Revenue:    models.NewRevenue(gross, refunded, 0, payments),
+	return rows.Scan(dest...)
+}
+
+// summary is the row's CompanySummary for the company c.
+func (r *summaryRow) summary(c CompanyScope, dayStart time.Time) CompanySummary {
+	out := CompanySummary{Credits: AccountCredits{DailyCreditCap: r.dailyCreditCap},
+		Inbox:      models.InboxCounts{Total: r.total, Unread: r.unread, Received: r.received, Sent: r.sent},
+		Revenue:    models.NewRevenue(r.gross, r.refunded, 0, r.payments),
 		Resources:  []models.CompanyResource{},
-		Milestones: []models.Milestone{}, AnalyticsCur: cur, AnalyticsPrev: prev}
+		Milestones: []models.Milestone{}, AnalyticsCur: r.cur, AnalyticsPrev: r.prev}
 	out.AnalyticsCur.CompanyID, out.AnalyticsPrev.CompanyID = c.id, c.id
-	if balance != nil {
-		acct := models.CreditAccount{Balance: *balance}
-		if spentDay != nil && spentToday != nil {
-			acct.SpentDay, acct.SpentToday = *spentDay, *spentToday
+	if r.balance != nil {
+		acct := models.CreditAccount{Balance: *r.balance}
+		if r.spentDay != nil && r.spentToday != nil {
+			acct.SpentDay, acct.SpentToday = *r.spentDay, *r.spentToday
 		}
 		out.Credits.Balance, out.Credits.SpentToday = acct.Balance, spentOn(acct, dayStart)
 	}
-	if fileCount != nil && fileBytes != nil {
-		out.FileCount, out.FileBytes = *fileCount, *fileBytes
+	if r.fileCount != nil && r.fileBytes != nil {
+		out.FileCount, out.FileBytes = *r.fileCount, *r.fileBytes
 	}
-	if domainID != nil {
-		out.Domain = &models.DomainPurchase{ID: *domainID, Domain: *domain, State: models.DomainState(*domainState), AttachedCompanyID: &c.id}
+	if r.domainID != nil {
+		id := c.id
+		out.Domain = &models.DomainPurchase{ID: *r.domainID, Domain: *r.domain, State: models.DomainState(*r.domainState), AttachedCompanyID: &id}
 	}
-	if adCompanyID != nil {
-		out.Ads = &models.AdCampaign{CompanyID: c.id, ConglomerateID: c.conglomerateID, DailyCap: *dailyCap, State: models.AdState(*adState),
-			TotalSpent: *totalSpent, TotalClicks: *totalClicks, CreativeVersion: *creativeVersion}
+	if r.adCompanyID != nil {
+		out.Ads = &models.AdCampaign{CompanyID: c.id, ConglomerateID: c.conglomerateID, DailyCap: *r.dailyCap, State: models.AdState(*r.adState),
+			TotalSpent: *r.totalSpent, TotalClicks: *r.totalClicks, CreativeVersion: *r.creativeVersion}
 	}
-	if turnID != nil {
-		out.LastTurn = &models.Turn{ID: *turnID, CompanyID: c.id, ConglomerateID: c.conglomerateID, Trigger: models.TurnTrigger(*turnTrigger),
-			Status: models.TurnStatus(*turnStatus), Question: *turnQuestion, CreditsCost: turnCost, StartedAt: turnStarted, EndedAt: turnEnded,
-			CreatedAt: *turnCreated, UpdatedAt: *turnUpdated}
+	if r.turnID != nil {
+		out.LastTurn = &models.Turn{ID: *r.turnID, CompanyID: c.id, ConglomerateID: c.conglomerateID, Trigger: models.TurnTrigger(*r.turnTrigger),
+			Status: models.TurnStatus(*r.turnStatus), Question: *r.turnQuestion, CreditsCost: r.turnCost, StartedAt: r.turnStarted, EndedAt: r.turnEnded,
+			CreatedAt: *r.turnCreated, UpdatedAt: *r.turnUpdated}
 	}
 	for i, kind := range models.ResourceKinds {
-		r := res[i]
-		if r.status == nil {
+		rc := r.res[i]
+		if rc.status == nil {
 			continue
 		}
-		cr := models.CompanyResource{CompanyID: c.id, Kind: kind, Status: models.ResourceStatus(*r.status), Ref: *r.ref, LastError: *r.lastError,
-			Attempts: int(*r.attempts)}
-		if r.updatedAt != nil {
-			cr.UpdatedAt = *r.updatedAt
+		cr := models.CompanyResource{CompanyID: c.id, Kind: kind, Status: models.ResourceStatus(*rc.status), Ref: *rc.ref, LastError: *rc.lastError,
+			Attempts: int(*rc.attempts)}
+		if rc.updatedAt != nil {
+			cr.UpdatedAt = *rc.updatedAt
 		}
 		out.Resources = append(out.Resources, cr)
 	}
 	for i, kind := range models.MilestoneKinds {
-		if ms[i].reachedAt != nil {
-			out.Milestones = append(out.Milestones, models.Milestone{CompanyID: c.id, Kind: kind, ReachedAt: *ms[i].reachedAt, SeenAt: ms[i].seenAt})
+		if r.ms[i].reachedAt != nil {
+			out.Milestones = append(out.Milestones, models.Milestone{CompanyID: c.id, Kind: kind, ReachedAt: *r.ms[i].reachedAt, SeenAt: r.ms[i].seenAt})
 		}
 	}
 	// ListMilestones's order.
@@ -200,16 +306,21 @@ func (s Companies) CompanySummary(ctx context.Context, c CompanyScope, dayStart 
 		}
 		return strings.Compare(string(a.Kind), string(b.Kind))
 	})
-	return out, nil
+	return out
 }
 
 // companySummarySQL is CompanySummary's statement: one LEFT JOIN per
 // resource kind and per milestone kind (each a primary key lookup), the
 // newest turn through its (company_id, created_at) index. Its arguments
-// are companySummaryArgs's.
-var companySummarySQL = newFixedSQL(companySummaryText())
+// are companySummaryArgs's. authorizedSummarySQL is
+// AuthorizeCompanySummary's: the company's columns first, the account
+// through the company's conglomerate.
+var (
+	companySummarySQL    = newFixedSQL(companySummaryText(false))
+	authorizedSummarySQL = newFixedSQL(companySummaryText(true))
+)
 
-func companySummaryText() string {
+func companySummaryText(withCompany bool) string {
 	var sel, joins strings.Builder
 	for i := range models.ResourceKinds {
 		fmt.Fprintf(&sel, ",\n\t\tr%d.status, r%d.ref, r%d.last_error, r%d.attempts, r%d.updated_at", i, i, i, i, i)
@@ -219,14 +330,18 @@ func companySummaryText() string {
 		fmt.Fprintf(&sel, ",\n\t\tm%d.reached_at, m%d.seen_at", i, i)
 		fmt.Fprintf(&joins, "\n\t\tLEFT JOIN company_milestones m%d ON m%d.company_id = c.id AND m%d.kind = ?", i, i, i)
 	}
-	return `SELECT g.daily_credit_cap, a.balance, a.spent_day, a.spent_today,
+	company, conglomerate := "", "?"
+	if withCompany {
+		company, conglomerate = "c."+strings.Join(companyColumns, ", c.")+",\n\t\t", "c.conglomerate_id"
+	}
+	return `SELECT ` + company + `g.daily_credit_cap, a.balance, a.spent_day, a.spent_today,
 		u.file_count, u.bytes, i.total, i.unread, i.received, i.sent, r.gross, r.refunded, r.payments,
 		d.id, d.domain, d.state,
 		ad.company_id, ad.daily_cap, ad.state, ad.total_spent, ad.total_clicks, ad.creative_version,
 		t.id, t."trigger", t.status, t.question, t.credits_cost, t.started_at, t.ended_at, t.created_at, t.updated_at,
 		h.cur_visitors, h.cur_pageviews, h.cur_sessions, h.cur_bounces, h.prev_visitors, h.prev_pageviews, h.prev_sessions, h.prev_bounces` + sel.String() + `
 		FROM companies c
-		LEFT JOIN conglomerates g ON g.id = ?
+		LEFT JOIN conglomerates g ON g.id = ` + conglomerate + `
 		LEFT JOIN credit_accounts a ON a.conglomerate_id = g.id
 		LEFT JOIN company_file_usage u ON u.company_id = c.id
 		CROSS JOIN (SELECT COUNT(*) AS total,
@@ -257,23 +372,27 @@ var headlineSums = func() string {
 	return b.String()
 }()
 
-// companySummaryArgs are companySummarySQL's arguments for the scope and
-// the headline's days.
-func companySummaryArgs(c CompanyScope, h HeadlineDays) []any {
+// companySummaryArgs are the arguments of companySummarySQL (for the
+// company's conglomerate) or, without one, of authorizedSummarySQL, for
+// the company and the headline's days.
+func companySummaryArgs(conglomerateID, companyID string, h HeadlineDays) []any {
 	args := make([]any, 0, 20+len(models.ResourceKinds)+len(models.MilestoneKinds))
-	args = append(args, c.conglomerateID, string(models.EmailInbound), string(models.EmailInbound), string(models.EmailOutbound),
-		c.id, c.id, models.SalesCurrency)
+	if conglomerateID != "" {
+		args = append(args, conglomerateID)
+	}
+	args = append(args, string(models.EmailInbound), string(models.EmailInbound), string(models.EmailOutbound),
+		companyID, companyID, models.SalesCurrency)
 	for range 4 {
 		args = append(args, h.From, h.From)
 	}
-	args = append(args, c.id, h.PrevFrom, h.To, c.id)
+	args = append(args, companyID, h.PrevFrom, h.To, companyID)
 	for _, kind := range models.ResourceKinds {
 		args = append(args, string(kind))
 	}
 	for _, kind := range models.MilestoneKinds {
 		args = append(args, string(kind))
 	}
-	return append(args, c.id)
+	return append(args, companyID)
 }
 
 // fixedSQL is a statement whose text never changes, written with ?
@@ -328,16 +447,31 @@ func (s Companies) DashboardLists(ctx context.Context, c CompanyScope, activity,
 	if err := c.check("dashboard lists"); err != nil {
 		return DashboardLists{}, err
 	}
-	args := make([]any, 0, 3+len(models.OpenTaskStatuses))
-	args = append(args, c.id, c.id, string(models.DocumentVisible), c.id)
-	for _, st := range models.OpenTaskStatuses {
-		args = append(args, string(st))
-	}
-	rows, err := rows(ctx, s.db, dashboardListsSQL(activity, documents+1, tasks), args...)
+	rows, err := rows(ctx, s.db, dashboardListsSQL(activity, documents+1, tasks), dashboardListsArgs(c.id)...)
 	if err != nil {
 		return DashboardLists{}, wrap("dashboard lists", err)
 	}
-	defer func() { _ = rows.Close() }()
+	out, err := scanLists(rows, c.id, documents)
+	if err := closeRows(rows, err); err != nil {
+		return DashboardLists{}, wrap("dashboard lists", err)
+	}
+	return out, nil
+}
+
+// dashboardListsArgs are dashboardListsSQL's arguments for the company.
+func dashboardListsArgs(companyID string) []any {
+	args := make([]any, 0, 3+len(models.OpenTaskStatuses))
+	args = append(args, companyID, companyID, string(models.DocumentVisible), companyID)
+	for _, st := range models.OpenTaskStatuses {
+		args = append(args, string(st))
+	}
+	return args
+}
+
+// scanLists reads dashboardListsSQL's rows for the company (documents:
+// the documents list's limit, one row more was read) and puts each list
+// in its order.
+func scanLists(rows rowSource, companyID string, documents int) (DashboardLists, error) {
 	out := DashboardLists{Activity: []models.ActivityEvent{}, Documents: []models.DocumentSummary{}, OpenTasks: []models.Task{}}
 	var (
 		part                           int
@@ -347,18 +481,18 @@ func (s Companies) DashboardLists(ctx context.Context, c CompanyScope, activity,
 	)
 	for rows.Next() {
 		if err := rows.Scan(&part, &s1, &s2, &s3, &s4, &s5, &s6, &s7, &s8, &n1, &n2, &t1, &t2, &t3); err != nil {
-			return DashboardLists{}, wrap("dashboard lists", err)
+			return DashboardLists{}, err
 		}
 		switch part {
 		case 0:
-			out.Activity = append(out.Activity, models.ActivityEvent{ID: s1.String, CompanyID: c.id, Kind: models.ActivityKind(s2.String),
+			out.Activity = append(out.Activity, models.ActivityEvent{ID: s1.String, CompanyID: companyID, Kind: models.ActivityKind(s2.String),
 				Actor: models.ActivityActor(s3.String), Summary: s4.String, Subject: s5.String, Data: s6.String, CreatedAt: t1.at()})
 		case 1:
 			out.Documents = append(out.Documents, models.DocumentSummary{DocumentType: s1.String, Title: s2.String,
 				Visibility: models.DocumentVisibility(s3.String), UpdatedBy: models.ActivityActor(s4.String), SizeBytes: n1.Int64,
 				Revision: n2.Int64, UpdatedAt: t1.at()})
 		case 2:
-			t := models.Task{ID: s1.String, CompanyID: c.id, Title: s2.String, Description: s3.String, Status: models.TaskStatus(s4.String),
+			t := models.Task{ID: s1.String, CompanyID: companyID, Title: s2.String, Description: s3.String, Status: models.TaskStatus(s4.String),
 				Priority: models.TaskPriority(s5.String), CreatedBy: models.ActivityActor(s6.String), FailureReason: s8.String,
 				CreatedAt: t1.at(), UpdatedAt: t2.at()}
 			if s7.Valid {
@@ -373,7 +507,7 @@ func (s Companies) DashboardLists(ctx context.Context, c CompanyScope, activity,
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return DashboardLists{}, wrap("dashboard lists", err)
+		return DashboardLists{}, err
 	}
 	// Each list in its own order (the statement's branches are not
 	// ordered among themselves: an outer ORDER BY made SQLite sort in a

@@ -101,6 +101,34 @@ func TestAuthorizationStepMakesScopes(t *testing.T) {
 		{"archived company allowed", store.Actor{UserID: alice.ID}, gone.ID, true, nil},
 	} {
 		scope, _, err := s.AuthorizeCompany(ctx, tc.actor, tc.company, tc.archived)
+		if !tc.archived {
+			// The dashboard's summary applies the same rule to the row it
+			// reads with the summary, and gives nothing when it refuses.
+			sumScope, c, sum, sumErr := s.AuthorizeCompanySummary(ctx, tc.actor, tc.company, time.Now().UTC(), store.HeadlineDays{})
+			assert.Equal(t, scope, sumScope, tc.name)
+			if tc.want != nil {
+				assert.ErrorIs(t, sumErr, tc.want, tc.name)
+				assert.Equal(t, models.Company{}, c, tc.name)
+				assert.Equal(t, store.CompanySummary{}, sum, tc.name)
+			} else {
+				require.NoError(t, sumErr, tc.name)
+				assert.Equal(t, tc.company, c.ID, tc.name)
+				assert.Equal(t, sumScope.ConglomerateID(), c.ConglomerateID, tc.name)
+			}
+			// And with the lists (one round trip on Postgres).
+			dashScope, c, sum, lists, dashErr := s.AuthorizeCompanyDashboard(ctx, tc.actor, tc.company, time.Now().UTC(), store.HeadlineDays{}, 10, 20, 20)
+			assert.Equal(t, scope, dashScope, tc.name)
+			if tc.want != nil {
+				assert.ErrorIs(t, dashErr, tc.want, tc.name)
+				assert.Equal(t, models.Company{}, c, tc.name)
+				assert.Equal(t, store.CompanySummary{}, sum, tc.name)
+				assert.Equal(t, store.DashboardLists{}, lists, tc.name)
+			} else {
+				require.NoError(t, dashErr, tc.name)
+				assert.Equal(t, tc.company, c.ID, tc.name)
+				assert.NotNil(t, lists.Activity, tc.name)
+			}
+		}
 		if tc.want != nil {
 			assert.ErrorIs(t, err, tc.want, tc.name)
 			assert.Equal(t, store.CompanyScope{}, scope, tc.name)

@@ -118,6 +118,7 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger, opts ...Option) 
 			_ = st.Close()
 			return nil, err
 		}
+		st.tracer = o.tracer.Tracer(tracerName)
 	}
 	return st, nil
 }

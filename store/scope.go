@@ -102,29 +102,40 @@ func (a AdminScope) check(op string) error {
 // their conglomerates, the operator none).
 func (s *Store) AuthorizeCompany(ctx context.Context, actor Actor, companyID string, allowArchived bool) (CompanyScope, models.Company, error) {
 	c, err := s.getCompany(ctx, companyID)
-	if err == nil && c.Status == models.CompanyArchived && !allowArchived {
-		err = wrap("authorize company", models.ErrNotFound)
-	}
 	if err != nil {
 		return CompanyScope{}, models.Company{}, err
+	}
+	scope, err := s.authorizeCompanyRow(ctx, actor, c, allowArchived)
+	if err != nil {
+		return CompanyScope{}, models.Company{}, err
+	}
+	return scope, c, nil
+}
+
+// authorizeCompanyRow applies AuthorizeCompany's ownership rule to the
+// company's row, read by the caller (reading the membership when the
+// actor's credential did not prove it).
+func (s *Store) authorizeCompanyRow(ctx context.Context, actor Actor, c models.Company, allowArchived bool) (CompanyScope, error) {
+	if c.Status == models.CompanyArchived && !allowArchived {
+		return CompanyScope{}, wrap("authorize company", models.ErrNotFound)
 	}
 	switch {
 	case actor.CompanyID != "":
 		if actor.CompanyID != c.ID {
-			return CompanyScope{}, models.Company{}, ErrForbidden
+			return CompanyScope{}, ErrForbidden
 		}
 	case actor.UserID != "" && c.ConglomerateID != "":
 		member, err := s.member(ctx, actor, c.ConglomerateID)
 		if err != nil {
-			return CompanyScope{}, models.Company{}, err
+			return CompanyScope{}, err
 		}
 		if !member {
-			return CompanyScope{}, models.Company{}, ErrForbidden
+			return CompanyScope{}, ErrForbidden
 		}
 	default:
-		return CompanyScope{}, models.Company{}, ErrForbidden
+		return CompanyScope{}, ErrForbidden
 	}
-	return CompanyScope{id: c.ID, conglomerateID: c.ConglomerateID}, c, nil
+	return CompanyScope{id: c.ID, conglomerateID: c.ConglomerateID}, nil
 }
 
 // AuthorizeConglomerate applies the ownership rule to a conglomerate: a

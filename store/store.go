@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"gorm.io/gorm"
 
 	"holdco/models"
@@ -42,6 +43,9 @@ type Store struct {
 	writeGate chan struct{}
 	// hooks are the listeners (OnAccountChange), shared likewise.
 	hooks *hooks
+	// tracer makes the spans of the statements that do not go through
+	// GORM's callbacks (pipeline); nil: none (WithTracerProvider).
+	tracer trace.Tracer
 }
 
 // gateWait bounds the wait for the write gate: the DSN's busy timeout.

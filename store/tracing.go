@@ -61,11 +61,7 @@ type spanKey struct{}
 // wait too.
 func traceStatements(db *gorm.DB, tp trace.TracerProvider, dialect string) error {
 	tracer := tp.Tracer(tracerName)
-	system := "sqlite"
-	if dialect == DialectPostgres {
-		system = "postgresql"
-	}
-	sys := [2]attribute.KeyValue{attrDBSystemName.String(system), attrDBSystem.String(system)}
+	sys := systemAttrs(dialect)
 	cb := db.Callback()
 	const first, last = "holdco:span_start", "holdco:span_end"
 	for _, err := range []error{
@@ -87,6 +83,15 @@ func traceStatements(db *gorm.DB, tp trace.TracerProvider, dialect string) error
 		}
 	}
 	return nil
+}
+
+// systemAttrs are the spans' database system attributes for dialect.
+func systemAttrs(dialect string) [2]attribute.KeyValue {
+	system := "sqlite"
+	if dialect == DialectPostgres {
+		system = "postgresql"
+	}
+	return [2]attribute.KeyValue{attrDBSystemName.String(system), attrDBSystem.String(system)}
 }
 
 // startSpan starts the statement's span as a child of the span in its
@@ -138,36 +143,41 @@ func endSpan(kind string, system [2]attribute.KeyValue) func(*gorm.DB) {
 		if table == "" {
 			table = firstTable(sql)
 		}
-		attrs := append(make([]attribute.KeyValue, 0, len(system)+5), system[:]...)
-		if table != "" {
-			span.SetName("db." + kind + " " + table)
-			attrs = append(attrs, attrDBCollection.String(table))
-		}
-		if op := firstKeyword(sql); op != "" {
-			attrs = append(attrs, attrDBOperation.String(op))
-		}
-		err := db.Error
-		switch {
-		case err == nil || errors.Is(err, gorm.ErrRecordNotFound):
-			// A row that is not there is an answer, not a failure.
-			switch kind {
-			case "query":
-				attrs = append(attrs, attrDBReturnedRows.Int64(db.RowsAffected))
-			case "create", "update", "delete", "raw":
-				attrs = append(attrs, attrDBRowsAffected.Int64(db.RowsAffected))
-			}
-		default:
-			code := errorCode(err)
-			attrs = append(attrs, attrErrorType.String(code))
-			if code != "_OTHER" {
-				attrs = append(attrs, attrDBStatusCode.String(code))
-			}
-			// The same text the log gets: no value of the statement.
-			span.SetStatus(codes.Error, safeErrorText(err))
-		}
-		span.SetAttributes(attrs...)
-		span.End()
+		finishSpan(span, kind, table, sql, db.RowsAffected, db.Error, system)
 	}
+}
+
+// finishSpan names a recording span after the table, adds what the
+// statement did (rows: returned or changed, by kind) and ends it.
+func finishSpan(span trace.Span, kind, table, sql string, rows int64, err error, system [2]attribute.KeyValue) {
+	attrs := append(make([]attribute.KeyValue, 0, len(system)+5), system[:]...)
+	if table != "" {
+		span.SetName("db." + kind + " " + table)
+		attrs = append(attrs, attrDBCollection.String(table))
+	}
+	if op := firstKeyword(sql); op != "" {
+		attrs = append(attrs, attrDBOperation.String(op))
+	}
+	switch {
+	case err == nil || errors.Is(err, gorm.ErrRecordNotFound):
+		// A row that is not there is an answer, not a failure.
+		switch kind {
+		case "query":
+			attrs = append(attrs, attrDBReturnedRows.Int64(rows))
+		case "create", "update", "delete", "raw":
+			attrs = append(attrs, attrDBRowsAffected.Int64(rows))
+		}
+	default:
+		code := errorCode(err)
+		attrs = append(attrs, attrErrorType.String(code))
+		if code != "_OTHER" {
+			attrs = append(attrs, attrDBStatusCode.String(code))
+		}
+		// The same text the log gets: no value of the statement.
+		span.SetStatus(codes.Error, safeErrorText(err))
+	}
+	span.SetAttributes(attrs...)
+	span.End()
 }
 
 // errorCode is a failure's database code: SQLSTATE on Postgres, the

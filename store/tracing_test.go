@@ -158,3 +158,33 @@ func TestStatementSpans(t *testing.T) {
 	assert.Nil(t, store.GormDB(plain).Callback().Query().Get("holdco:span_start"))
 	assert.NotNil(t, store.GormDB(s).Callback().Query().Get("holdco:span_start"))
 }
+
+// The dashboard's statements (one round trip on Postgres, outside GORM's
+// callbacks) are counted and traced as every other statement: one span
+// each, a child of the caller's, named after its first table.
+func TestDashboardStatementSpans(t *testing.T) {
+	t.Parallel()
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	s := testenv.NewStoreWith(t, slog.New(slog.DiscardHandler), store.WithTracerProvider(tp))
+	u, cong := signUp(t, s, "spans")
+	c, err := s.Companies().CreateCompany(context.Background(), s.SystemConglomerateScope(cong.ID), models.Company{Name: "S", Handle: handle("s")})
+	require.NoError(t, err)
+
+	ctx, statements := store.WithQueryCount(context.Background())
+	ctx, caller := tp.Tracer("test").Start(ctx, "caller")
+	_, _, _, _, err = s.AuthorizeCompanyDashboard(ctx, store.Actor{UserID: u.ID, MemberOf: cong.ID}, c.ID, time.Now().UTC(), store.HeadlineDays{}, 10, 20, 20)
+	require.NoError(t, err)
+	caller.End()
+
+	var names []string
+	for _, sp := range rec.Ended() {
+		if sp.InstrumentationScope().Name != "holdco/store" || sp.Parent().SpanID() != caller.SpanContext().SpanID() {
+			continue
+		}
+		names = append(names, sp.Name())
+		assert.Equal(t, trace.SpanKindClient, sp.SpanKind(), sp.Name())
+	}
+	assert.EqualValues(t, 2, statements.Load(), "the summary with the company, the lists")
+	assert.ElementsMatch(t, []string{"db.row companies", "db.row activity_events"}, names)
+}

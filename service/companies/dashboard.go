@@ -25,11 +25,12 @@ const (
 
 // Dashboard is everything the company page shows, read in one request
 // with a fixed number of queries whatever the size of the company's data:
-// one for everything that is one row or a fixed number of rows
-// (store.CompanySummary: the figures, the resources, the milestones, the
-// last turn's headline, the analytics headline's sums), one for the three
-// lists (store.DashboardLists: activity, documents, open tasks), after
-// the authorization step.
+// one for the company and everything that is one row or a fixed number of
+// rows (store.AuthorizeCompanySummary: the authorization step's row, the
+// figures, the resources, the milestones, the last turn's headline, the
+// analytics headline's sums), one for the three lists
+// (store.DashboardLists: activity, documents, open tasks), both sent in
+// one round trip on Postgres (store.AuthorizeCompanyDashboard).
 // Sections that later capabilities fill (the last turn, analytics,
 // domain, ads) are nil until they exist.
 type Dashboard struct {
@@ -61,18 +62,17 @@ type Dashboard struct {
 
 // Dashboard reads the company page in one go.
 func (s *Service) Dashboard(ctx context.Context, companyID string) (Dashboard, error) {
-	c, err := s.core.AuthorizeCompany(ctx, companyID, false)
-	if err != nil {
-		return Dashboard{}, err
-	}
-	// The one-row part in one statement: credits, files, inbox, revenue,
-	// domain, ads, resources, milestones, the last turn and the analytics
-	// headline's sums.
+	// The authorization and the one-row part in one statement (the
+	// company, credits, files, inbox, revenue, domain, ads, resources,
+	// milestones, the last turn and the analytics headline's sums), the
+	// three lists in another (activity, documents, open tasks); one round
+	// trip on Postgres.
 	var days store.HeadlineDays
 	if s.analytics != nil {
 		days = s.analytics.HeadlineDays()
 	}
-	sum, err := s.store.Companies().CompanySummary(ctx, c.Scope, s.now().UTC().Truncate(24*time.Hour), days)
+	c, sum, lists, err := s.core.AuthorizeCompanyDashboard(ctx, companyID, s.now().UTC().Truncate(24*time.Hour), days,
+		DashboardActivity, DashboardDocuments, DashboardOpenTasks)
 	if err != nil {
 		return Dashboard{}, err
 	}
@@ -84,11 +84,6 @@ func (s *Service) Dashboard(ctx context.Context, companyID string) (Dashboard, e
 	}
 	d.Credits, d.FileCount, d.FileBytes, d.Inbox, d.Revenue = sum.Credits, sum.FileCount, sum.FileBytes, sum.Inbox, sum.Revenue
 	d.Domain, d.Ads = sum.Domain, sum.Ads
-	// The three lists in one statement (activity, documents, open tasks).
-	lists, err := s.store.Companies().DashboardLists(ctx, c.Scope, DashboardActivity, DashboardDocuments, DashboardOpenTasks)
-	if err != nil {
-		return Dashboard{}, err
-	}
 	d.RecentActivity, d.Documents, d.DocumentsMore, d.OpenTasks = lists.Activity, lists.Documents, lists.DocumentsMore, lists.OpenTasks
 	if s.analytics != nil {
 		h := analytics.HeadlineOf(sum.AnalyticsCur, sum.AnalyticsPrev)

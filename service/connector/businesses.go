@@ -110,13 +110,14 @@ type BusinessDetail struct {
 
 // GetBusiness reads one business in detail (the company page's reads).
 func (s *Service) GetBusiness(ctx context.Context, business string) (BusinessDetail, error) {
-	ctx, ac, err := s.resolve(ctx, business)
+	// The dashboard authorizes the business in its summary statement.
+	id, err := s.businessID(ctx, business)
 	if err != nil {
 		return BusinessDetail{}, err
 	}
-	d, err := s.Companies.Dashboard(ctx, ac.ID)
+	d, err := s.Companies.Dashboard(ctx, id)
 	if err != nil {
-		return BusinessDetail{}, err
+		return BusinessDetail{}, businessError(err)
 	}
 	c := d.Company
 	out := BusinessDetail{BusinessRef: s.refOf(c), Mission: c.Mission, Idea: c.Idea, Ready: d.Ready, AgentChat: !c.ChatDisabled,

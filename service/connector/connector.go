@@ -106,37 +106,46 @@ func (s *Service) resolve(ctx context.Context, business string) (context.Context
 }
 
 func (s *Service) authorizeBusiness(ctx context.Context, business string) (service.AuthorizedCompany, error) {
-	ref := strings.TrimSpace(business)
-	if err := service.CheckText(business, true); err != nil {
-		return service.AuthorizedCompany{}, err.WithField("business")
-	}
-	if ref == "" {
-		return service.AuthorizedCompany{}, models.Errorf(models.CodeInvalidArgument, "Name the business by its handle or id.").WithField("business")
-	}
-	id := ref
-	if u, err := uuid.Parse(ref); err == nil {
-		id = u.String()
-	} else {
-		handle := strings.ToLower(ref)
-		if !models.ValidHandle(handle) {
-			return service.AuthorizedCompany{}, models.Errorf(models.CodeInvalidArgument, "%q is neither a business id nor a handle.", ref).WithField("business")
-		}
-		id, err = s.store.Companies().CompanyIDByHandle(ctx, handle)
-		if errors.Is(err, models.ErrNotFound) {
-			return service.AuthorizedCompany{}, models.Errorf(models.CodeNotFound, "There is no business with the handle %q.", handle).WithField("business")
-		}
-		if err != nil {
-			return service.AuthorizedCompany{}, err
-		}
+	id, err := s.businessID(ctx, business)
+	if err != nil {
+		return service.AuthorizedCompany{}, err
 	}
 	ac, err := s.Core.AuthorizeCompany(ctx, id, false)
-	if err != nil {
-		var de *models.Error
-		if errors.As(err, &de) && de.Field == "" {
-			return ac, de.WithField("business")
-		}
+	return ac, businessError(err)
+}
+
+// businessID is the id of the business named by its id or handle, not
+// authorized yet.
+func (s *Service) businessID(ctx context.Context, business string) (string, error) {
+	ref := strings.TrimSpace(business)
+	if err := service.CheckText(business, true); err != nil {
+		return "", err.WithField("business")
 	}
-	return ac, err
+	if ref == "" {
+		return "", models.Errorf(models.CodeInvalidArgument, "Name the business by its handle or id.").WithField("business")
+	}
+	if u, err := uuid.Parse(ref); err == nil {
+		return u.String(), nil
+	}
+	handle := strings.ToLower(ref)
+	if !models.ValidHandle(handle) {
+		return "", models.Errorf(models.CodeInvalidArgument, "%q is neither a business id nor a handle.", ref).WithField("business")
+	}
+	id, err := s.store.Companies().CompanyIDByHandle(ctx, handle)
+	if errors.Is(err, models.ErrNotFound) {
+		return "", models.Errorf(models.CodeNotFound, "There is no business with the handle %q.", handle).WithField("business")
+	}
+	return id, err
+}
+
+// businessError is an authorization's refusal of the business, as the
+// field business's.
+func businessError(err error) error {
+	var de *models.Error
+	if errors.As(err, &de) && de.Field == "" {
+		return de.WithField("business")
+	}
+	return err
 }
 
 // siteURL is where the business's site is served.
