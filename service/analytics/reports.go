@@ -227,8 +227,11 @@ type Headline struct {
 // HeadlineDays are the days the dashboard's analytics section sums: the
 // default range up to today and the period of the same length before it
 // (the dashboard reads their sums with its other figures, in one
-// statement: store.CompanySummary).
-func (s *Service) HeadlineDays() store.HeadlineDays {
+// statement: store.CompanySummary), after the events this process
+// acknowledged are folded (settle: nothing to do, no statement, when none
+// wait).
+func (s *Service) HeadlineDays(ctx context.Context) store.HeadlineDays {
+	s.settle(ctx)
 	r, _ := ParseRange(DefaultRange)
 	p := r.period(s.now())
 	return store.HeadlineDays{PrevFrom: models.DayOf(p.PrevFrom), From: models.DayOf(p.From), To: models.DayOf(p.To)}

@@ -10,9 +10,10 @@ import (
 )
 
 // AnalyticsHeadline tells which days the dashboard's analytics headline
-// sums (service/analytics).
+// sums, once the events this process acknowledged are folded into the
+// rollups (service/analytics).
 type AnalyticsHeadline interface {
-	HeadlineDays() store.HeadlineDays
+	HeadlineDays(ctx context.Context) store.HeadlineDays
 }
 
 // The dashboard's lists are bounded: the newest events and the most
@@ -69,7 +70,7 @@ func (s *Service) Dashboard(ctx context.Context, companyID string) (Dashboard, e
 	// trip on Postgres.
 	var days store.HeadlineDays
 	if s.analytics != nil {
-		days = s.analytics.HeadlineDays()
+		days = s.analytics.HeadlineDays(ctx)
 	}
 	c, sum, lists, err := s.core.AuthorizeCompanyDashboard(ctx, companyID, s.now().UTC().Truncate(24*time.Hour), days,
 		DashboardActivity, DashboardDocuments, DashboardOpenTasks)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"holdco/models"
+	"holdco/service/analytics"
 	"holdco/service/companies"
 	"holdco/service/documents"
 	"holdco/service/servicetest"
@@ -361,4 +362,16 @@ func TestDashboardAnalyticsHeadlineIsTheSummarys(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, d2.Analytics)
 	assert.Zero(t, d2.Analytics.Visitors.Value+d2.Analytics.Visitors.Previous+d2.Analytics.Pageviews.Value)
+
+	// A page view captured just now (acknowledged, still in the inbox) is
+	// in the next dashboard.
+	key, err := e.Svc.Analytics.Key(ctx2, c2.ID)
+	require.NoError(t, err)
+	res, err := e.Svc.Analytics.Capture(context.Background(), analytics.CaptureInput{
+		Body: []byte(`{"api_key":"` + key + `","event":"$pageview","distinct_id":"fresh","properties":{"$current_url":"https://bob.example/"}}`)})
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Accepted)
+	d2, err = e.Svc.Dashboard(ctx2, c2.ID)
+	require.NoError(t, err)
+	assert.Equal(t, 1.0, d2.Analytics.Pageviews.Value)
 }
