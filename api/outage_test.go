@@ -131,6 +131,7 @@ func TestDatabaseOutageAnswers503WithRetryAfter(t *testing.T) {
 		return w.do(http.MethodGet, "/companies/"+w.adaCo, pat, "").Code == http.StatusOK
 	}, 60*time.Second, 100*time.Millisecond, "answers again once the database is back")
 	require.Eventually(t, func() bool { return capture("after").StatusCode == http.StatusOK }, 60*time.Second, 100*time.Millisecond)
+	w.svc.Analytics.Flush(ctx) // the inbox folded into the raw events
 
 	sc, err := st.SystemCompanyScope(ctx, w.adaCo)
 	require.NoError(t, err)

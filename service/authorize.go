@@ -96,7 +96,7 @@ func companyAuthError(p Principal, id string, err error) error {
 // not found) with the company's store.CompanySummary (the account's
 // credits of the UTC day starting at dayStart, the analytics headline's
 // days) and store.DashboardLists (at most activity events, documents and
-// open tasks), read with the company (store.AuthorizeCompanyDashboard):
+// open tasks), read with the company (store.Companies.AuthorizeCompanyDashboard):
 // the dashboard's authorization and reads in one round trip on Postgres.
 func (s *Core) AuthorizeCompanyDashboard(ctx context.Context, id string, dayStart time.Time, days store.HeadlineDays,
 	activity, documents, tasks int) (AuthorizedCompany, store.CompanySummary, store.DashboardLists, error) {
@@ -115,7 +115,7 @@ func (s *Core) AuthorizeCompanyDashboard(ctx context.Context, id string, dayStar
 		}
 		return a.company, sum, lists, nil
 	}
-	scope, c, sum, lists, err := s.store.AuthorizeCompanyDashboard(ctx, actor(p), id, dayStart, days, activity, documents, tasks)
+	scope, c, sum, lists, err := s.store.Companies().AuthorizeCompanyDashboard(ctx, actor(p), id, dayStart, days, activity, documents, tasks)
 	if err != nil {
 		return AuthorizedCompany{}, store.CompanySummary{}, store.DashboardLists{}, companyAuthError(p, id, err)
 	}

@@ -66,7 +66,7 @@ func (s Analytics) FoldAnalyticsInbox(ctx context.Context, maxEvents int) (FoldR
 				return nil, nil
 			}
 		}
-		events, err := tx.takeInbox(ctx, maxEvents)
+		events, err := takeInbox(ctx, tx, maxEvents)
 		res.Events = len(events)
 		return events, err
 	})
@@ -94,7 +94,7 @@ const inboxScan = 4096
 
 // takeInbox deletes the oldest rows holding about maxEvents events and
 // returns their events in row order.
-func (s *Store) takeInbox(ctx context.Context, maxEvents int) ([]models.AnalyticsEvent, error) {
+func takeInbox(ctx context.Context, s *Store, maxEvents int) ([]models.AnalyticsEvent, error) {
 	db := s.db.WithContext(ctx)
 	var counts []int
 	if err := db.Raw("SELECT events FROM analytics_inbox ORDER BY id LIMIT ?", inboxScan).Scan(&counts).Error; err != nil {

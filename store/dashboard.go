@@ -119,7 +119,7 @@ func (s Companies) CompanySummary(ctx context.Context, c CompanyScope, dayStart 
 // row before anything is returned (with the membership read, as there,
 // when the actor's credential did not prove it): the dashboard's
 // authorization and its one-row part in one round trip instead of two.
-func (s *Store) AuthorizeCompanySummary(ctx context.Context, actor Actor, companyID string, dayStart time.Time, headline HeadlineDays) (CompanyScope, models.Company, CompanySummary, error) {
+func (s Companies) AuthorizeCompanySummary(ctx context.Context, actor Actor, companyID string, dayStart time.Time, headline HeadlineDays) (CompanyScope, models.Company, CompanySummary, error) {
 	rows, err := rows(ctx, s.db, authorizedSummarySQL, companySummaryArgs("", companyID, headline)...)
 	if err != nil {
 		return CompanyScope{}, models.Company{}, CompanySummary{}, wrap("company summary", err)
@@ -131,7 +131,7 @@ func (s *Store) AuthorizeCompanySummary(ctx context.Context, actor Actor, compan
 	if err := closeRows(rows, r.scan(rows, companyDest(&c)...)); err != nil {
 		return CompanyScope{}, models.Company{}, CompanySummary{}, wrap("company summary", err)
 	}
-	scope, err := s.authorizeCompanyRow(ctx, actor, c, false)
+	scope, err := authorizeCompanyRow(ctx, s.store(), actor, c, false)
 	if err != nil {
 		return CompanyScope{}, models.Company{}, CompanySummary{}, err
 	}
@@ -144,14 +144,14 @@ func (s *Store) AuthorizeCompanySummary(ctx context.Context, actor Actor, compan
 // are read with the company's row, before its authorization, and dropped
 // when the ownership rule refuses; nothing of them is returned then.
 // Elsewhere (SQLite, a transaction) they run one after the other.
-func (s *Store) AuthorizeCompanyDashboard(ctx context.Context, actor Actor, companyID string, dayStart time.Time, headline HeadlineDays,
+func (s Companies) AuthorizeCompanyDashboard(ctx context.Context, actor Actor, companyID string, dayStart time.Time, headline HeadlineDays,
 	activity, documents, tasks int) (CompanyScope, models.Company, CompanySummary, DashboardLists, error) {
 	if s.dialect != DialectPostgres || s.inTx {
 		scope, c, sum, err := s.AuthorizeCompanySummary(ctx, actor, companyID, dayStart, headline)
 		if err != nil {
 			return CompanyScope{}, models.Company{}, CompanySummary{}, DashboardLists{}, err
 		}
-		lists, err := s.Companies().DashboardLists(ctx, scope, activity, documents, tasks)
+		lists, err := s.DashboardLists(ctx, scope, activity, documents, tasks)
 		if err != nil {
 			return CompanyScope{}, models.Company{}, CompanySummary{}, DashboardLists{}, err
 		}
@@ -164,7 +164,7 @@ func (s *Store) AuthorizeCompanyDashboard(ctx context.Context, actor Actor, comp
 		sumErr   error
 		listsErr error
 	)
-	err := s.pipeline(ctx,
+	err := pipeline(ctx, s.store(),
 		pipelined{q: authorizedSummarySQL, args: companySummaryArgs("", companyID, headline), read: func(rows rowSource) error {
 			sumErr = r.scan(rows, companyDest(&c)...)
 			return sumErr
@@ -181,7 +181,7 @@ func (s *Store) AuthorizeCompanyDashboard(ctx context.Context, actor Actor, comp
 	case err != nil:
 		return CompanyScope{}, models.Company{}, CompanySummary{}, DashboardLists{}, wrap("company dashboard", err)
 	}
-	scope, err := s.authorizeCompanyRow(ctx, actor, c, false)
+	scope, err := authorizeCompanyRow(ctx, s.store(), actor, c, false)
 	if err != nil {
 		return CompanyScope{}, models.Company{}, CompanySummary{}, DashboardLists{}, err
 	}

@@ -104,7 +104,7 @@ func TestAuthorizationStepMakesScopes(t *testing.T) {
 		if !tc.archived {
 			// The dashboard's summary applies the same rule to the row it
 			// reads with the summary, and gives nothing when it refuses.
-			sumScope, c, sum, sumErr := s.AuthorizeCompanySummary(ctx, tc.actor, tc.company, time.Now().UTC(), store.HeadlineDays{})
+			sumScope, c, sum, sumErr := s.Companies().AuthorizeCompanySummary(ctx, tc.actor, tc.company, time.Now().UTC(), store.HeadlineDays{})
 			assert.Equal(t, scope, sumScope, tc.name)
 			if tc.want != nil {
 				assert.ErrorIs(t, sumErr, tc.want, tc.name)
@@ -116,7 +116,7 @@ func TestAuthorizationStepMakesScopes(t *testing.T) {
 				assert.Equal(t, sumScope.ConglomerateID(), c.ConglomerateID, tc.name)
 			}
 			// And with the lists (one round trip on Postgres).
-			dashScope, c, sum, lists, dashErr := s.AuthorizeCompanyDashboard(ctx, tc.actor, tc.company, time.Now().UTC(), store.HeadlineDays{}, 10, 20, 20)
+			dashScope, c, sum, lists, dashErr := s.Companies().AuthorizeCompanyDashboard(ctx, tc.actor, tc.company, time.Now().UTC(), store.HeadlineDays{}, 10, 20, 20)
 			assert.Equal(t, scope, dashScope, tc.name)
 			if tc.want != nil {
 				assert.ErrorIs(t, dashErr, tc.want, tc.name)

@@ -25,7 +25,7 @@ type pipelined struct {
 // other statement: the SQL log's Trace (the statement count of
 // WithQueryCount, the slow-statement and failure lines) and a span. The
 // first error is returned; every answer is read whatever it is.
-func (s *Store) pipeline(ctx context.Context, stmts ...pipelined) error {
+func pipeline(ctx context.Context, s *Store, stmts ...pipelined) error {
 	sqlDB, err := s.db.DB()
 	if err != nil {
 		return err
@@ -44,7 +44,7 @@ func (s *Store) pipeline(ctx context.Context, stmts ...pipelined) error {
 		spans := make([]trace.Span, len(stmts))
 		for i, st := range stmts {
 			b.Queue(st.q.postgres, st.args...)
-			spans[i] = s.startPipelineSpan(ctx)
+			spans[i] = startPipelineSpan(ctx, s)
 		}
 		begin := time.Now()
 		results := c.Conn().SendBatch(ctx, &b)
@@ -61,7 +61,7 @@ func (s *Store) pipeline(ctx context.Context, stmts ...pipelined) error {
 				}
 				n = counted.n
 			}
-			s.endPipelineSpan(spans[i], st.q.postgres, n, err)
+			endPipelineSpan(s, spans[i], st.q.postgres, n, err)
 			s.db.Logger.Trace(ctx, begin, func() (string, int64) { return st.q.postgres, n }, err)
 			if err != nil && first == nil {
 				first = err
@@ -91,7 +91,7 @@ func (r *countedRows) Next() bool {
 // startPipelineSpan starts a pipelined statement's span as GORM's row
 // callbacks do (a child of ctx's span; none outside a trace or without a
 // tracer).
-func (s *Store) startPipelineSpan(ctx context.Context) trace.Span {
+func startPipelineSpan(ctx context.Context, s *Store) trace.Span {
 	if s.tracer == nil || !trace.SpanContextFromContext(ctx).IsValid() {
 		return nil
 	}
@@ -102,7 +102,7 @@ func (s *Store) startPipelineSpan(ctx context.Context) trace.Span {
 // endPipelineSpan ends a span of startPipelineSpan as the row callbacks
 // do: named after the statement's first table, with its rows or its
 // failure.
-func (s *Store) endPipelineSpan(span trace.Span, sql string, rows int64, err error) {
+func endPipelineSpan(s *Store, span trace.Span, sql string, rows int64, err error) {
 	if span == nil {
 		return
 	}

@@ -105,7 +105,7 @@ func (s *Store) AuthorizeCompany(ctx context.Context, actor Actor, companyID str
 	if err != nil {
 		return CompanyScope{}, models.Company{}, err
 	}
-	scope, err := s.authorizeCompanyRow(ctx, actor, c, allowArchived)
+	scope, err := authorizeCompanyRow(ctx, s, actor, c, allowArchived)
 	if err != nil {
 		return CompanyScope{}, models.Company{}, err
 	}
@@ -115,7 +115,7 @@ func (s *Store) AuthorizeCompany(ctx context.Context, actor Actor, companyID str
 // authorizeCompanyRow applies AuthorizeCompany's ownership rule to the
 // company's row, read by the caller (reading the membership when the
 // actor's credential did not prove it).
-func (s *Store) authorizeCompanyRow(ctx context.Context, actor Actor, c models.Company, allowArchived bool) (CompanyScope, error) {
+func authorizeCompanyRow(ctx context.Context, s *Store, actor Actor, c models.Company, allowArchived bool) (CompanyScope, error) {
 	if c.Status == models.CompanyArchived && !allowArchived {
 		return CompanyScope{}, wrap("authorize company", models.ErrNotFound)
 	}

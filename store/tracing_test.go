@@ -173,7 +173,7 @@ func TestDashboardStatementSpans(t *testing.T) {
 
 	ctx, statements := store.WithQueryCount(context.Background())
 	ctx, caller := tp.Tracer("test").Start(ctx, "caller")
-	_, _, _, _, err = s.AuthorizeCompanyDashboard(ctx, store.Actor{UserID: u.ID, MemberOf: cong.ID}, c.ID, time.Now().UTC(), store.HeadlineDays{}, 10, 20, 20)
+	_, _, _, _, err = s.Companies().AuthorizeCompanyDashboard(ctx, store.Actor{UserID: u.ID, MemberOf: cong.ID}, c.ID, time.Now().UTC(), store.HeadlineDays{}, 10, 20, 20)
 	require.NoError(t, err)
 	caller.End()
 

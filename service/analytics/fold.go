@@ -3,9 +3,13 @@ package analytics
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"holdco/models"
+	"holdco/store"
 )
 
 // Folding. The writer acknowledges a batch once its events are committed
@@ -266,7 +270,13 @@ func (s *Service) foldFailed(err error) {
 	defer s.failMu.Unlock()
 	if s.foldFailing.IsZero() {
 		s.foldFailing = time.Now()
-		s.logger.Error("analytics: captured events cannot be folded into the reports; they wait in the inbox", "error", err)
+		// A database outage is reported once by the store's outage log;
+		// here it is a warning.
+		level := slog.LevelError
+		if errors.Is(err, models.ErrUnavailable) || store.IsUnavailable(err) {
+			level = slog.LevelWarn
+		}
+		s.logger.Log(context.Background(), level, "analytics: captured events cannot be folded into the reports; they wait in the inbox", "error", err)
 	}
 }
 

@@ -27,11 +27,11 @@ const (
 // Dashboard is everything the company page shows, read in one request
 // with a fixed number of queries whatever the size of the company's data:
 // one for the company and everything that is one row or a fixed number of
-// rows (store.AuthorizeCompanySummary: the authorization step's row, the
+// rows (store.Companies.AuthorizeCompanySummary: the authorization step's row, the
 // figures, the resources, the milestones, the last turn's headline, the
 // analytics headline's sums), one for the three lists
 // (store.DashboardLists: activity, documents, open tasks), both sent in
-// one round trip on Postgres (store.AuthorizeCompanyDashboard).
+// one round trip on Postgres (store.Companies.AuthorizeCompanyDashboard).
 // Sections that later capabilities fill (the last turn, analytics,
 // domain, ads) are nil until they exist.
 type Dashboard struct {
