@@ -25,7 +25,8 @@ func (a *App) startAnalyticsWriter(svc *analytics.Service) {
 	removeSource := observability.CaptureSource(func() observability.CaptureCounts {
 		st := svc.Stats()
 		return observability.CaptureCounts{Stored: st.Stored, UnknownKey: st.UnknownKey, Malformed: st.Malformed, QueueFull: st.QueueFull,
-			WriteFailed: st.WriteFailed, RateLimited: st.RateLimited, Queued: st.Queued}
+			WriteFailed: st.WriteFailed, RateLimited: st.RateLimited, Queued: st.Queued,
+			Unfolded: st.Unfolded}
 	})
 	svc.StartFolder()
 	stopFold := a.sweepRunner().Start(background.Sweep{Name: "analytics_fold", Every: analytics.FoldSweepEvery,

@@ -99,29 +99,35 @@ type CaptureCounts struct {
 	// full queue (503), a failed write (503), a rate limit (429).
 	UnknownKey, Malformed, QueueFull, WriteFailed, RateLimited int64
 	Queued                                                     int
+	// Unfolded events are stored in the inbox and not yet folded into
+	// the reports' tables.
+	Unfolded int64
 }
 
 func (c CaptureCounts) add(o CaptureCounts) CaptureCounts {
 	return CaptureCounts{Stored: c.Stored + o.Stored, UnknownKey: c.UnknownKey + o.UnknownKey, Malformed: c.Malformed + o.Malformed,
 		QueueFull: c.QueueFull + o.QueueFull, WriteFailed: c.WriteFailed + o.WriteFailed, RateLimited: c.RateLimited + o.RateLimited,
-		Queued: c.Queued + o.Queued}
+		Queued: c.Queued + o.Queued, Unfolded: c.Unfolded + o.Unfolded}
 }
 
 // captureCollector reads the capture services' own counters when scraped,
 // so capture needs no second count of its events.
 type captureCollector struct {
-	mu      sync.Mutex
-	sources map[*func() CaptureCounts]bool
-	retired CaptureCounts // counts of removed sources: the counters never go back
-	events  *prometheus.Desc
-	queue   *prometheus.Desc
+	mu       sync.Mutex
+	sources  map[*func() CaptureCounts]bool
+	retired  CaptureCounts // counts of removed sources: the counters never go back
+	events   *prometheus.Desc
+	queue    *prometheus.Desc
+	unfolded *prometheus.Desc
 }
 
 var capture = &captureCollector{sources: map[*func() CaptureCounts]bool{},
 	events: prometheus.NewDesc("holdco_analytics_capture_events_total",
 		"Analytics events received by capture, by outcome: accepted (committed) or dropped: unknown_key, malformed, queue_full, write_failed, rate_limited.",
 		[]string{"outcome"}, nil),
-	queue: prometheus.NewDesc("holdco_analytics_capture_queue_events", "Captured analytics events waiting for the writer's commit.", nil, nil)}
+	queue: prometheus.NewDesc("holdco_analytics_capture_queue_events", "Captured analytics events waiting for the writer's commit.", nil, nil),
+	unfolded: prometheus.NewDesc("holdco_analytics_capture_unfolded_events",
+		"Captured analytics events stored in the inbox and not yet folded into the reports (at most; capture answers 503 past 1,000,000).", nil, nil)}
 
 // CaptureSource adds a capture service's counters (an api role's); remove
 // takes it away at shutdown, keeping what it counted.
@@ -135,14 +141,18 @@ func CaptureSource(counts func() CaptureCounts) (remove func()) {
 		defer capture.mu.Unlock()
 		if capture.sources[key] {
 			last := counts()
-			last.Queued = 0
+			last.Queued, last.Unfolded = 0, 0
 			capture.retired = capture.retired.add(last)
 			delete(capture.sources, key)
 		}
 	}
 }
 
-func (c *captureCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.events; ch <- c.queue }
+func (c *captureCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.events
+	ch <- c.queue
+	ch <- c.unfolded
+}
 
 func (c *captureCollector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.Lock()
@@ -160,6 +170,7 @@ func (c *captureCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.events, prometheus.CounterValue, float64(n), outcome)
 	}
 	ch <- prometheus.MustNewConstMetric(c.queue, prometheus.GaugeValue, float64(sum.Queued))
+	ch <- prometheus.MustNewConstMetric(c.unfolded, prometheus.GaugeValue, float64(sum.Unfolded))
 }
 
 // Provisioned counts one resource's provisioning outcome (ready, failed).

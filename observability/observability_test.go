@@ -39,7 +39,7 @@ func TestMetricNamesPassPromlint(t *testing.T) {
 	AgentToolCalled("made_up", false, models.Errorf(models.CodeRateLimited, "slow down"))
 	CreditsSpent(string(models.EntryTokenUsagePartial), 3)
 	CreditsGranted(string(models.EntryGrantWelcome), 15)
-	remove := CaptureSource(func() CaptureCounts { return CaptureCounts{Stored: 4, Malformed: 1, Queued: 2} })
+	remove := CaptureSource(func() CaptureCounts { return CaptureCounts{Stored: 4, Malformed: 1, Queued: 2, Unfolded: 3} })
 	defer remove()
 	Provisioned(string(models.ResourceRepository), string(models.ResourceReady))
 	Healed(true)
@@ -54,7 +54,7 @@ func TestMetricNamesPassPromlint(t *testing.T) {
 	body := scrape(t)
 	for _, name := range []string{"holdco_turns_ended_total", "holdco_model_calls_total", "holdco_model_call_duration_seconds_bucket",
 		"holdco_agent_tool_calls_total", "holdco_credits_spent_total", "holdco_credits_granted_total", "holdco_analytics_capture_events_total",
-		"holdco_analytics_capture_queue_events", "holdco_provisioning_outcomes_total", "holdco_heals_total", "holdco_sweep_runs_total",
+		"holdco_analytics_capture_queue_events", "holdco_analytics_capture_unfolded_events", "holdco_provisioning_outcomes_total", "holdco_heals_total", "holdco_sweep_runs_total",
 		"holdco_rate_limit_refusals_total", "holdco_connector_tool_calls_total", "holdco_http_request_duration_seconds_bucket",
 		"temporal_request_total", "temporal_num_pollers", "temporal_request_latency_seconds_bucket", "go_goroutines", "process_cpu_seconds_total"} {
 		assert.Contains(t, body, "\n"+name, name)

@@ -253,8 +253,8 @@ func (s *Service) FoldLeftovers(ctx context.Context) (int64, error) {
 
 // settle folds, before a report reads, the events this process
 // acknowledged and has not folded yet (nothing to do, and no statement,
-// when there are none; more than settleMax: the folder's work, the report
-// reads what is folded). A failed fold leaves the report a little
+// when there are none; more than settleFolds transactions' worth: the
+// folder's work, the report reads what is folded). A failed fold leaves the report a little
 // behind; it is not the report's error.
 func (s *Service) settle(ctx context.Context) {
 	if p := s.fold.pending.Load(); p > 0 && p <= int64(s.foldEvents)*settleFolds {
