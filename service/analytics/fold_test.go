@@ -3,6 +3,7 @@ package analytics_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -156,4 +157,26 @@ func TestFolderDefersToASaturatedWriter(t *testing.T) {
 			require.Eventually(t, func() bool { return w.foldedPageviews(t) == acked.Load() }, 30*time.Second, 5*time.Millisecond, "all folded after")
 		})
 	}
+}
+
+// Hostile fields (NUL, invalid UTF-8, over-long values, 200 four-byte
+// characters) are dropped or cut at capture, so what is acknowledged always
+// folds: no inbox row can block the ones after it.
+func TestHostileFieldsFoldLikeAnyOther(t *testing.T) {
+	w := newWorld(t, analytics.Options{FoldDelay: time.Hour})
+	long := strings.Repeat("é", 400)
+	emoji := strings.Repeat("😀", 200)
+	for i, props := range []map[string]any{
+		{"$pathname": "/a\x00b", "utm_source": "bad\xffutf8", "$referrer": "https://" + strings.Repeat("r", 300) + ".example/"},
+		{"$pathname": "/" + long, "utm_campaign": long, "utm_medium": "\x1b[31m"},
+		{"$current_url": "https://site.example/" + long + "?utm_source=" + long},
+	} {
+		w.capture(t, event(w.key, fmt.Sprint("h", i), "$pageview", "https://site.example/", props))
+	}
+	w.capture(t, event(w.key, emoji, "$pageview", "https://site.example/", nil))
+	n, err := w.svc.FoldNow(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, int64(4), n)
+	assert.Equal(t, int64(4), w.foldedPageviews(t))
+	assert.Empty(t, inboxRows(t, w))
 }
