@@ -291,6 +291,10 @@ func (a *App) stop(ctx context.Context) {
 	if a.stopAnalytics != nil {
 		a.stopAnalytics(ctx)
 	}
+	if a.Service != nil && a.Service.Turns != nil {
+		// The turns' workflow starts under way, while the client is open.
+		a.Service.Turns.Close(ctx)
+	}
 	if a.stopSweeper != nil {
 		a.stopSweeper(ctx)
 	}
