@@ -23,7 +23,7 @@ import (
 // it cannot reach, for either driver) answers 503 upstream_unavailable
 // with Retry-After (unavailable below), whatever wraps it; an
 // upstream_unavailable that carries retry_after_seconds (a dependency down
-// for now, the request safe to send again: a turn Temporal did not take)
+// for now, the request safe to send again: a workflow Temporal did not start)
 // answers 503 with that Retry-After (fromDomain).
 var statusByCode = map[models.ErrorCode]int{
 	models.CodeBadRequest:           http.StatusBadRequest,
@@ -253,7 +253,7 @@ func fromDomain(ctx huma.Context, de *models.Error) huma.StatusError {
 	switch {
 	case retry && de.Code == models.CodeUpstreamUnavailable:
 		// A dependency that is down for now and a request that may be
-		// sent again as it is (a turn Temporal did not take): 503 with
+		// sent again as it is (a workflow Temporal did not start): 503 with
 		// Retry-After, logged as a warning, not as a failure of holdco.
 		status = http.StatusServiceUnavailable
 		if ctx != nil {

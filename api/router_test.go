@@ -157,7 +157,7 @@ func TestErrorsShareOneShape(t *testing.T) {
 }
 
 // TestUpstreamDownForNowIs503WithRetryAfter: an upstream_unavailable that
-// says when to retry (a turn Temporal did not take) answers 503 with
+// says when to retry (a workflow Temporal did not start) answers 503 with
 // Retry-After and is logged as a warning; one that does not (a provider
 // that failed) stays 502, logged as an error.
 func TestUpstreamDownForNowIs503WithRetryAfter(t *testing.T) {

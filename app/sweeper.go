@@ -28,9 +28,9 @@ func (a *App) sweepRunner() *background.Runner {
 // signals and unpaid domain checkouts, outbound messages left sending,
 // expired sign-in codes and orphaned blobs. They stop at shutdown,
 // before the worker does.
-func (a *App) startSweepers(blobs files.BlobStore) {
+func (a *App) startSweepers(blobs files.BlobStore, engine *turns.Engine) {
 	outbox := &companies.ProvisioningOutbox{Store: a.Store, Temporal: a.Temporal, Logger: a.logger.With("component", "provisioning-sweeper")}
-	turnSweeper := &turns.Sweeper{Store: a.Store, Temporal: a.Temporal, Logger: a.logger.With("component", "turn-sweeper")}
+	turnSweeper := &turns.Sweeper{Store: a.Store, Temporal: a.Temporal, Engine: engine, Logger: a.logger.With("component", "turn-sweeper")}
 	foundings := &founding.Sweeper{Store: a.Store, Temporal: a.Temporal, Logger: a.logger.With("component", "founding-sweeper")}
 	grow := &growth.Sweeper{Store: a.Store, Temporal: a.Temporal, Logger: a.logger.With("component", "growth-sweeper")}
 	sends := &mail.StaleSendSweeper{Store: a.Store, Logger: a.logger.With("component", "stale-send-sweeper")}
@@ -39,7 +39,7 @@ func (a *App) startSweepers(blobs files.BlobStore) {
 	a.stopSweeper = a.sweepRunner().Start(
 		background.Sweep{Name: "provisioning_outbox", Every: companies.SweepInterval, Done: "provisioning sweep: started pending provisioning",
 			Pass: func(ctx context.Context) (int64, error) { return count(outbox.Sweep(ctx, companies.SweepGrace)) }},
-		background.Sweep{Name: "turns", Every: turns.SweepEvery, Done: "turn sweep: started turns a crash left queued",
+		background.Sweep{Name: "turns", Every: turns.SweepEvery, Done: "turn sweep: started turns a crash left queued, ended turns whose workflow was gone",
 			Pass: func(ctx context.Context) (int64, error) { return count(turnSweeper.Sweep(ctx, turns.SweepGrace)) }},
 		background.Sweep{Name: "foundings", Every: founding.SweepEvery, Done: "founding sweep: started interviews",
 			Pass: func(ctx context.Context) (int64, error) { return count(foundings.Sweep(ctx, founding.SweepGrace)) }},

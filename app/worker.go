@@ -58,7 +58,7 @@ func (a *App) startWorker(ctx context.Context, publicURL, sitesURL string) error
 	if err != nil {
 		return err
 	}
-	a.startSweepers(blobs)
+	a.startSweepers(blobs, engine)
 	return nil
 }
 

@@ -18,3 +18,7 @@ func GormDB(s *Store) *gorm.DB { return s.db }
 func RecordActivityAt(s *Store, ctx context.Context, c CompanyScope, a models.ActivityInput, at time.Time) error {
 	return s.recordActivityAt(ctx, c.id, a, at)
 }
+
+// Migration0038 is the migration that makes one active turn per company a
+// rule of the rows.
+var Migration0038 = migration0038OneActiveTurn

@@ -50,6 +50,7 @@ func migrations() []*gormigrate.Migration {
 		migration0035DevIdPState(),
 		migration0036TurnIdempotencyKey(),
 		migration0037AnalyticsInbox(),
+		migration0038OneActiveTurn(),
 	}
 }
 

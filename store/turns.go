@@ -33,33 +33,56 @@ func (s Turns) TurnCompanyID(ctx context.Context, turnID string) (string, error)
 // concurrent send with the same key won): nothing was created.
 var ErrTurnKeyExists = errors.New("store: a turn with this idempotency key exists")
 
+// ErrTurnActive is CreateTurn's answer, with the company's turn that has
+// not ended, when it has one: a company runs one turn at a time (a unique
+// index over its queued and running turns, migration 0038), and nothing
+// was created.
+var ErrTurnActive = errors.New("store: the company has a turn that has not ended")
+
 // CreateTurn stores a queued turn of the scope's company with the user's
 // message (step 0 of the turn) in one transaction. A turn with an
 // idempotency key the company used already is not created: the stored one
-// is returned with ErrTurnKeyExists.
+// is returned with ErrTurnKeyExists. Neither is a turn of a company whose
+// earlier turn is queued or running: that one is returned with
+// ErrTurnActive.
 func (s Turns) CreateTurn(ctx context.Context, c CompanyScope, t models.Turn, first []models.ContentBlock) (models.Turn, error) {
 	if err := c.check("create turn"); err != nil {
 		return t, err
 	}
 	at := now()
 	t.CompanyID, t.ConglomerateID, t.Status, t.CreatedAt, t.UpdatedAt = c.id, c.conglomerateID, models.TurnQueued, at, at
-	err := s.store().InTx(ctx, func(tx *Store) error {
-		if err := tx.db.WithContext(ctx).Create(&t).Error; err != nil {
-			return wrap("create turn", err)
+	for attempt := 0; ; attempt++ {
+		err := s.store().InTx(ctx, func(tx *Store) error {
+			if err := tx.db.WithContext(ctx).Create(&t).Error; err != nil {
+				return wrap("create turn", err)
+			}
+			m := models.TurnMessage{TurnID: t.ID, SessionID: t.SessionID, Role: models.RoleUser, Content: first, CreatedAt: at}
+			return wrap("create turn", tx.db.WithContext(ctx).Create(&m).Error)
+		})
+		if !errors.Is(err, models.ErrDuplicate) {
+			return t, err
 		}
-		m := models.TurnMessage{TurnID: t.ID, SessionID: t.SessionID, Role: models.RoleUser, Content: first, CreatedAt: at}
-		return wrap("create turn", tx.db.WithContext(ctx).Create(&m).Error)
-	})
-	if t.IdempotencyKey != nil && errors.Is(err, models.ErrDuplicate) {
-		// Read after the rollback: a failed statement ends a Postgres
-		// transaction.
-		stored, gerr := s.TurnByIdempotencyKey(ctx, c, *t.IdempotencyKey)
-		if gerr != nil {
-			return t, gerr
+		// Which index refused it is read after the rollback (a failed
+		// statement ends a Postgres transaction): the key first, as a
+		// retried message answers its turn even while that turn runs.
+		if t.IdempotencyKey != nil {
+			stored, gerr := s.TurnByIdempotencyKey(ctx, c, *t.IdempotencyKey)
+			if gerr == nil {
+				return stored, ErrTurnKeyExists
+			}
+			if !errors.Is(gerr, models.ErrNotFound) {
+				return t, gerr
+			}
 		}
-		return stored, ErrTurnKeyExists
+		active, gerr := s.LatestTurn(ctx, c, true)
+		if gerr == nil {
+			return active, ErrTurnActive
+		}
+		// The turn that refused this one ended meanwhile: try again, once.
+		if !errors.Is(gerr, models.ErrNotFound) || attempt > 0 {
+			return t, err
+		}
 	}
-	return t, err
 }
 
 // TurnByIdempotencyKey returns the turn of the scope's company that a
@@ -71,17 +94,6 @@ func (s Turns) TurnByIdempotencyKey(ctx context.Context, c CompanyScope, key str
 	}
 	err := s.db.WithContext(ctx).Where("company_id = ? AND idempotency_key = ?", c.id, key).Take(&t).Error
 	return t, wrap("turn by key", err)
-}
-
-// DeleteUnstartedTurn removes a queued turn whose workflow never started
-// (Temporal refused the start): it never happened.
-func (s Turns) DeleteUnstartedTurn(ctx context.Context, c CompanyScope, turnID string) error {
-	if err := c.check("delete turn"); err != nil {
-		return err
-	}
-	err := s.db.WithContext(ctx).Where("id = ? AND company_id = ? AND status = ? AND started_at IS NULL", turnID, c.id, models.TurnQueued).
-		Delete(&models.Turn{}).Error
-	return wrap("delete turn", err)
 }
 
 // GetTurn returns a turn of the scope's company, or models.ErrNotFound.
@@ -273,25 +285,36 @@ func (s Turns) RunCredits(ctx context.Context, cong ConglomerateScope, runID str
 	return -*sum, nil
 }
 
-// UnstartedTurn is a queued turn whose workflow may never have started,
-// with its company's scope (for the worker's sweeper).
-type UnstartedTurn struct {
-	Turn  models.Turn
-	Scope CompanyScope
+// ScopedTurn is a turn with its company's and its account's scopes: what
+// the worker's sweeper acts on.
+type ScopedTurn struct {
+	Turn    models.Turn
+	Scope   CompanyScope
+	Account ConglomerateScope
 }
 
 // UnstartedTurns returns queued turns created before the time that no
 // workflow has marked running (a crash between the commit and the start).
-func (s Turns) UnstartedTurns(ctx context.Context, createdBefore time.Time, limit int) ([]UnstartedTurn, error) {
+func (s Turns) UnstartedTurns(ctx context.Context, createdBefore time.Time, limit int) ([]ScopedTurn, error) {
+	return s.scopedTurns(ctx, "unstarted turns", limit, "status = ? AND started_at IS NULL AND created_at < ?", models.TurnQueued, createdBefore)
+}
+
+// IdleRunningTurns returns up to limit running turns whose row has not
+// changed since the time, the longest unchanged first.
+func (s Turns) IdleRunningTurns(ctx context.Context, updatedBefore time.Time, limit int) ([]ScopedTurn, error) {
+	return s.scopedTurns(ctx, "idle turns", limit, "status = ? AND updated_at < ?", models.TurnRunning, updatedBefore)
+}
+
+func (s Turns) scopedTurns(ctx context.Context, op string, limit int, where string, args ...any) ([]ScopedTurn, error) {
 	var turns []models.Turn
-	err := s.db.WithContext(ctx).Where("status = ? AND started_at IS NULL AND created_at < ?", models.TurnQueued, createdBefore).
-		Order("created_at, id").Limit(limit).Find(&turns).Error
+	err := s.db.WithContext(ctx).Where(where, args...).Order("created_at, id").Limit(limit).Find(&turns).Error
 	if err != nil {
-		return nil, wrap("unstarted turns", err)
+		return nil, wrap(op, err)
 	}
-	out := make([]UnstartedTurn, 0, len(turns))
+	out := make([]ScopedTurn, 0, len(turns))
 	for _, t := range turns {
-		out = append(out, UnstartedTurn{Turn: t, Scope: CompanyScope{id: t.CompanyID, conglomerateID: t.ConglomerateID}})
+		out = append(out, ScopedTurn{Turn: t, Scope: CompanyScope{id: t.CompanyID, conglomerateID: t.ConglomerateID},
+			Account: ConglomerateScope{id: t.ConglomerateID}})
 	}
 	return out, nil
 }

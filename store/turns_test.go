@@ -2,7 +2,11 @@ package store_test
 
 import (
 	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
@@ -33,8 +37,9 @@ func TestTurnIdempotencyKeyIsUniquePerCompanyWhereSet(t *testing.T) {
 			[]models.ContentBlock{{Type: models.ContentText, Text: text}})
 	}
 	for range 2 {
-		_, err := create(ada, nil, "no key")
+		tn, err := create(ada, nil, "no key")
 		require.NoError(t, err, "turns without a key are not unique")
+		endTurn(t, s, ada, tn.ID)
 	}
 	key := "key-" + uuid.NewString()
 	first, err := create(ada, &key, "first")
@@ -56,4 +61,123 @@ func TestTurnIdempotencyKeyIsUniquePerCompanyWhereSet(t *testing.T) {
 	page, err := s.Turns().ListTurns(ctx, ada, nil, 10)
 	require.NoError(t, err)
 	assert.Len(t, page, 3, "the refused turn left no row")
+}
+
+// endTurn ends a turn (completed), so its company may start another.
+func endTurn(t *testing.T, s *store.Store, c store.CompanyScope, turnID string) {
+	t.Helper()
+	_, ended, err := s.Turns().FinishTurn(context.Background(), c, turnID, "", models.TurnResult{Status: models.TurnCompleted, EndedAt: time.Now().UTC()},
+		models.ActivityInput{Kind: models.ActivityTurnEnded, Actor: models.ActorSystem, Summary: "test"})
+	require.NoError(t, err)
+	require.True(t, ended)
+}
+
+// A company has at most one queued or running turn (migration 0038's
+// partial unique index): a second is not created and the active one is
+// returned with ErrTurnActive, whether it is queued or running, by
+// concurrent creates too; once it ended the next is created; another
+// company is not affected; a retried key still answers its own turn.
+func TestOneActiveTurnPerCompany(t *testing.T) {
+	ctx := context.Background()
+	s := testenv.NewStore(t)
+	_, adaCong := signUp(t, s, "ada-oneturn")
+	_, bobCong := signUp(t, s, "bob-oneturn")
+	adaCo, err := s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(adaCong.ID), models.Company{Name: "Ada Co", Handle: handle("ada")})
+	require.NoError(t, err)
+	bobCo, err := s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(bobCong.ID), models.Company{Name: "Bob Co", Handle: handle("bob")})
+	require.NoError(t, err)
+	ada, bob := systemScope(t, s, adaCo.ID), systemScope(t, s, bobCo.ID)
+	create := func(c store.CompanyScope, key *string, text string) (models.Turn, error) {
+		return s.Turns().CreateTurn(ctx, c, models.Turn{SessionID: uuid.NewString(), Trigger: models.TriggerMessage, Message: text, IdempotencyKey: key},
+			[]models.ContentBlock{{Type: models.ContentText, Text: text}})
+	}
+
+	key := "key-" + uuid.NewString()
+	queued, err := create(ada, &key, "first")
+	require.NoError(t, err)
+	active, err := create(ada, nil, "second")
+	require.ErrorIs(t, err, store.ErrTurnActive)
+	assert.Equal(t, queued.ID, active.ID, "the queued turn is returned")
+	again, err := create(ada, &key, "first")
+	require.ErrorIs(t, err, store.ErrTurnKeyExists, "a retried message answers its turn, not the conflict")
+	assert.Equal(t, queued.ID, again.ID)
+	_, err = create(bob, nil, "bob's")
+	require.NoError(t, err, "another company's turn is its own")
+
+	_, err = s.Turns().MarkTurnRunning(ctx, ada, queued.ID, time.Now().UTC())
+	require.NoError(t, err)
+	active, err = create(ada, nil, "third")
+	require.ErrorIs(t, err, store.ErrTurnActive)
+	assert.Equal(t, queued.ID, active.ID, "the running turn is returned")
+	endTurn(t, s, ada, queued.ID)
+
+	var wg sync.WaitGroup
+	var created, refused atomic.Int32
+	for range 8 {
+		wg.Go(func() {
+			_, err := create(ada, nil, "racing")
+			switch {
+			case err == nil:
+				created.Add(1)
+			case errors.Is(err, store.ErrTurnActive):
+				refused.Add(1)
+			default:
+				t.Errorf("create: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	assert.EqualValues(t, 1, created.Load())
+	assert.EqualValues(t, 7, refused.Load())
+	page, err := s.Turns().ListTurns(ctx, ada, nil, 20)
+	require.NoError(t, err)
+	assert.Len(t, page, 2, "refused turns left no row")
+}
+
+// Migration 0038 keeps per company the running turn, else the oldest
+// queued one, and ends the others failed with conflict, so that its index
+// can be made on rows a crash left behind.
+func TestMigrationEndsAllButOneActiveTurnPerCompany(t *testing.T) {
+	ctx := context.Background()
+	s := testenv.NewStore(t)
+	db := store.GormDB(s)
+	require.NoError(t, db.Exec("DROP INDEX idx_turns_one_active").Error)
+	_, cong := signUp(t, s, "ada-migrate38")
+	var scopes []store.CompanyScope
+	for _, name := range []string{"Running Co", "Queued Co", "Single Co"} {
+		co, err := s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(cong.ID), models.Company{Name: name, Handle: handle("m38")})
+		require.NoError(t, err)
+		scopes = append(scopes, systemScope(t, s, co.ID))
+	}
+	create := func(c store.CompanyScope) models.Turn {
+		tn, err := s.Turns().CreateTurn(ctx, c, models.Turn{SessionID: uuid.NewString(), Trigger: models.TriggerMessage, Message: "m"},
+			[]models.ContentBlock{{Type: models.ContentText, Text: "m"}})
+		require.NoError(t, err)
+		return tn
+	}
+	// Running Co: queued, running, queued; Queued Co: three queued;
+	// Single Co: one queued.
+	r1, r2, r3 := create(scopes[0]), create(scopes[0]), create(scopes[0])
+	_, err := s.Turns().MarkTurnRunning(ctx, scopes[0], r2.ID, time.Now().UTC())
+	require.NoError(t, err)
+	q1, q2, q3 := create(scopes[1]), create(scopes[1]), create(scopes[1])
+	single := create(scopes[2])
+
+	require.NoError(t, store.Migration0038().Migrate(db))
+	want := map[string]models.TurnStatus{r1.ID: models.TurnFailed, r2.ID: models.TurnRunning, r3.ID: models.TurnFailed,
+		q1.ID: models.TurnQueued, q2.ID: models.TurnFailed, q3.ID: models.TurnFailed, single.ID: models.TurnQueued}
+	for _, c := range scopes {
+		page, err := s.Turns().ListTurns(ctx, c, nil, 10)
+		require.NoError(t, err)
+		for _, tn := range page {
+			assert.Equal(t, want[tn.ID], tn.Status, "turn %s", tn.ID)
+			if tn.Status == models.TurnFailed {
+				assert.Equal(t, string(models.CodeConflict), tn.ErrorCode)
+				assert.NotNil(t, tn.EndedAt)
+			}
+		}
+	}
+	_, err = s.Turns().CreateTurn(ctx, scopes[1], models.Turn{SessionID: uuid.NewString(), Trigger: models.TriggerMessage, Message: "m"},
+		[]models.ContentBlock{{Type: models.ContentText, Text: "m"}})
+	require.ErrorIs(t, err, store.ErrTurnActive, "the index is made")
 }

@@ -20,8 +20,9 @@
 //     restart; then kill -9 of holdco during capture: acknowledged vs
 //     stored.
 //   - temporal: holdco on a standalone Temporal (`holdco temporal`) that
-//     is stopped: creates answer and are provisioned once it is back,
-//     messages answer 503 with a code; the work completes afterwards.
+//     is stopped: creates and messages answer, the companies are
+//     provisioned and the turns run once it is back; the work completes
+//     afterwards.
 //
 // Each check prints what was expected and what was measured; the program
 // exits 1 when one failed. docs/reliability.md has the figures.

@@ -179,6 +179,7 @@ func (e *Env) NewServices(t testing.TB, opts usecases.Options) Services {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		s.Analytics.StopWriter(ctx)
+		s.Turns.Close(ctx)
 	})
 	return Services{IdentityUseCases: s.Identity, BillingUseCases: s.Billing, CompaniesUseCases: s.Companies,
 		Documents: s.Documents, Files: s.Files, Mail: s.Mail, SalesUseCases: s.Sales, PaymentEventsUseCases: s.PaymentEvents, Tasks: s.Tasks, Turns: s.Turns, Prospects: s.Prospects, Tools: s.Tools, Traces: s.Traces, TraceWriter: s.TraceWriter, OAuth: s.OAuth,

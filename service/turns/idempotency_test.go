@@ -73,6 +73,7 @@ func TestMessageSentAgainWithItsKeyAnswersTheFirstTurn(t *testing.T) {
 	assert.Equal(t, first.TurnID, again.TurnID)
 	assert.Equal(t, first.SessionID, again.SessionID)
 	assert.Equal(t, first.CompanyID, again.CompanyID)
+	w.e.Svc.Turns.Close(context.Background()) // the start follows the answer
 	assert.EqualValues(t, 1, ct.starts.Load(), "one workflow start")
 
 	w.wait(t, first.TurnID, ended)
@@ -116,11 +117,10 @@ func TestMessageSentAgainWhileItsTurnRunsAnswersThatTurn(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// A send whose start failed for sure (Temporal unreachable) keeps nothing,
-// so its retry with the key starts a new turn. A send whose process died
-// after the commit, before the start and the answer, leaves its turn:
-// the retry with the key answers that turn and starts nothing (the
-// sweeper starts it).
+// A send whose process died after the commit, before the start and the
+// answer, leaves its turn: the retry with the key answers that turn and
+// starts nothing (the sweeper starts it). So does a send while Temporal is
+// unreachable: it was answered, its turn waits for the sweeper.
 func TestMessageSentAgainAfterItsProcessDiedAnswersTheKeptTurn(t *testing.T) {
 	t.Parallel()
 	w, ct := newKeyedWorld(t, scripted.New(0))
@@ -153,16 +153,21 @@ func TestMessageSentAgainAfterItsProcessDiedAnswersTheKeptTurn(t *testing.T) {
 	assert.Equal(t, models.TurnCompleted, late.Status)
 	assert.Equal(t, 1, w.turnCount(t))
 
-	refusedKey := uuid.NewString()
+	downKey := uuid.NewString()
 	ct.down.Store(true)
-	_, err = w.sendKeyed("Plan the launch", refusedKey)
-	assert.Equal(t, models.CodeUpstreamUnavailable, domainErr(t, err).Code)
-	assert.Equal(t, 1, w.turnCount(t), "the turn that did not start is not kept")
+	queued, err := w.sendKeyed("Plan the launch", downKey)
+	require.NoError(t, err, "taken while Temporal is down")
+	assert.Equal(t, models.TurnQueued, queued.Status)
+	w.e.Svc.Turns.Close(ctx)
 	ct.down.Store(false)
-	retried, err := w.sendKeyed("Plan the launch", refusedKey)
-	require.NoError(t, err, "the retry is a new send")
-	assert.EqualValues(t, 1, ct.starts.Load())
-	w.wait(t, retried.TurnID, ended)
+	retried, err := w.sendKeyed("Plan the launch", downKey)
+	require.NoError(t, err)
+	assert.Equal(t, queued.TurnID, retried.TurnID, "the retry answers the kept turn")
+	assert.Zero(t, ct.starts.Load(), "and starts nothing")
+	n, err = sw.Sweep(ctx, -time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.Equal(t, models.TurnCompleted, w.wait(t, queued.TurnID, ended).Status)
 	assert.Equal(t, 2, w.turnCount(t))
 }
 

@@ -98,12 +98,14 @@ func (s *Service) CheckTaskRun(ctx context.Context, ac service.AuthorizedCompany
 	if s.temporal == nil {
 		return models.Errorf(models.CodeUpstreamUnavailable, "Agent runs are not available on this server.")
 	}
-	// A turn whose row has ended may still be closing its workflow: the
-	// start waits for that one.
-	if id := RunningTurnID(ctx, s.temporal, ac.ID); id != "" {
-		if t, err := s.store.Turns().GetTurn(ctx, ac.Scope, id); err != nil || t.Status.Active() {
-			return models.Errorf(models.CodeConflict, "A turn of %s's agent is running; dispatch the task once it has ended.", ac.Name).With("turn_id", id)
-		}
+	// The start refuses too (the rows' unique index); this check keeps the
+	// task from being dispatched to a run that cannot start.
+	t, err := s.store.Turns().LatestTurn(ctx, ac.Scope, true)
+	switch {
+	case err == nil:
+		return models.Errorf(models.CodeConflict, "A turn of %s's agent is running; dispatch the task once it has ended.", ac.Name).With("turn_id", t.ID)
+	case !errors.Is(err, models.ErrNotFound):
+		return err
 	}
 	return nil
 }

@@ -1,8 +1,9 @@
 // Package turns holds the agent turn use cases: send a message (which
 // starts a turn), read a turn, interrupt it, list a company's turns, and
-// run a task. A turn is the Temporal workflow turn:<company_id> (so a
-// company runs one turn at a time: Temporal refuses a second start) and a
-// row that holds its state for every replica.
+// run a task. A turn is a row that holds its state for every replica (a
+// company has at most one queued or running turn: a unique index) and the
+// Temporal workflow turn:<company_id> that runs it, started from the row
+// once the row is committed.
 package turns
 
 import (
@@ -12,6 +13,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -37,17 +39,13 @@ const (
 	MaxMessageChars = 32_000
 	// MaxAttachments is how many files one message may attach.
 	MaxAttachments = 10
-	// StartRetryAfter is when a message whose turn Temporal did not take
-	// (unreachable, or not answering within startTimeout) may be sent
-	// again (REST's Retry-After).
-	StartRetryAfter = 5 // seconds
 )
 
 // Bounds of a message's Temporal calls (tests scale them: bounds.Of).
 const (
-	// startTimeout bounds the workflow start of a message.
+	// startTimeout bounds the workflow start of a turn.
 	startTimeout = 10 * time.Second
-	// closeWait bounds a message's wait for an ended turn's workflow to
+	// closeWait bounds a start's wait for an ended turn's workflow to
 	// close.
 	closeWait = 5 * time.Second
 	// interruptWait is how long an interrupt waits for the turn to end.
@@ -63,6 +61,8 @@ type Service struct {
 	temporal client.Client
 	logger   *slog.Logger
 	now      func() time.Time
+	// launches are the workflow starts under way (Close waits for them).
+	launches inFlight
 }
 
 // New builds the turn use cases. temporal nil: turns cannot start
@@ -250,71 +250,107 @@ func (s *Service) session(ctx context.Context, ac service.AuthorizedCompany, ask
 	return uuid.NewString(), nil
 }
 
-// start stores the queued turn with its first message, then starts its
-// workflow. The row is the outbox: a crash between the two leaves a queued
-// turn that the worker's sweeper starts. Temporal refuses a second start
-// for the company while a turn runs: the row is removed and the answer is
-// conflict with the running turn's id. A turn whose idempotency key the
-// company used already is not stored nor started: the stored one is
-// returned with store.ErrTurnKeyExists.
+// start stores the queued turn with its first message and answers once it
+// is committed; its workflow is started right after, apart from the
+// caller (launch). The row is the lock and the outbox: a company with a
+// queued or running turn gets conflict with that turn's id (nothing
+// stored), and a turn whose start a crash or a Temporal outage lost is
+// started by the worker's sweeper. A turn whose idempotency key the company
+// used already is not stored: the stored one is returned with
+// store.ErrTurnKeyExists.
 func (s *Service) start(ctx context.Context, ac service.AuthorizedCompany, t models.Turn, content string) (models.Turn, error) {
 	if s.temporal == nil {
 		return t, models.Errorf(models.CodeUpstreamUnavailable, "Agent turns are not available on this server.")
 	}
 	t, err := s.store.Turns().CreateTurn(ctx, ac.Scope, t, []models.ContentBlock{{Type: models.ContentText, Text: content}})
+	if errors.Is(err, store.ErrTurnActive) {
+		return models.Turn{}, models.Errorf(models.CodeConflict, "A turn of %s's agent is running; wait for it to end (poll get_turn) or interrupt it.", ac.Name).
+			With("turn_id", t.ID)
+	}
 	if err != nil {
 		return t, err
 	}
-	var started *serviceerror.WorkflowExecutionAlreadyStarted
-	for attempt := 0; ; attempt++ {
-		err = startWorkflow(context.WithoutCancel(ctx), s.temporal, t)
-		if err == nil {
-			return t, nil
-		}
-		// The previous turn has ended but its workflow is closing: wait
-		// for it once rather than refuse a message its poller just
-		// allowed.
-		if !errors.As(err, &started) || attempt > 0 || !s.closing(context.WithoutCancel(ctx), ac) {
-			break
-		}
-	}
-	// Never started: the turn did not happen.
-	if derr := s.store.Turns().DeleteUnstartedTurn(context.WithoutCancel(ctx), ac.Scope, t.ID); derr != nil {
-		s.logger.WarnContext(ctx, "turn: removing a turn that did not start", "turn", t.ID, "error", derr)
-	}
-	if errors.As(err, &started) {
-		return t, s.conflict(context.WithoutCancel(ctx), ac)
-	}
-	// Nothing was started or kept: the client may send it again.
-	return t, models.Errorf(models.CodeUpstreamUnavailable, "The turn could not be started: the workflow service does not answer; retry in %d seconds.", StartRetryAfter).
-		With("retry_after_seconds", int64(StartRetryAfter)).Wrap(err)
+	s.launch(ctx, t)
+	return t, nil
 }
 
-// conflict is the answer to a message while a turn runs, with the running
-// turn's id (from the workflow's memo: other refused messages may have
-// rows for a moment).
-func (s *Service) conflict(ctx context.Context, ac service.AuthorizedCompany) error {
-	e := models.Errorf(models.CodeConflict, "A turn of %s's agent is running; wait for it to end (poll get_turn) or interrupt it.", ac.Name)
-	if id := RunningTurnID(ctx, s.temporal, ac.ID); id != "" {
-		e = e.With("turn_id", id)
-	}
-	return e
+// launch starts the turn's workflow apart from the request that stored it.
+// When the company's workflow id is still taken by the turn before (its
+// row has ended, its workflow is closing) it waits for that one to close
+// and starts again, once; whatever else fails is left to the sweeper,
+// which starts queued turns that no workflow picked up.
+func (s *Service) launch(ctx context.Context, t models.Turn) {
+	ctx = context.WithoutCancel(ctx)
+	s.launches.add()
+	go func() {
+		defer s.launches.done()
+		err := startWorkflow(ctx, s.temporal, t)
+		var started *serviceerror.WorkflowExecutionAlreadyStarted
+		if errors.As(err, &started) && s.closed(ctx, t) {
+			err = startWorkflow(ctx, s.temporal, t)
+		}
+		if err != nil && (!errors.As(err, &started) || RunningTurnID(ctx, s.temporal, t.CompanyID) != t.ID) {
+			s.logger.WarnContext(ctx, "turn: workflow not started; the sweeper starts it", "turn", t.ID, "company", t.CompanyID, "error", err)
+		}
+	}()
 }
 
-// closing reports whether the company's turn workflow runs a turn whose
-// row has ended, after waiting (a few seconds at most) for it to close.
-func (s *Service) closing(ctx context.Context, ac service.AuthorizedCompany) bool {
-	id := RunningTurnID(ctx, s.temporal, ac.ID)
-	if id != "" {
-		t, err := s.store.Turns().GetTurn(ctx, ac.Scope, id)
-		if err != nil || t.Status.Active() {
-			return false
-		}
+// closed waits (closeWait at most) for the company's workflow to close
+// when it runs a turn other than t, and reports whether it closed.
+func (s *Service) closed(ctx context.Context, t models.Turn) bool {
+	if RunningTurnID(ctx, s.temporal, t.CompanyID) == t.ID {
+		return false // t's own (the sweeper's start won)
 	}
 	wctx, cancel := context.WithTimeout(ctx, bounds.Of(closeWait))
 	defer cancel()
-	_ = s.temporal.GetWorkflow(wctx, contract.TurnWorkflowID(ac.ID), "").Get(wctx, nil)
+	_ = s.temporal.GetWorkflow(wctx, contract.TurnWorkflowID(t.CompanyID), "").Get(wctx, nil)
 	return wctx.Err() == nil
+}
+
+// Close waits for the workflow starts under way (or until ctx is done):
+// at a process's shutdown, before the Temporal client closes.
+func (s *Service) Close(ctx context.Context) {
+	select {
+	case <-s.launches.idle():
+	case <-ctx.Done():
+	}
+}
+
+// inFlight counts work under way; idle's channel closes when none is. It
+// may be waited on while new work starts (unlike a sync.WaitGroup).
+type inFlight struct {
+	mu      sync.Mutex
+	n       int
+	waiters []chan struct{}
+}
+
+func (f *inFlight) add() {
+	f.mu.Lock()
+	f.n++
+	f.mu.Unlock()
+}
+
+func (f *inFlight) done() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n--; f.n == 0 {
+		for _, w := range f.waiters {
+			close(w)
+		}
+		f.waiters = nil
+	}
+}
+
+func (f *inFlight) idle() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ch := make(chan struct{})
+	if f.n == 0 {
+		close(ch)
+	} else {
+		f.waiters = append(f.waiters, ch)
+	}
+	return ch
 }
 
 // memoTurnID is the memo field naming the turn a workflow runs.
@@ -323,18 +359,32 @@ const memoTurnID = "turn_id"
 // RunningTurnID is the id of the turn the company's turn workflow runs, ""
 // when none runs (or Temporal does not answer).
 func RunningTurnID(ctx context.Context, tc client.Client, companyID string) string {
+	id, _, _ := workflowTurn(ctx, tc, companyID)
+	return id
+}
+
+// workflowTurn describes the company's turn workflow: whether it runs and
+// the turn it runs ("" when its memo does not say). An error is Temporal's
+// answer other than "no such workflow".
+func workflowTurn(ctx context.Context, tc client.Client, companyID string) (turnID string, running bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, bounds.Of(startTimeout))
 	defer cancel()
 	d, err := tc.DescribeWorkflowExecution(ctx, contract.TurnWorkflowID(companyID), "")
-	if err != nil || d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		return ""
+	var missing *serviceerror.NotFound
+	if errors.As(err, &missing) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	if d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return "", false, nil
 	}
 	p := d.GetWorkflowExecutionInfo().GetMemo().GetFields()[memoTurnID]
-	var id string
-	if p == nil || converter.GetDefaultDataConverter().FromPayload(p, &id) != nil {
-		return ""
+	if p == nil || converter.GetDefaultDataConverter().FromPayload(p, &turnID) != nil {
+		return "", true, nil
 	}
-	return id
+	return turnID, true, nil
 }
 
 func startWorkflow(ctx context.Context, tc client.Client, t models.Turn) error {

@@ -25,6 +25,7 @@ import (
 	"holdco/service/tasks"
 	"holdco/service/turns"
 	"holdco/service/usecases"
+	"holdco/store"
 	"holdco/testenv"
 	"holdco/workflows"
 	"holdco/workflows/contract"
@@ -451,23 +452,82 @@ func TestTurnsACrashLeftQueuedAreStartedBySweep(t *testing.T) {
 	v := w.wait(t, lost.ID, ended)
 	assert.Equal(t, models.TurnCompleted, v.Status)
 
-	// A lost turn whose company runs another meanwhile ends failed.
+	// The rows hold one active turn per company: no second row while a
+	// turn runs, the conflict names the running one.
 	m.useSlow.Store(true)
 	running := w.send(t, "busy")
 	w.wait(t, running.TurnID, func(v turns.View) bool { return v.Status == models.TurnRunning })
-	lost2, err := w.e.Store.Turns().CreateTurn(ctx, scope, models.Turn{SessionID: "0190b7e2-0000-7000-8000-0000000000bb", Trigger: models.TriggerMessage, Message: "hi"},
+	active, err := w.e.Store.Turns().CreateTurn(ctx, scope, models.Turn{SessionID: "0190b7e2-0000-7000-8000-0000000000bb", Trigger: models.TriggerMessage, Message: "hi"},
 		[]models.ContentBlock{{Type: models.ContentText, Text: "hi"}})
+	require.ErrorIs(t, err, store.ErrTurnActive)
+	assert.Equal(t, running.TurnID, active.ID)
+	_, err = w.e.Svc.Turns.InterruptTurn(w.owner, running.TurnID)
 	require.NoError(t, err)
+}
+
+// A queued turn whose start finds the company's workflow still running an
+// ended turn waits for later sweeps; after BlockedFor it ends failed with
+// conflict. And a running turn whose workflow was terminated is ended by
+// the sweep, so the company takes messages again.
+func TestSweepEndsTurnsItCannotStartOrWhoseWorkflowIsGone(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, scripted.New(time.Minute), 100)
+	ctx := context.Background()
+	scope, err := w.e.Store.SystemCompanyScope(ctx, w.company)
+	require.NoError(t, err)
+	sw := &turns.Sweeper{Store: w.e.Store, Temporal: w.tmp.Client, Engine: w.acts.Engine.(*turns.Engine), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+
+	// A workflow that outlives its turn's row (ended here by hand).
+	stuck := w.send(t, "busy")
+	w.wait(t, stuck.TurnID, func(v turns.View) bool { return v.Status == models.TurnRunning })
+	_, _, err = w.e.Store.Turns().FinishTurn(ctx, scope, stuck.TurnID, "", models.TurnResult{Status: models.TurnCompleted, EndedAt: time.Now().UTC()},
+		models.ActivityInput{Kind: models.ActivityTurnEnded, Actor: models.ActorSystem, Summary: "ended by the test"})
+	require.NoError(t, err)
+	queued, err := w.e.Store.Turns().CreateTurn(ctx, scope, models.Turn{SessionID: "0190b7e2-0000-7000-8000-0000000000cc", Trigger: models.TriggerMessage, Message: "next"},
+		[]models.ContentBlock{{Type: models.ContentText, Text: "next"}})
+	require.NoError(t, err, "the rows let the next turn in")
 	_, err = sw.Sweep(ctx, -time.Second)
 	require.NoError(t, err)
-	v2, err := w.e.Svc.Turns.GetTurn(w.owner, lost2.ID)
+	v, err := w.e.Svc.Turns.GetTurn(w.owner, queued.ID)
 	require.NoError(t, err)
-	assert.Equal(t, models.TurnFailed, v2.Status)
-	assert.Equal(t, string(models.CodeConflict), v2.ErrorCode)
-	r, err := w.e.Svc.Turns.GetTurn(w.owner, running.TurnID)
+	assert.Equal(t, models.TurnQueued, v.Status, "it waits for the workflow before it")
+	impatient := *sw
+	impatient.Blocked = time.Nanosecond
+	_, err = impatient.Sweep(ctx, -time.Second)
 	require.NoError(t, err)
-	assert.Equal(t, models.TurnRunning, r.Status, "the sweep left the running turn alone")
-	_, err = w.e.Svc.Turns.InterruptTurn(w.owner, running.TurnID)
+	v, err = w.e.Svc.Turns.GetTurn(w.owner, queued.ID)
+	require.NoError(t, err)
+	assert.Equal(t, models.TurnFailed, v.Status)
+	assert.Equal(t, string(models.CodeConflict), v.ErrorCode)
+	require.NoError(t, w.tmp.Client.TerminateWorkflow(ctx, contract.TurnWorkflowID(w.company), "", "test"))
+
+	// A running turn whose workflow an operator terminated.
+	orphan := w.send(t, "work")
+	w.wait(t, orphan.TurnID, func(v turns.View) bool { return v.Status == models.TurnRunning })
+	require.NoError(t, w.tmp.Client.TerminateWorkflow(ctx, contract.TurnWorkflowID(w.company), "", "operator"))
+	_, err = w.e.Svc.Turns.SendMessage(w.owner, w.company, turns.Message{Text: "hello?"})
+	assert.Equal(t, orphan.TurnID, domainErr(t, err).Extra["turn_id"], "its row still holds the company")
+	n, err := sw.Sweep(ctx, -time.Second)
+	require.NoError(t, err)
+	assert.Zero(t, n, "a row changed lately is not asked about")
+	eager := *sw
+	eager.Idle = time.Nanosecond
+	n, err = eager.Sweep(ctx, -time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	v, err = w.e.Svc.Turns.GetTurn(w.owner, orphan.TurnID)
+	require.NoError(t, err)
+	assert.Equal(t, models.TurnFailed, v.Status)
+	assert.Equal(t, string(models.CodeInternal), v.ErrorCode)
+	require.NotNil(t, v.CreditsCost, "ended as every turn ends: its cost is known")
+	next := w.send(t, "hello again")
+	w.wait(t, next.TurnID, func(v turns.View) bool { return v.Status == models.TurnRunning })
+
+	// A running turn whose workflow runs it is left alone, however idle.
+	n, err = eager.Sweep(ctx, -time.Second)
+	require.NoError(t, err)
+	assert.Zero(t, n)
+	_, err = w.e.Svc.Turns.InterruptTurn(w.owner, next.TurnID)
 	require.NoError(t, err)
 }
 
@@ -681,22 +741,26 @@ func retrySlowCall(ctx context.Context, call func(context.Context) error) error 
 // "Temporal down"): a message whose turn Temporal does not take answers
 // upstream_unavailable with retry_after_seconds (REST: 503 with
 // Retry-After) and leaves no turn behind; it may be sent again as it is.
-func TestMessageWhileTemporalIsDownIsRefusedForNow(t *testing.T) {
+// A message while Temporal is down is taken: its turn waits queued and
+// the sweep starts it once Temporal answers again.
+func TestMessageWhileTemporalIsDownStartsOnceItIsBack(t *testing.T) {
 	t.Parallel()
-	tmp := testenv.NewTemporal(t, nil)
-	e := servicetest.NewWith(t, usecases.Options{Temporal: testenv.UnreachableTemporal{Client: tmp.Client, Err: serviceerror.NewUnavailable("connection refused")}, AgentRunEvery: time.Hour})
-	w := &world{e: e, tmp: tmp}
-	w.owner, w.cong = e.User(t, "ada@example.com")
-	w.company = e.SeedCompany(t, w.owner, companies.CompanyInput{Name: "Ada Bakery", Idea: "Bread by subscription"}).ID
-	w.setReady(t)
-	_, err := e.Svc.GrantCredits(context.Background(), e.Store.SystemConglomerateScope(w.cong), models.EntryAdminAdjustment, 100, "test credits")
+	w := newWorldWith(t, scripted.New(0), 100, func(c client.Client) client.Client {
+		return testenv.UnreachableTemporal{Client: c, Err: serviceerror.NewUnavailable("connection refused")}
+	})
+	st, err := w.e.Svc.Turns.SendMessage(w.owner, w.company, turns.Message{Text: "Plan the launch"})
 	require.NoError(t, err)
+	assert.Equal(t, models.TurnQueued, st.Status)
+	_, err = w.e.Svc.Turns.SendMessage(w.owner, w.company, turns.Message{Text: "And the menu"})
+	assert.Equal(t, st.TurnID, domainErr(t, err).Extra["turn_id"], "the queued turn is the company's turn")
+	w.e.Svc.Turns.Close(context.Background())
+	v, err := w.e.Svc.Turns.GetTurn(w.owner, st.TurnID)
+	require.NoError(t, err)
+	assert.Equal(t, models.TurnQueued, v.Status)
 
-	_, err = e.Svc.Turns.SendMessage(w.owner, w.company, turns.Message{Text: "Plan the launch"})
-	de := domainErr(t, err)
-	assert.Equal(t, models.CodeUpstreamUnavailable, de.Code)
-	assert.Equal(t, int64(turns.StartRetryAfter), de.Extra["retry_after_seconds"])
-	page, err := e.Svc.Turns.ListTurns(w.owner, w.company, 10, "")
+	sw := &turns.Sweeper{Store: w.e.Store, Temporal: w.tmp.Client, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	n, err := sw.Sweep(context.Background(), -time.Second)
 	require.NoError(t, err)
-	assert.Empty(t, page.Turns, "the turn that did not start is not kept")
+	assert.Equal(t, 1, n)
+	assert.Equal(t, models.TurnCompleted, w.wait(t, st.TurnID, ended).Status)
 }

@@ -15,8 +15,10 @@ const (
 	UpdateInterrupt = "interrupt"
 )
 
-// TurnWorkflowID is the one workflow id per company: Temporal refuses a
-// second start while a turn runs, which is what makes one turn at a time.
+// TurnWorkflowID is the one workflow id per company. One turn at a time is
+// a rule of the turn rows (a unique index over a company's active turns);
+// the id keeps a company's runs together and lets a start wait for the
+// turn before it to close.
 func TurnWorkflowID(companyID string) string { return "turn:" + companyID }
 
 // TurnInput starts (or, after continue-as-new, resumes) a turn. The turn's
