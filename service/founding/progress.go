@@ -283,7 +283,8 @@ func (s *Service) StartPendingFirstPass(ctx context.Context, cong store.Conglome
 		}
 	}
 	if fp.Error == models.CodeUpstreamUnavailable {
-		// Temporal did not take the turn: the activity's retry tries again.
+		// The turn could not be taken (no Temporal client, the store): the
+		// activity's retry tries again.
 		return fmt.Errorf("founding: first pass of %s not started: %s", c.ID, fp.Detail)
 	}
 	_, err = s.store.Founding().UpdateFoundingInterview(ctx, cong, f.ID, func(f *models.FoundingInterview) error {

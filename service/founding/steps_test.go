@@ -71,17 +71,22 @@ func TestInterviewStepsAreIdempotent(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, doc.Content, "# Founding plan: Trail Kin")
 
-	// The first pass waits for provisioning; once ready, a Temporal that
-	// does not take the turn is an error for the activity to retry, and
-	// nothing is recorded.
+	// The first pass waits for provisioning; once ready it is taken while
+	// Temporal does not answer (its turn queued, for the turn sweeper) and
+	// recorded, once.
 	scope, err := e.Store.SystemCompanyScope(ctx, *cur.CompanyID)
 	require.NoError(t, err)
 	require.NoError(t, svc.StartPendingFirstPass(ctx, cong, scope))
-	setReady(t, e, *cur.CompanyID)
-	require.Error(t, svc.StartPendingFirstPass(ctx, cong, scope))
 	cur, err = svc.CurrentFounding(ada)
 	require.NoError(t, err)
-	assert.Empty(t, cur.FirstPassStatus)
+	assert.Empty(t, cur.FirstPassStatus, "not ready: pending")
+	setReady(t, e, *cur.CompanyID)
+	require.NoError(t, svc.StartPendingFirstPass(ctx, cong, scope))
+	require.NoError(t, svc.StartPendingFirstPass(ctx, cong, scope))
+	cur, err = svc.CurrentFounding(ada)
+	require.NoError(t, err)
+	assert.Equal(t, string(founding.FirstPassStarted), cur.FirstPassStatus)
+	assert.EqualValues(t, 1, mustCount(t, e, "SELECT COUNT(*) FROM turns WHERE trigger = 'first_pass' AND company_id = '"+*cur.CompanyID+"'"))
 	// Another account's scope is refused.
 	_, bobCong := e.User(t, "bob@example.com")
 	require.Error(t, svc.StartPendingFirstPass(ctx, e.Store.SystemConglomerateScope(bobCong), scope))

@@ -16,9 +16,11 @@ import (
 	"holdco/service/turns"
 )
 
-// BenchmarkSendMessage measures SendMessage (row, workflow start, answer
-// with turn_id) on the embedded test server: each iteration messages
-// another ready company, so no turn conflicts. Reports p50/p99.
+// BenchmarkSendMessage measures SendMessage (the checks, the row, the
+// answer with turn_id; the workflow starts after the answer) on the
+// embedded test server while the turns the earlier messages started run:
+// each iteration messages another ready company, so no turn conflicts.
+// Reports p50/p99.
 func BenchmarkSendMessage(b *testing.B) {
 	t := b
 	w := newWorld(t, scripted.New(0), 100_000)

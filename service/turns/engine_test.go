@@ -31,6 +31,7 @@ type turnWorld struct {
 	sc      turns.Scopes
 	cong    string
 	company string
+	owner   context.Context
 }
 
 func newTurnWorld(t *testing.T, model turns.Model, credits int64) *turnWorld {
@@ -46,7 +47,7 @@ func newTurnWorld(t *testing.T, model turns.Model, credits int64) *turnWorld {
 	}
 	scope, err := e.Store.SystemCompanyScope(context.Background(), co.ID)
 	require.NoError(t, err)
-	return &turnWorld{e: e, scope: scope, cong: cong, company: co.ID, sc: turns.Scopes{Company: scope, Conglomerate: e.Store.SystemConglomerateScope(cong)},
+	return &turnWorld{e: e, scope: scope, cong: cong, company: co.ID, owner: owner, sc: turns.Scopes{Company: scope, Conglomerate: e.Store.SystemConglomerateScope(cong)},
 		engine: &turns.Engine{Store: e.Store, Billing: e.Svc.BillingUseCases, Tools: e.Svc.Tools, Model: model,
 			Logger: slog.New(slog.DiscardHandler)}}
 }
@@ -61,6 +62,23 @@ func (w *turnWorld) newTurn(t *testing.T, message string) contract.TurnRef {
 	_, err = w.e.Store.Turns().MarkTurnRunning(ctx, w.scope, turn.ID, time.Now().UTC())
 	require.NoError(t, err)
 	return contract.TurnRef{TurnID: turn.ID, CompanyID: w.company, ConglomerateID: w.cong}
+}
+
+// newCompanyTurn seeds another company of the account and stores a
+// running turn of it (a company runs one turn at a time): the turn and the
+// scopes its steps run in.
+func (w *turnWorld) newCompanyTurn(t *testing.T, message string) (contract.TurnRef, turns.Scopes) {
+	t.Helper()
+	ctx := context.Background()
+	co := w.e.SeedCompany(t, w.owner, companies.CompanyInput{Name: "Ada " + uuid.NewString()[:8], Idea: "Bread by subscription"})
+	scope, err := w.e.Store.SystemCompanyScope(ctx, co.ID)
+	require.NoError(t, err)
+	turn, err := w.e.Store.Turns().CreateTurn(ctx, scope, models.Turn{SessionID: uuid.NewString(), Trigger: models.TriggerMessage, Message: message},
+		[]models.ContentBlock{{Type: models.ContentText, Text: message}})
+	require.NoError(t, err)
+	_, err = w.e.Store.Turns().MarkTurnRunning(ctx, scope, turn.ID, time.Now().UTC())
+	require.NoError(t, err)
+	return contract.TurnRef{TurnID: turn.ID, CompanyID: co.ID, ConglomerateID: w.cong}, turns.Scopes{Company: scope, Conglomerate: w.sc.Conglomerate}
 }
 
 func (w *turnWorld) count(t *testing.T, query string, args ...any) int64 {
@@ -134,7 +152,8 @@ func (m *gateModel) Complete(ctx context.Context, _ models.ModelRequest, _ func(
 		Content: []models.ContentBlock{{Type: models.ContentText, Text: "Done."}}}, nil
 }
 
-// Fifty turns on 10 credits start their model calls at once: each call
+// Fifty turns (of fifty companies of one account) on 10 credits start
+// their model calls at once: each call
 // holds its maximum price (or what is left) before it runs, so the calls
 // that run are the ones the balance pays for, and every one is paid.
 func TestConcurrentModelCallsAreBoundedByTheBalance(t *testing.T) {
@@ -142,17 +161,18 @@ func TestConcurrentModelCallsAreBoundedByTheBalance(t *testing.T) {
 	m := &gateModel{entered: make(chan struct{}, runs), release: make(chan struct{})}
 	w := newTurnWorld(t, m, credits)
 	refs := make([]contract.TurnRef, runs)
+	scopes := make([]turns.Scopes, runs)
 	for i := range refs {
-		refs[i] = w.newTurn(t, "Hello")
+		refs[i], scopes[i] = w.newCompanyTurn(t, "Hello")
 	}
 	var refused atomic.Int64
 	done := make(chan struct{}, runs)
 	var wg sync.WaitGroup
-	for _, ref := range refs {
+	for i, ref := range refs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := w.engine.ModelStep(context.Background(), w.sc, contract.StepInput{TurnRef: ref, Step: 1})
+			_, err := w.engine.ModelStep(context.Background(), scopes[i], contract.StepInput{TurnRef: ref, Step: 1})
 			if err != nil {
 				assert.Contains(t, err.Error(), "credits", "a refused call is refused for credits")
 				refused.Add(1)

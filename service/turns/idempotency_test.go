@@ -190,6 +190,7 @@ func TestConcurrentMessagesWithOneKeyCreateOneTurn(t *testing.T) {
 		require.NoError(t, errs[i])
 		assert.Equal(t, ids[0], ids[i])
 	}
+	w.e.Svc.Turns.Close(context.Background()) // the start follows the answer
 	assert.EqualValues(t, 1, ct.starts.Load(), "one workflow start")
 	assert.Equal(t, 1, w.turnCount(t))
 	w.wait(t, ids[0], ended)
