@@ -293,8 +293,10 @@ wrk:
 # One table of ratios from one run (scripts/bench.sh: /health, /auth/me,
 # the dashboard, the connector, capture against a bare handler), on SQLite
 # and, when one answers locally, again on Postgres; then capture's
-# behaviour under a flood (scripts/bench_analytics.sh). `make bench-go`
-# runs the in-process Go benchmarks.
+# behaviour under a flood (scripts/bench_analytics.sh); then a scripted
+# turn's overhead and send_message's p99 (scripts/bench_turns.sh, on the
+# tests' Temporal server built without -race). `make bench-go` runs the
+# in-process Go benchmarks.
 bench: build wrk
 	scripts/bench.sh $(BIN)
 	@if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then \
@@ -302,6 +304,8 @@ bench: build wrk
 		BENCH_STARTS=0 DATABASE_URL='$(BENCH_PG_URL)' scripts/bench.sh $(BIN); \
 	else echo "Postgres does not answer on 127.0.0.1:5432: the Postgres table is skipped"; fi
 	scripts/bench_analytics.sh $(BIN)
+	@$(MAKE) --no-print-directory temporaldev RACE=
+	scripts/bench_turns.sh
 
 # The benchmarks' Temporal server is built without -race (RACE=), like
 # the binaries they measure.

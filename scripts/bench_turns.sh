@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Agent turns (make bench, issue 29 item 5): a scripted turn's overhead
+# through the workflow (BenchmarkTurnThroughput: the whole turn, polled
+# until it ended and its workflow closed, minus the same model and tool
+# calls made directly) and send_message's latency while the turns the
+# earlier messages started run (BenchmarkSendMessage, p50 and p99). Both run
+# on the tests' Temporal server (testenv/temporaldev, in memory) and the
+# SQLite store; with TEST_DATABASE_URL set (postgres://…) the store is
+# Postgres. HOLDCO_TEMPORAL_DEV_BIN should be built without -race (make
+# bench does: make temporaldev RACE=). BENCH_TURNS sets the iterations
+# (60). Figures go to docs/benchmarks.md by hand.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${BENCH_TURNS:-60}
+out=$(go test ./service/turns -run '^$' -bench 'BenchmarkTurnThroughput$|BenchmarkSendMessage$' -benchtime "${N}x" -count 1)
+echo "$out" | grep -E '^(Benchmark|ok|FAIL)' || true
+# metric UNIT: the value before the unit on the benchmark's line.
+metric() { echo "$out" | awk -v b="$1" -v u="$2" '$1 ~ "^"b"(-[0-9]+)?$" { for (i = 3; i <= NF; i++) if ($i == u) print $(i-1) }'; }
+turn=$(metric BenchmarkTurnThroughput µs/turn) direct=$(metric BenchmarkTurnThroughput µs/direct)
+p50=$(metric BenchmarkSendMessage p50-µs) p99=$(metric BenchmarkSendMessage p99-µs)
+[ -n "$turn" ] && [ -n "$direct" ] && [ -n "$p50" ] && [ -n "$p99" ] || { echo "bench_turns: a benchmark printed no figures" >&2; exit 1; }
+awk -v turn="$turn" -v direct="$direct" -v p50="$p50" -v p99="$p99" -v store="${TEST_DATABASE_URL:+postgres}" 'BEGIN {
+	if (store == "") store = "sqlite"
+	over = (turn - direct) / 1000
+	printf "\nturns (%s store, in-memory Temporal)\n", store
+	printf "| what | figure | target |\n|---|---|---|\n"
+	printf "| scripted turn, whole | %.1f ms | |\n", turn / 1000
+	printf "| the same calls made directly | %.2f ms | |\n", direct / 1000
+	printf "| overhead per turn | %.1f ms | <= 100 ms %s |\n", over, (over <= 100 ? "ok" : "MISSED")
+	printf "| send_message p50 while turns run | %.1f ms | |\n", p50 / 1000
+	printf "| send_message p99 while turns run | %.1f ms | <= 40 ms %s |\n", p99 / 1000, (p99 / 1000 <= 40 ? "ok" : "MISSED")
+}'
