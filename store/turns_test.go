@@ -23,19 +23,9 @@ import (
 // turn with the same key are not affected.
 func TestTurnIdempotencyKeyIsUniquePerCompanyWhereSet(t *testing.T) {
 	ctx := context.Background()
-	s := testenv.NewStore(t)
-	_, adaCong := signUp(t, s, "ada-turnkey")
-	_, bobCong := signUp(t, s, "bob-turnkey")
-	adaCo, err := s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(adaCong.ID), models.Company{Name: "Ada Co", Handle: handle("ada")})
-	require.NoError(t, err)
-	bobCo, err := s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(bobCong.ID), models.Company{Name: "Bob Co", Handle: handle("bob")})
-	require.NoError(t, err)
-	ada, bob := systemScope(t, s, adaCo.ID), systemScope(t, s, bobCo.ID)
+	s, ada, bob := twoCompanies(t, "turnkey")
+	create := turnMaker(s)
 
-	create := func(c store.CompanyScope, key *string, text string) (models.Turn, error) {
-		return s.Turns().CreateTurn(ctx, c, models.Turn{SessionID: uuid.NewString(), Trigger: models.TriggerMessage, Message: text, IdempotencyKey: key},
-			[]models.ContentBlock{{Type: models.ContentText, Text: text}})
-	}
 	for range 2 {
 		tn, err := create(ada, nil, "no key")
 		require.NoError(t, err, "turns without a key are not unique")
@@ -79,18 +69,8 @@ func endTurn(t *testing.T, s *store.Store, c store.CompanyScope, turnID string) 
 // company is not affected; a retried key still answers its own turn.
 func TestOneActiveTurnPerCompany(t *testing.T) {
 	ctx := context.Background()
-	s := testenv.NewStore(t)
-	_, adaCong := signUp(t, s, "ada-oneturn")
-	_, bobCong := signUp(t, s, "bob-oneturn")
-	adaCo, err := s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(adaCong.ID), models.Company{Name: "Ada Co", Handle: handle("ada")})
-	require.NoError(t, err)
-	bobCo, err := s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(bobCong.ID), models.Company{Name: "Bob Co", Handle: handle("bob")})
-	require.NoError(t, err)
-	ada, bob := systemScope(t, s, adaCo.ID), systemScope(t, s, bobCo.ID)
-	create := func(c store.CompanyScope, key *string, text string) (models.Turn, error) {
-		return s.Turns().CreateTurn(ctx, c, models.Turn{SessionID: uuid.NewString(), Trigger: models.TriggerMessage, Message: text, IdempotencyKey: key},
-			[]models.ContentBlock{{Type: models.ContentText, Text: text}})
-	}
+	s, ada, bob := twoCompanies(t, "oneturn")
+	create := turnMaker(s)
 
 	key := "key-" + uuid.NewString()
 	queued, err := create(ada, &key, "first")
@@ -149,9 +129,9 @@ func TestMigrationEndsAllButOneActiveTurnPerCompany(t *testing.T) {
 		require.NoError(t, err)
 		scopes = append(scopes, systemScope(t, s, co.ID))
 	}
+	newTurn := turnMaker(s)
 	create := func(c store.CompanyScope) models.Turn {
-		tn, err := s.Turns().CreateTurn(ctx, c, models.Turn{SessionID: uuid.NewString(), Trigger: models.TriggerMessage, Message: "m"},
-			[]models.ContentBlock{{Type: models.ContentText, Text: "m"}})
+		tn, err := newTurn(c, nil, "m")
 		require.NoError(t, err)
 		return tn
 	}
@@ -177,7 +157,28 @@ func TestMigrationEndsAllButOneActiveTurnPerCompany(t *testing.T) {
 			}
 		}
 	}
-	_, err = s.Turns().CreateTurn(ctx, scopes[1], models.Turn{SessionID: uuid.NewString(), Trigger: models.TriggerMessage, Message: "m"},
-		[]models.ContentBlock{{Type: models.ContentText, Text: "m"}})
+	_, err = newTurn(scopes[1], nil, "m")
 	require.ErrorIs(t, err, store.ErrTurnActive, "the index is made")
+}
+
+// twoCompanies is a store with two accounts' companies: Ada's and Bob's.
+func twoCompanies(t *testing.T, suffix string) (s *store.Store, ada, bob store.CompanyScope) {
+	t.Helper()
+	ctx := context.Background()
+	s = testenv.NewStore(t)
+	_, adaCong := signUp(t, s, "ada-"+suffix)
+	_, bobCong := signUp(t, s, "bob-"+suffix)
+	adaCo, err := s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(adaCong.ID), models.Company{Name: "Ada Co", Handle: handle("ada")})
+	require.NoError(t, err)
+	bobCo, err := s.Companies().CreateCompany(ctx, s.SystemConglomerateScope(bobCong.ID), models.Company{Name: "Bob Co", Handle: handle("bob")})
+	require.NoError(t, err)
+	return s, systemScope(t, s, adaCo.ID), systemScope(t, s, bobCo.ID)
+}
+
+// turnMaker creates a message's turn of a company, with a key or none.
+func turnMaker(s *store.Store) func(c store.CompanyScope, key *string, text string) (models.Turn, error) {
+	return func(c store.CompanyScope, key *string, text string) (models.Turn, error) {
+		return s.Turns().CreateTurn(context.Background(), c, models.Turn{SessionID: uuid.NewString(), Trigger: models.TriggerMessage, Message: text, IdempotencyKey: key},
+			[]models.ContentBlock{{Type: models.ContentText, Text: text}})
+	}
 }
