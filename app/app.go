@@ -19,7 +19,6 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
-	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
 	"holdco/api"
@@ -339,7 +338,7 @@ func (a *App) connectTemporal(ctx context.Context) error {
 	opts := client.Options{
 		HostPort:       cfg.Temporal.Address,
 		Namespace:      cfg.Temporal.Namespace,
-		Logger:         sdklog.NewStructuredLogger(a.logger.With("component", "temporal-sdk")),
+		Logger:         TemporalLogger(a.logger),
 		MetricsHandler: observability.TemporalMetrics(),
 		Interceptors:   interceptors,
 	}

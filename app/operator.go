@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
-	sdklog "go.temporal.io/sdk/log"
 
 	"holdco/config"
 	"holdco/observability"
@@ -62,7 +61,7 @@ func OpenOperator(ctx context.Context, cfg config.Config, logger *slog.Logger) (
 	dialCtx, cancel := context.WithTimeout(ctx, operatorDialTimeout)
 	defer cancel()
 	c, derr := client.DialContext(dialCtx, client.Options{HostPort: addr, Namespace: cfg.Temporal.Namespace,
-		Logger: sdklog.NewStructuredLogger(logger.With("component", "temporal-sdk")), MetricsHandler: observability.TemporalMetrics()})
+		Logger: TemporalLogger(logger), MetricsHandler: observability.TemporalMetrics()})
 	if derr != nil {
 		op.TemporalErr = fmt.Errorf("temporal at %s does not answer: %w", addr, derr)
 	} else {

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 
 	"go.temporal.io/sdk/client"
-	sdklog "go.temporal.io/sdk/log"
 
 	"holdco/config"
 	"holdco/workflows"
@@ -27,7 +26,7 @@ func StartTemporal(ctx context.Context, cfg config.Config, logger *slog.Logger) 
 			a.stop(context.Background())
 		}
 	}()
-	opts := client.Options{Namespace: cfg.Temporal.Namespace, Logger: sdklog.NewStructuredLogger(logger.With("component", "temporal-sdk"))}
+	opts := client.Options{Namespace: cfg.Temporal.Namespace, Logger: TemporalLogger(logger)}
 	if err = a.startEmbeddedTemporal(ctx, opts); err != nil {
 		return nil, err
 	}

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
-	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
+	"holdco/app"
 	"holdco/models"
 	"holdco/testenv"
 	"holdco/workflows"
@@ -60,12 +60,27 @@ func (c *logCapture) find(level slog.Level, sub string) []string {
 func capturedWorker(t *testing.T, env *testenv.Temporal, register func(worker.Registry)) (*logCapture, worker.Worker) {
 	t.Helper()
 	logs := &logCapture{}
-	c := env.Server.NewClientWithOptions(client.Options{Logger: sdklog.NewStructuredLogger(slog.New(logs))})
+	c := env.Server.NewClientWithOptions(client.Options{Logger: app.TemporalLogger(slog.New(logs))})
 	w := worker.New(c, env.TaskQueue, worker.Options{})
 	register(w)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 	return logs, w
+}
+
+// TestWorkerStopNoiseIsAWarning: the SDK's error about an activity's
+// result visited after the worker's stop (its context cancelled) is logged
+// as a warning by holdco's SDK logger; other errors stay errors.
+func TestWorkerStopNoiseIsAWarning(t *testing.T) {
+	logs := &logCapture{}
+	l := app.TemporalLogger(slog.New(logs))
+	l.Error("Activity task postprocess error: context canceled", "ActivityType", "EnsureRepository")
+	l.Error("Activity task postprocess error: payload too large")
+	l.Error("Activity error.", "Error", "context canceled")
+	assert.Equal(t, []string{"WARN Activity task postprocess error: context canceled ActivityType=EnsureRepository"},
+		logs.find(slog.LevelWarn, "context canceled")[:1])
+	assert.Equal(t, []string{"ERROR Activity task postprocess error: payload too large", "ERROR Activity error. Error=context canceled"},
+		logs.find(slog.LevelError, ""))
 }
 
 // TestSuccessfulProvisioningLogsNoHeartbeatWarning: provisioning that
