@@ -64,7 +64,7 @@ type CaptureResult struct{ Accepted int }
 func (s *Service) Capture(ctx context.Context, in CaptureInput) (CaptureResult, error) {
 	now := s.now().UTC()
 	addr := ""
-	if in.ClientIP.IsValid() {
+	if in.ClientIP.IsValid() && s.byAddress != nil { // the address guard is on
 		addr = addressKey(in.ClientIP)
 		// The cheap first line: an address out of events is refused
 		// before its body is decoded.
