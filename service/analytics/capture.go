@@ -81,7 +81,8 @@ func (s *Service) Capture(ctx context.Context, in CaptureInput) (CaptureResult, 
 		s.counter.Malformed.Add(1)
 		return CaptureResult{}, nil
 	}
-	wires, top, n := splitEvents(raw)
+	var one [1]wireEvent
+	wires, top, n := splitEventsInto(one[:0], raw)
 	if addr != "" {
 		ok, wait, err := s.byAddress.take(ctx, addr, n, now)
 		if err != nil {
@@ -103,7 +104,11 @@ func (s *Service) Capture(ctx context.Context, in CaptureInput) (CaptureResult, 
 			country = ""
 		}
 	}
-	events := make([]models.AnalyticsEvent, 0, len(wires))
+	var oneEvent [1]models.AnalyticsEvent // a lone page view's row stays on the stack
+	events := oneEvent[:0]
+	if len(wires) > 1 {
+		events = make([]models.AnalyticsEvent, 0, len(wires))
+	}
 	perCompany := map[string]int{}
 	for _, w := range wires {
 		key := firstNonEmpty(w.APIKey, w.Token, w.Properties.Token, top.APIKey, top.Token)

@@ -52,7 +52,11 @@ const maxJSONDepth = 10000
 // splitEvents finds the events of a body: an array, {batch: [...]},
 // {data: ...} or one event. It returns the events that decode, what
 // surrounds them, and how many there were in all.
-func splitEvents(raw []byte) ([]wireEvent, wireTop, int) {
+func splitEvents(raw []byte) ([]wireEvent, wireTop, int) { return splitEventsInto(nil, raw) }
+
+// splitEventsInto is splitEvents, a lone event appended to one (the
+// caller's room for it, on its stack).
+func splitEventsInto(one []wireEvent, raw []byte) ([]wireEvent, wireTop, int) {
 	raw = bytes.TrimSpace(raw)
 	r := jsonReader{b: raw}
 	switch {
@@ -91,7 +95,7 @@ func splitEvents(raw []byte) ([]wireEvent, wireTop, int) {
 				}
 				inner = b
 			}
-			evs, innerTop, n := splitEvents(inner)
+			evs, innerTop, n := splitEventsInto(one, inner)
 			if top.APIKey == "" {
 				top.APIKey = innerTop.APIKey
 			}
@@ -99,7 +103,7 @@ func splitEvents(raw []byte) ([]wireEvent, wireTop, int) {
 		case evBad:
 			return nil, top, 1
 		}
-		return []wireEvent{ev}, top, 1
+		return append(one[:0], ev), top, 1
 	}
 	return nil, wireTop{}, 1
 }
