@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -288,16 +289,31 @@ func (h *analyticsHandlers) snippet(ctx context.Context, in *snippetInput) (*scr
 	return scriptOut(s, in.IfNoneMatch, err)
 }
 
+// Header values shared by every answer (net/http only reads them): a
+// capture request allocates none of them.
+var (
+	headerAny      = []string{"*"}
+	headerTrue     = []string{"true"}
+	headerOrigin   = []string{"Origin"}
+	headerJSON     = []string{"application/json"}
+	captureOKBody  = []byte(`{"status":1}`)
+	headerRetryOne = []string{captureRetryAfter}
+)
+
 // allowCORS opens the capture paths to every site: the loader and
 // PostHog clients post from the companies' own origins.
 func allowCORS(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	if o := r.Header.Get("Origin"); o != "" {
 		hd.Set("Access-Control-Allow-Origin", o)
-		hd.Set("Access-Control-Allow-Credentials", "true")
-		hd.Add("Vary", "Origin")
+		hd["Access-Control-Allow-Credentials"] = headerTrue
+		if v := hd["Vary"]; len(v) == 0 {
+			hd["Vary"] = headerOrigin
+		} else {
+			hd.Add("Vary", "Origin")
+		}
 	} else {
-		hd.Set("Access-Control-Allow-Origin", "*")
+		hd["Access-Control-Allow-Origin"] = headerAny
 	}
 }
 
@@ -318,23 +334,66 @@ func (h *analyticsHandlers) preflight(c *gin.Context) {
 const captureRetryAfter = "1"
 
 func (h *analyticsHandlers) capture(c *gin.Context) {
-	w, r := c.Writer, c.Request
+	h.serveCapture(c.Writer, c.Request)
+}
+
+// captureBuffers holds capture bodies between requests: a body is read
+// into one and dropped once the use case returns (it keeps copies of
+// what it stores).
+var captureBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
+// maxPooledBody bounds the buffers kept for the next request.
+const maxPooledBody = 64 << 10
+
+// readCaptureBody reads the body, at most analytics.MaxBodyBytes: into a
+// pooled buffer when its length is declared (pooled is that buffer, for
+// releaseCaptureBody), else as it comes.
+func readCaptureBody(w http.ResponseWriter, r *http.Request) (body []byte, pooled *[]byte, err error) {
+	if n := r.ContentLength; n >= 0 && n <= analytics.MaxBodyBytes {
+		bp := captureBuffers.Get().(*[]byte)
+		if int64(cap(*bp)) < n {
+			*bp = make([]byte, 0, n)
+		}
+		buf := (*bp)[:n]
+		if _, err := io.ReadFull(r.Body, buf); err != nil {
+			releaseCaptureBody(bp)
+			return nil, nil, err
+		}
+		return buf, bp, nil
+	}
+	body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, analytics.MaxBodyBytes))
+	return body, nil, err
+}
+
+func releaseCaptureBody(bp *[]byte) {
+	if bp != nil && cap(*bp) <= maxPooledBody {
+		captureBuffers.Put(bp)
+	}
+}
+
+// serveCapture is POST /analytics/e/ and /analytics/batch/.
+func (h *analyticsHandlers) serveCapture(w http.ResponseWriter, r *http.Request) {
 	allowCORS(w, r)
 	// The edge rule of every input (inputs.go) holds here too: this route
 	// is not a huma operation, so it checks its query itself.
-	for name, vs := range r.URL.Query() {
-		for _, v := range vs {
-			if typ, msg := textFailure(v, ruleSingleLine); typ != "" {
-				writeValidation(w, []any{"query", name}, msg, typ)
-				return
+	compression := ""
+	if r.URL.RawQuery != "" {
+		query := r.URL.Query()
+		for name, vs := range query {
+			for _, v := range vs {
+				if typ, msg := textFailure(v, ruleSingleLine); typ != "" {
+					writeValidation(w, []any{"query", name}, msg, typ)
+					return
+				}
 			}
 		}
+		compression = query.Get("compression")
 	}
 	if r.ContentLength > analytics.MaxBodyBytes {
 		writeError(w, models.CodeTooLarge, "A capture body may have at most 1 MB.")
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, analytics.MaxBodyBytes))
+	body, pooled, err := readCaptureBody(w, r)
 	if err != nil {
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
@@ -345,14 +404,15 @@ func (h *analyticsHandlers) capture(c *gin.Context) {
 		return
 	}
 	_, err = h.svc.Capture(r.Context(), analytics.CaptureInput{Body: body, ContentType: r.Header.Get("Content-Type"),
-		ContentEncoding: r.Header.Get("Content-Encoding"), Compression: r.URL.Query().Get("compression"),
+		ContentEncoding: r.Header.Get("Content-Encoding"), Compression: compression,
 		ClientIP: clientIP(r, h.trusted), DoNotTrack: r.Header.Get("DNT") == "1" || r.Header.Get("Sec-GPC") == "1"})
+	releaseCaptureBody(pooled)
 	var de *models.Error
 	switch {
 	case err == nil:
-		w.Header().Set("Content-Type", "application/json")
+		w.Header()["Content-Type"] = headerJSON
 		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write([]byte(`{"status":1}`))
+		_, _ = w.Write(captureOKBody)
 	case models.IsCode(err, models.CodeTooLarge):
 		writeError(w, models.CodeTooLarge, "The capture body inflates beyond 8 MB.")
 	case errors.As(err, &de) && de.Code == models.CodeRateLimited:
@@ -371,7 +431,7 @@ func (h *analyticsHandlers) capture(c *gin.Context) {
 		if !errors.Is(err, analytics.ErrQueueFull) && !errors.Is(err, analytics.ErrStopped) && r.Context().Err() == nil {
 			h.logger.WarnContext(r.Context(), "analytics capture failed", "error", err)
 		}
-		w.Header().Set("Retry-After", captureRetryAfter)
+		w.Header()["Retry-After"] = headerRetryOne
 		writeBody(w, &models.ErrorBody{Status: http.StatusServiceUnavailable, Code: string(models.CodeUpstreamUnavailable),
 			Detail: "Capture is busy; retry shortly."}, http.StatusServiceUnavailable)
 	}

@@ -1,12 +1,16 @@
 package api_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +18,8 @@ import (
 
 	"holdco/api"
 	"holdco/models"
+	"holdco/observability"
+	"holdco/service/analytics"
 	"holdco/service/usecases"
 	"holdco/testenv"
 )
@@ -81,4 +87,53 @@ func benchGET(b *testing.B, w *world, path string) {
 			b.Fatal(rec.Code, rec.Body.String())
 		}
 	}
+}
+
+// BenchmarkCapture is POST /analytics/e/ with one page view as the loader
+// sends it (scripts/benchanalytics/event.lua), through the listener's
+// metrics middleware and the router, 64 requests in flight (wrk -c64
+// without the network; the flood guard off, as in make bench). Each
+// answer 200 follows its inbox commit, so ns/op is the inverse of the
+// throughput on this machine's cores and allocs/op include the writer's
+// share per request; cpu-ns/op is the process's CPU time (user and
+// system, every goroutine: handler, writer, SQLite) per request, the
+// figure wrk's rate depends on once the cores are busy. The request is
+// built by hand (not httptest.NewRequest) so that the harness costs
+// little.
+// go test -run '^$' -bench 'Capture$' -benchmem -cpuprofile cpu.out ./api/
+func BenchmarkCapture(b *testing.B) {
+	w := newWorldWith(b, usecases.Options{Analytics: analytics.Options{AddressRate: -1, KeyRate: -1}})
+	key := w.analyticsKey()
+	h := observability.MeasureHTTP("api", w.handler, observability.HTTPOptions{})
+	bodies := make([][]byte, 1000)
+	for i := range bodies {
+		bodies[i] = fmt.Appendf(nil, `{"event":"$pageview","distinct_id":"v%d","properties":{"token":"%s","$current_url":"https://shop.example/p%d","$referrer":"https://news.example/"}}`,
+			rand.IntN(10000)+1, key, rand.IntN(20)+1)
+	}
+	target, _ := url.Parse("http://holdco.test/analytics/e/")
+	b.SetParallelism(32) // 64 clients on 2 cores
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := processCPU()
+	b.RunParallel(func(pb *testing.PB) {
+		for i := rand.IntN(len(bodies)); pb.Next(); i = (i + 1) % len(bodies) {
+			req := (&http.Request{Method: http.MethodPost, URL: target, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Host: target.Host,
+				Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(bytes.NewReader(bodies[i])),
+				ContentLength: int64(len(bodies[i])), RemoteAddr: "8.8.8.8:40000"}).WithContext(context.Background())
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != http.StatusOK {
+				b.Error(rec.Code, rec.Body.String())
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+}
+
+// processCPU is the CPU time the process used so far (user and system).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -104,14 +104,15 @@ type errorSink struct {
 	outage *outageLog
 }
 
-// withErrorLogger puts logger (and the router's outage record) in every
-// request's context for the error hooks.
-func withErrorLogger(logger *slog.Logger) gin.HandlerFunc {
-	sink := &errorSink{logger: logger, outage: &outageLog{}}
-	return func(c *gin.Context) {
-		c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), errorLoggerKey{}, sink))
-		c.Next()
-	}
+// newErrorSink is a router's sink: logger and the router's outage record,
+// put in every request's context for the error hooks (requestContext).
+func newErrorSink(logger *slog.Logger) *errorSink {
+	return &errorSink{logger: logger, outage: &outageLog{}}
+}
+
+// withErrorSink is ctx with the error hooks' sink.
+func withErrorSink(ctx context.Context, sink *errorSink) context.Context {
+	return context.WithValue(ctx, errorLoggerKey{}, sink)
 }
 
 // sinkOf is the serving router's error sink; slog.Default() and a

@@ -18,10 +18,13 @@ import (
 
 const requestIDHeader = "X-Request-Id"
 
-// requestID accepts a caller's X-Request-Id when it is short and plain,
-// otherwise mints one; it is echoed on the response and put into the request
-// context so every log line of the request carries it.
-func requestID() gin.HandlerFunc {
+// requestContext puts what the request's handlers and hooks read into its
+// context, in one copy of the request: the error hooks' sink
+// (withErrorSink) and the request id. The id is a caller's X-Request-Id
+// when it is short and plain, otherwise a minted one; it is echoed on the
+// response, and every log line of the request carries it.
+func requestContext(logger *slog.Logger) gin.HandlerFunc {
+	sink := newErrorSink(logger)
 	return func(c *gin.Context) {
 		id := c.GetHeader(requestIDHeader)
 		if !validRequestID(id) {
@@ -29,8 +32,8 @@ func requestID() gin.HandlerFunc {
 			_, _ = rand.Read(b[:])
 			id = hex.EncodeToString(b[:])
 		}
-		c.Header(requestIDHeader, id)
-		c.Request = c.Request.WithContext(logging.WithRequestID(c.Request.Context(), id))
+		c.Writer.Header()[requestIDHeader] = []string{id}
+		c.Request = c.Request.WithContext(logging.WithRequestID(withErrorSink(c.Request.Context(), sink), id))
 		c.Next()
 	}
 }

@@ -56,7 +56,7 @@ func New(d Deps) *Router {
 	engine.HandleMethodNotAllowed = true
 	engine.ContextWithFallback = true
 	_ = engine.SetTrustedProxies(nil)
-	engine.Use(recordRoute(), withErrorLogger(d.Logger), requestID(), accessLog(d.Logger), recoverPanics(d.Logger), keepReadDeadline())
+	engine.Use(recordRoute(), requestContext(d.Logger), accessLog(d.Logger), recoverPanics(d.Logger), keepReadDeadline())
 	engine.NoRoute(func(c *gin.Context) {
 		writeError(c.Writer, models.CodeNotFound, "No route matches "+c.Request.Method+" "+c.Request.URL.Path+".")
 	})

@@ -63,6 +63,7 @@ type App struct {
 	// Observability (observability.go): the metrics listener, the tracer
 	// provider (nil: no spans) and what flushes its exporter.
 	metrics     *listener
+	pprof       *listener
 	tracer      trace.TracerProvider
 	stopTracing func(context.Context) error
 }
@@ -179,6 +180,9 @@ func Start(ctx context.Context, cfg config.Config, roles []Role, logger *slog.Lo
 	}
 	if a.metrics != nil {
 		attrs = append(attrs, "metrics", "http://"+a.metrics.addr()+"/metrics")
+	}
+	if a.pprof != nil {
+		attrs = append(attrs, "pprof", "http://"+a.pprof.addr()+"/debug/pprof/")
 	}
 	logger.Info("holdco is ready", attrs...)
 	return a, nil

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"net/http"
+	"net/http/pprof"
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -25,9 +26,10 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 	return func(a *App) { a.tracer = tp }
 }
 
-// startObservability binds the metrics listener (HOLDCO_METRICS_ADDR) and
-// makes the tracer provider: the one given, the OTLP exporter when
-// configured, or none.
+// startObservability binds the metrics listener (HOLDCO_METRICS_ADDR),
+// binds and serves the profiling listener (HOLDCO_PPROF_ADDR) and makes
+// the tracer provider: the one given, the OTLP exporter when configured,
+// or none.
 func (a *App) startObservability(ctx context.Context) error {
 	if addr := a.cfg.Observability.MetricsAddr; addr != "" {
 		l, err := listen("metrics", "HOLDCO_METRICS_ADDR", addr)
@@ -35,6 +37,15 @@ func (a *App) startObservability(ctx context.Context) error {
 			return err
 		}
 		a.metrics = l
+	}
+	if addr := a.cfg.Observability.PprofAddr; addr != "" {
+		l, err := listen("pprof", "HOLDCO_PPROF_ADDR", addr)
+		if err != nil {
+			return err
+		}
+		// Served at once: the start itself may be what is profiled.
+		a.pprof = l
+		a.pprof.serve(pprofHandler(), a.serveErr)
 	}
 	if a.tracer == nil && a.cfg.Observability.OTLPEndpoint != "" {
 		names := make([]string, len(a.roles))
@@ -107,6 +118,27 @@ func (a *App) serveMetrics() {
 	}
 }
 
+// pprofHandler serves net/http/pprof's pages under /debug/pprof/ on a mux
+// of its own (never http.DefaultServeMux), 404 elsewhere.
+func pprofHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
+}
+
+// PprofAddr is the profiling listener's address; empty without
+// HOLDCO_PPROF_ADDR.
+func (a *App) PprofAddr() string {
+	if a.pprof == nil {
+		return ""
+	}
+	return a.pprof.addr()
+}
+
 // MetricsAddr is the metrics listener's address; empty without
 // HOLDCO_METRICS_ADDR.
 func (a *App) MetricsAddr() string {
@@ -116,11 +148,14 @@ func (a *App) MetricsAddr() string {
 	return a.metrics.addr()
 }
 
-// stopObservability closes the metrics listener and flushes the spans
-// still buffered.
+// stopObservability closes the metrics and profiling listeners and
+// flushes the spans still buffered.
 func (a *App) stopObservability(ctx context.Context) {
 	if a.metrics != nil {
 		a.metrics.shutdown(ctx, a.logger)
+	}
+	if a.pprof != nil {
+		a.pprof.shutdown(ctx, a.logger)
 	}
 	if a.stopTracing != nil {
 		if err := a.stopTracing(ctx); err != nil {

@@ -216,3 +216,46 @@ func TestMetricsPortClashNamesTheSetting(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, "HOLDCO_METRICS_ADDR: port "+port+" is in use", err.Error())
 }
+
+// TestPprofListenerOnlyWhenSet: HOLDCO_PPROF_ADDR serves net/http/pprof
+// on a listener of its own; unset, no process serves it, on no listener.
+func TestPprofListenerOnlyWhenSet(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a, err := app.Start(ctx, embeddedConfig(t, t.TempDir(), map[string]string{"HOLDCO_PPROF_ADDR": "127.0.0.1:0"}),
+		[]app.Role{app.RoleOAuth}, quietLogger())
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	require.NotEmpty(t, a.PprofAddr())
+	get := func(url string) (int, string) {
+		resp, err := http.Get(url)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	code, body := get("http://" + a.PprofAddr() + "/debug/pprof/")
+	assert.Equal(t, 200, code)
+	assert.Contains(t, body, "goroutine")
+	code, body = get("http://" + a.PprofAddr() + "/debug/pprof/goroutine?debug=1")
+	assert.Equal(t, 200, code)
+	assert.Contains(t, body, "goroutine profile:")
+	code, _ = get("http://" + a.PprofAddr() + "/metrics")
+	assert.Equal(t, 404, code, "the profiling listener serves only /debug/pprof/")
+	code, _ = get("http://" + a.OAuthAddr() + "/debug/pprof/")
+	assert.Equal(t, 404, code, "never on a public listener")
+
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	b, err := app.Start(ctx2, embeddedConfig(t, t.TempDir(), nil), []app.Role{app.RoleOAuth}, quietLogger())
+	require.NoError(t, err)
+	done2 := make(chan error, 1)
+	go func() { done2 <- b.Run(ctx2) }()
+	defer func() { cancel2(); <-done2 }()
+	assert.Empty(t, b.PprofAddr(), "no profiling listener by default")
+	code, _ = get("http://" + b.OAuthAddr() + "/debug/pprof/")
+	assert.Equal(t, 404, code)
+}

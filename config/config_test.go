@@ -214,6 +214,7 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{"Tools", "HOLDCO_RESEARCH_API_KEY", map[string]string{"HOLDCO_RESEARCH_BASE_URL": "http://search.example/res/v1"}},
 		{"Tools", "HOLDCO_IMAGES_BASE_URL", map[string]string{"HOLDCO_IMAGES_BASE_URL": "localhost:8000/v1"}},
 		{"Observability", "HOLDCO_METRICS_ADDR", map[string]string{"HOLDCO_METRICS_ADDR": "9464"}},
+		{"Observability", "HOLDCO_PPROF_ADDR", map[string]string{"HOLDCO_PPROF_ADDR": "6060"}},
 		{"Observability", "OTEL_EXPORTER_OTLP_ENDPOINT", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4317"}},
 	}
 	sections := map[string]bool{}

@@ -6,6 +6,9 @@ type Observability struct {
 	// MetricsAddr is the metrics listener (GET /metrics), apart from every
 	// public listener; empty: no metrics listener.
 	MetricsAddr string
+	// PprofAddr is the profiling listener (net/http/pprof under
+	// /debug/pprof/), apart from every public listener; empty: none.
+	PprofAddr string
 	// OTLPEndpoint is the OpenTelemetry collector traces are exported to
 	// (OTLP over gRPC); empty: no traces are exported.
 	OTLPEndpoint string
@@ -19,6 +22,13 @@ func loadObservability(e environment) (Observability, error) {
 			return o, err
 		}
 		o.MetricsAddr = addr
+	}
+	if e.get("HOLDCO_PPROF_ADDR") != "" {
+		addr, err := e.addr("HOLDCO_PPROF_ADDR")
+		if err != nil {
+			return o, err
+		}
+		o.PprofAddr = addr
 	}
 	if o.OTLPEndpoint != "" {
 		if _, err := e.url("OTEL_EXPORTER_OTLP_ENDPOINT"); err != nil {

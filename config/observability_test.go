@@ -14,7 +14,8 @@ func TestObservabilityIsOffByDefault(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Observability{}, c.Observability)
 
-	c, err = Load(env(map[string]string{"HOLDCO_METRICS_ADDR": ":9464", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4317"}))
+	c, err = Load(env(map[string]string{"HOLDCO_METRICS_ADDR": ":9464", "HOLDCO_PPROF_ADDR": "127.0.0.1:6060", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4317"}))
 	require.NoError(t, err)
-	assert.Equal(t, Observability{MetricsAddr: ":9464", OTLPEndpoint: "http://collector:4317"}, c.Observability)
+	assert.Equal(t, Observability{MetricsAddr: ":9464", PprofAddr: "127.0.0.1:6060", OTLPEndpoint: "http://collector:4317"}, c.Observability)
+
 }

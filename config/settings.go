@@ -133,6 +133,7 @@ var Settings = []Setting{
 	{"Tools", "HOLDCO_IMAGES_MODEL", "gpt-image-1", "image model `generate_image` asks for (`dall-e-*` models are asked for base64)"},
 
 	{"Observability", "HOLDCO_METRICS_ADDR", "(empty)", "listener of this process's Prometheus metrics (`GET /metrics`), apart from the public listeners, for example `127.0.0.1:9464` or, in a container, `:9464`; empty: no metrics listener (see docs/observability.md)"},
+	{"Observability", "HOLDCO_PPROF_ADDR", "(empty)", "listener of this process's Go profiles (`net/http/pprof` under `/debug/pprof/`: CPU, heap, goroutines, …), apart from the public listeners, for example `127.0.0.1:6060`; empty: no profiling listener. Bind it to loopback or a private network only (see docs/observability.md)"},
 	{"Observability", "OTEL_EXPORTER_OTLP_ENDPOINT", "(empty)", "OpenTelemetry collector that traces are exported to over OTLP/gRPC (`http://collector:4317`); empty: no traces. The other standard `OTEL_*` variables (`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_EXPORTER_OTLP_HEADERS`, …) apply too"},
 }
 

@@ -49,10 +49,10 @@ type HTTPOptions struct {
 func MeasureHTTP(listener string, next http.Handler, o HTTPOptions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		began := time.Now()
-		route := ""
-		r = r.WithContext(context.WithValue(r.Context(), routeKey{}, &route))
-		sw := &statusWriter{ResponseWriter: w}
+		sw := &statusWriter{ResponseWriter: w} // one allocation for the writer and the route
+		r = r.WithContext(context.WithValue(r.Context(), routeKey{}, &sw.route))
 		defer func() {
+			route := sw.route
 			if route == "" {
 				route = r.Pattern
 			}
@@ -66,7 +66,7 @@ func MeasureHTTP(listener string, next http.Handler, o HTTPOptions) http.Handler
 			if status == 0 {
 				status = http.StatusOK
 			}
-			httpDuration.WithLabelValues(listener, method(r.Method), route, strconv.Itoa(status/100)+"xx").Observe(time.Since(began).Seconds())
+			httpDuration.WithLabelValues(listener, method(r.Method), route, statusClass(status)).Observe(time.Since(began).Seconds())
 			if status == http.StatusTooManyRequests {
 				RateLimited(listener)
 			}
@@ -89,11 +89,30 @@ func method(m string) string {
 	return "other"
 }
 
-// statusWriter remembers the status written; it passes Flush (streamed
+// statusClass is the label of a status: 2xx, 4xx, …
+func statusClass(status int) string {
+	switch status / 100 {
+	case 1:
+		return "1xx"
+	case 2:
+		return "2xx"
+	case 3:
+		return "3xx"
+	case 4:
+		return "4xx"
+	case 5:
+		return "5xx"
+	}
+	return strconv.Itoa(status/100) + "xx"
+}
+
+// statusWriter remembers the status written (and holds the route the
+// router recorded, SetRoute); it passes Flush (streamed
 // answers), Hijack and Unwrap (http.ResponseController) through.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	route  string
 }
 
 func (w *statusWriter) WriteHeader(code int) {

@@ -15,7 +15,10 @@
 #
 # DATABASE_URL=postgres://… switches the store to Postgres (else SQLite);
 # BENCH_SECONDS sets each wrk run's length (default 10); BENCH_STARTS=0
-# skips the start-up timings. Figures go to docs/benchmarks.md by hand.
+# skips the start-up timings; BENCH_PROFILE=1 writes a CPU profile of the
+# server during each of its rows (HOLDCO_PPROF_ADDR) to
+# .cache/bench-profiles/<store>-<row>.pprof. Figures go to
+# docs/benchmarks.md by hand.
 set -euo pipefail
 BIN=${1:-bin/holdco}
 cd "$(dirname "$0")/.."
@@ -27,6 +30,8 @@ DATA=.cache/bench-data
 PORT=18080 MCP_PORT=18081 OAUTH_PORT=18082 BARE_PORT=18090
 export HOLDCO_DATA_DIR=$DATA HOLDCO_API_ADDR=127.0.0.1:$PORT HOLDCO_SITES_ADDR=127.0.0.1:0 HOLDCO_MCP_ADDR=127.0.0.1:$MCP_PORT \
 	HOLDCO_OAUTH_ADDR=127.0.0.1:$OAUTH_PORT HOLDCO_WORKER_HEALTH_ADDR=127.0.0.1:0 HOLDCO_TEMPORAL_PORT=17233 HOLDCO_TEMPORAL_UI_PORT=0 HOLDCO_LOG_LEVEL=warn
+PPROF=127.0.0.1:18083
+[ "${BENCH_PROFILE:-0}" = 1 ] && export HOLDCO_PPROF_ADDR=$PPROF
 # The capture flood guard is off: wrk is one address sending for one key
 # (its tests are TestCaptureFloodAnswers429 and
 # TestCaptureLimitsEventsPerAddressAndPerKey).
@@ -96,7 +101,13 @@ curl -fs "${auth[@]}" "$API/companies/$CO/dashboard" >/dev/null || { echo "dashb
 declare -A rps bad total
 wrk_run() {
 	local name=$1; shift
+	local prof=""
+	if [ "${BENCH_PROFILE:-0}" = 1 ] && [[ $name != bare* ]]; then
+		mkdir -p .cache/bench-profiles
+		curl -fs -o ".cache/bench-profiles/$store-$name.pprof" "http://$PPROF/debug/pprof/profile?seconds=$((SECS > 2 ? SECS - 1 : 1))" & prof=$!
+	fi
 	local out; out=$(wrk -t2 -c64 -d"${SECS}s" "$@")
+	[ -z "$prof" ] || wait $prof || echo "no profile of $name" >&2
 	rps[$name]=$(awk '/Requests\/sec/{print $2}' <<<"$out")
 	total[$name]=$(awk '/requests in/{print $1}' <<<"$out")
 	bad[$name]=$(awk '/Non-2xx/{print $5}' <<<"$out"); bad[$name]=${bad[$name]:-0}

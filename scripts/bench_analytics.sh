@@ -10,7 +10,10 @@
 # TestCaptureFloodAnswers429, TestCaptureLimitsEventsPerAddressAndPerKey
 # and TestCaptureLimitIsCountedOnceAcrossProcesses. BENCH_CAPTURE_ONLY=1
 # stops after the capture figures. With DATABASE_URL set (postgres://…)
-# the store is Postgres (COPY), else SQLite.
+# the store is Postgres (COPY), else SQLite. BENCH_SECONDS sets the
+# capture rows' length (default 10); BENCH_PROFILE=1 writes a CPU profile
+# of the server during the capture row (HOLDCO_PPROF_ADDR) to
+# .cache/bench-profiles/analytics-<store>-capture.pprof.
 # Figures go to docs/benchmarks.md by hand.
 set -euo pipefail
 BIN=${1:-bin/holdco}
@@ -20,7 +23,9 @@ command -v wrk >/dev/null || { echo "installing wrk (Debian)"; apt-get install -
 DATA=.cache/bench-analytics
 # Ports (BENCH_PORT_BASE moves all three, for two runs on one machine).
 base=${BENCH_PORT_BASE:-0}
-PORT=$((18180 + base)) BARE_PORT=$((18091 + base)) TEMPORAL_PORT=$((17333 + base))
+PORT=$((18180 + base)) BARE_PORT=$((18091 + base)) TEMPORAL_PORT=$((17333 + base)) PPROF_PORT=$((18183 + base))
+SECS=${BENCH_SECONDS:-10}
+[ "${BENCH_PROFILE:-0}" = 1 ] && export HOLDCO_PPROF_ADDR=127.0.0.1:$PPROF_PORT
 export HOLDCO_DATA_DIR=$DATA HOLDCO_API_ADDR=127.0.0.1:$PORT HOLDCO_SITES_ADDR=127.0.0.1:0 HOLDCO_MCP_ADDR=127.0.0.1:0 HOLDCO_OAUTH_ADDR=127.0.0.1:0 HOLDCO_WORKER_HEALTH_ADDR=127.0.0.1:0 HOLDCO_TEMPORAL_PORT=$TEMPORAL_PORT HOLDCO_TEMPORAL_UI_PORT=0 HOLDCO_LOG_LEVEL=${HOLDCO_LOG_LEVEL:-warn}
 export HOLDCO_ANALYTICS_ADDRESS_RATE=${HOLDCO_ANALYTICS_ADDRESS_RATE:-0} HOLDCO_ANALYTICS_KEY_RATE=${HOLDCO_ANALYTICS_KEY_RATE:-0}
 echo "flood guard: address rate $HOLDCO_ANALYTICS_ADDRESS_RATE/s, key rate $HOLDCO_ANALYTICS_KEY_RATE/s (0: off)"
@@ -48,15 +53,23 @@ export HOLDCO_BENCH_KEY=$(curl -fs "${auth[@]}" "$API/companies/$CO/analytics/su
 pageviews() { curl -fs "${auth[@]}" "$API/companies/$CO/analytics/summary?range=1d" | grep -o '"pageviews":{"value":[0-9.e+]*' | head -1 | sed 's/.*://'; }
 
 LUA=scripts/benchanalytics/event.lua
-wrk_run() { wrk -t2 -c64 -d10s --latency -s $LUA "$@"; }
+wrk_run() { wrk -t2 -c64 -d"${SECS}s" --latency -s $LUA "$@"; }
 summary() { awk '/Requests\/sec/{rps=$2} /requests in/{n=$1} /Non-2xx/{bad=$5} / 99%/{p99=$2} END{printf "%s %s %s %s\n", rps, n, bad+0, p99}'; }
 wrk -t2 -c64 -d2s -s $LUA http://127.0.0.1:$BARE_PORT/ >/dev/null # warm-up
 read -r bare_rps _ _ bare_p99 < <(wrk_run http://127.0.0.1:$BARE_PORT/ | summary)
+prof=""
+if [ "${BENCH_PROFILE:-0}" = 1 ]; then
+	mkdir -p .cache/bench-profiles
+	store=sqlite; [[ "${DATABASE_URL:-}" == postgres* ]] && store=postgres
+	curl -fs -o ".cache/bench-profiles/analytics-$store-capture.pprof" \
+		"http://127.0.0.1:$PPROF_PORT/debug/pprof/profile?seconds=$((SECS > 2 ? SECS - 1 : 1))" & prof=$!
+fi
 read -r cap_rps cap_n cap_bad cap_p99 < <(wrk_run "$API/analytics/e/" | summary)
+[ -z "$prof" ] || wait $prof || echo "no profile of the capture row" >&2
 accepted=$((cap_n - cap_bad))
 # Every accepted event is stored once the writer catches up.
 for _ in $(seq 1 600); do stored=$(pageviews); [ "${stored%.*}" -ge "$accepted" ] && break; sleep 0.1; done
-echo "wrk -t2 -c64 -d10s POST: bare net/http $bare_rps req/s (p99 $bare_p99), POST /analytics/e/ $cap_rps req/s (p99 $cap_p99)"
+echo "wrk -t2 -c64 -d${SECS}s POST: bare net/http $bare_rps req/s (p99 $bare_p99), POST /analytics/e/ $cap_rps req/s (p99 $cap_p99)"
 awk -v c="$cap_rps" -v b="$bare_rps" 'BEGIN{printf "ratio capture / bare = %.2f\n", c/b}'
 echo "capture: $cap_n requests, $cap_bad not 200 (503 when the queue is full, 429 past the flood guard), $accepted accepted, ${stored%.*} page views stored"
 [ "${BENCH_CAPTURE_ONLY:-0}" = 1 ] && exit 0

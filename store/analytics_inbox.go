@@ -52,13 +52,15 @@ type FoldResult struct {
 // FoldAnalyticsInbox folds the oldest inbox rows, about maxEvents events
 // (at least one row), into analytics_events and the rollups, and deletes
 // them, in one transaction. On Postgres one process folds at a time in the
-// cluster (a transaction advisory lock; the others get Busy).
+// cluster (a transaction advisory lock; the others get Busy). The lock is
+// the schema's, as the migrations' is: holdcos in other schemas of one
+// database (the tests' pooled schemas) fold their own inboxes side by side.
 func (s Analytics) FoldAnalyticsInbox(ctx context.Context, maxEvents int) (FoldResult, error) {
 	var res FoldResult
 	err := s.record(ctx, func(ctx context.Context, tx *Store) ([]models.AnalyticsEvent, error) {
 		if tx.dialect == DialectPostgres {
 			var got bool
-			if err := tx.db.WithContext(ctx).Raw("SELECT pg_try_advisory_xact_lock(hashtext('holdco.analytics.fold'))").Scan(&got).Error; err != nil {
+			if err := tx.db.WithContext(ctx).Raw("SELECT pg_try_advisory_xact_lock(hashtext('holdco.analytics.fold.' || current_schema()))").Scan(&got).Error; err != nil {
 				return nil, wrap("analytics inbox: fold lock", err)
 			}
 			if !got {

@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/netip"
@@ -65,7 +64,7 @@ type CaptureResult struct{ Accepted int }
 func (s *Service) Capture(ctx context.Context, in CaptureInput) (CaptureResult, error) {
 	now := s.now().UTC()
 	addr := ""
-	if in.ClientIP.IsValid() {
+	if in.ClientIP.IsValid() && s.byAddress != nil { // the address guard is on
 		addr = addressKey(in.ClientIP)
 		// The cheap first line: an address out of events is refused
 		// before its body is decoded.
@@ -82,7 +81,8 @@ func (s *Service) Capture(ctx context.Context, in CaptureInput) (CaptureResult, 
 		s.counter.Malformed.Add(1)
 		return CaptureResult{}, nil
 	}
-	wires, top, n := splitEvents(raw)
+	var one [1]wireEvent
+	wires, top, n := splitEventsInto(one[:0], raw)
 	if addr != "" {
 		ok, wait, err := s.byAddress.take(ctx, addr, n, now)
 		if err != nil {
@@ -104,7 +104,11 @@ func (s *Service) Capture(ctx context.Context, in CaptureInput) (CaptureResult, 
 			country = ""
 		}
 	}
-	events := make([]models.AnalyticsEvent, 0, len(wires))
+	var oneEvent [1]models.AnalyticsEvent // a lone page view's row stays on the stack
+	events := oneEvent[:0]
+	if len(wires) > 1 {
+		events = make([]models.AnalyticsEvent, 0, len(wires))
+	}
 	perCompany := map[string]int{}
 	for _, w := range wires {
 		key := firstNonEmpty(w.APIKey, w.Token, w.Properties.Token, top.APIKey, top.Token)
@@ -255,98 +259,11 @@ func decodeBase64(b []byte) ([]byte, error) {
 	return nil, errMalformed
 }
 
-// wireTop is what a batch body carries around its events.
-type wireTop struct {
-	APIKey string          `json:"api_key"`
-	Token  string          `json:"token"`
-	SentAt string          `json:"sent_at"`
-	Batch  json.RawMessage `json:"batch"`
-	Data   json.RawMessage `json:"data"`
-}
-
-// wireEvent is one PostHog event; fields holdco does not use are skipped.
-type wireEvent struct {
-	Event      string          `json:"event"`
-	DistinctID json.RawMessage `json:"distinct_id"`
-	APIKey     string          `json:"api_key"`
-	Token      string          `json:"token"`
-	Timestamp  string          `json:"timestamp"`
-	Offset     *float64        `json:"offset"`
-	Properties wireProps       `json:"properties"`
-}
-
-type wireProps struct {
-	Token         string          `json:"token"`
-	DistinctID    json.RawMessage `json:"distinct_id"`
-	CurrentURL    string          `json:"$current_url"`
-	Pathname      string          `json:"$pathname"`
-	Host          string          `json:"$host"`
-	Referrer      string          `json:"$referrer"`
-	ReferringHost string          `json:"$referring_domain"`
-	ScreenWidth   any             `json:"$screen_width"`
-	ScreenHeight  any             `json:"$screen_height"`
-	UTMSource     string          `json:"utm_source"`
-	UTMMedium     string          `json:"utm_medium"`
-	UTMCampaign   string          `json:"utm_campaign"`
-}
-
-// splitEvents finds the events of a body: an array, {batch: [...]},
-// {data: ...} or one event. It returns the events that decode, what
-// surrounds them, and how many there were in all.
-func splitEvents(raw []byte) ([]wireEvent, wireTop, int) {
-	var top wireTop
-	raw = bytes.TrimSpace(raw)
-	var items []json.RawMessage
-	switch {
-	case len(raw) > 0 && raw[0] == '[':
-		if json.Unmarshal(raw, &items) != nil {
-			return nil, top, 1
-		}
-	case len(raw) > 0 && raw[0] == '{':
-		if json.Unmarshal(raw, &top) != nil {
-			return nil, top, 1
-		}
-		switch {
-		case len(top.Batch) > 0:
-			if json.Unmarshal(top.Batch, &items) != nil {
-				return nil, top, 1
-			}
-		case len(top.Data) > 0:
-			inner := top.Data
-			var s string
-			if json.Unmarshal(inner, &s) == nil { // base64 text
-				b, err := decodeBase64([]byte(s))
-				if err != nil {
-					return nil, top, 1
-				}
-				inner = b
-			}
-			evs, innerTop, n := splitEvents(inner)
-			if top.APIKey == "" {
-				top.APIKey = innerTop.APIKey
-			}
-			return evs, top, n
-		default:
-			items = []json.RawMessage{raw}
-		}
-	default:
-		return nil, top, 1
-	}
-	out := make([]wireEvent, 0, len(items))
-	for _, it := range items {
-		var w wireEvent
-		if json.Unmarshal(it, &w) == nil {
-			out = append(out, w)
-		}
-	}
-	return out, top, len(items)
-}
-
 // event checks w and turns it into a row (without company and country).
 func (w wireEvent) event(now time.Time, sentAt string) (models.AnalyticsEvent, bool) {
-	id := distinctID(w.DistinctID)
+	id := w.DistinctID
 	if id == "" {
-		id = distinctID(w.Properties.DistinctID)
+		id = w.Properties.DistinctID
 	}
 	if !oneLine(w.Event, 200) || !oneLine(id, 200) {
 		return models.AnalyticsEvent{}, false
@@ -356,7 +273,7 @@ func (w wireEvent) event(now time.Time, sentAt string) (models.AnalyticsEvent, b
 		return models.AnalyticsEvent{}, false
 	}
 	p := w.Properties
-	e := models.AnalyticsEvent{At: at, DistinctID: id, Event: w.Event, ScreenWidth: dimension(p.ScreenWidth), ScreenHeight: dimension(p.ScreenHeight)}
+	e := models.AnalyticsEvent{At: at, DistinctID: id, Event: w.Event, ScreenWidth: p.ScreenWidth, ScreenHeight: p.ScreenHeight}
 	page, _ := url.Parse(p.CurrentURL)
 	if page == nil {
 		page = &url.URL{}
@@ -368,7 +285,10 @@ func (w wireEvent) event(now time.Time, sentAt string) (models.AnalyticsEvent, b
 	e.Path = clip(e.Path, 500)
 	host := strings.ToLower(firstNonEmpty(page.Hostname(), p.Host))
 	e.Referrer = referrerHost(p.Referrer, p.ReferringHost, host)
-	q := page.Query()
+	var q url.Values // parsed only when a utm_* property is missing and the URL has a query
+	if page.RawQuery != "" && (p.UTMSource == "" || p.UTMMedium == "" || p.UTMCampaign == "") {
+		q = page.Query()
+	}
 	e.UTMSource = clip(firstNonEmpty(p.UTMSource, q.Get("utm_source")), 200)
 	e.UTMMedium = clip(firstNonEmpty(p.UTMMedium, q.Get("utm_medium")), 200)
 	e.UTMCampaign = clip(firstNonEmpty(p.UTMCampaign, q.Get("utm_campaign")), 200)
@@ -378,21 +298,6 @@ func (w wireEvent) event(now time.Time, sentAt string) (models.AnalyticsEvent, b
 		}
 	}
 	return e, true
-}
-
-func distinctID(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) == nil {
-		return n.String()
-	}
-	return ""
 }
 
 func oneLine(s string, maxLen int) bool {
@@ -406,8 +311,8 @@ func oneLine(s string, maxLen int) bool {
 func eventTime(w wireEvent, now time.Time, sentAt string) (time.Time, bool) {
 	at := now
 	switch {
-	case w.Offset != nil:
-		at = now.Add(-time.Duration(*w.Offset * float64(time.Millisecond)))
+	case w.HasOffset:
+		at = now.Add(-time.Duration(w.Offset * float64(time.Millisecond)))
 	case w.Timestamp != "":
 		ts, err := time.Parse(time.RFC3339Nano, w.Timestamp)
 		if err != nil {
@@ -424,18 +329,19 @@ func eventTime(w wireEvent, now time.Time, sentAt string) (time.Time, bool) {
 	return at, now.Sub(at) <= maxEventAge
 }
 
-func dimension(v any) int {
-	var f float64
-	switch x := v.(type) {
-	case float64:
-		f = x
-	case string:
-		f, _ = strconv.ParseFloat(x, 64)
-	}
-	if f < 0 || f > 100_000 {
+// dimension is a screen size in pixels: 0 unless within 0–100,000.
+func dimension(f float64) int {
+	if !(f >= 0 && f <= 100_000) { // NaN too
 		return 0
 	}
 	return int(f)
+}
+
+// dimensionText is the screen size a string holds (posthog clients may
+// send numbers as text).
+func dimensionText(s string) int {
+	f, _ := strconv.ParseFloat(s, 64)
+	return dimension(f)
 }
 
 // referrerHost is the external host that sent the visitor, "" for a
