@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgtype"
 	"gorm.io/gorm"
 
 	"holdco/models"
@@ -523,12 +524,16 @@ func scanLists(rows rowSource, companyID string, activity, documents, tasks int)
 	// Each list sized for its limit (documents: one more was read), so
 	// appending never copies; the destinations are one slice for every
 	// row (a variadic call with fresh pointers allocated one per row).
+	// pgtype.Text and pgtype.Int8 are sql.Scanners with database/sql and
+	// pgx's own scan targets on a pipeline (sql.NullString made pgx box
+	// every value as a driver.Value and convert it again: the lists' scan
+	// was most of its CPU).
 	out := DashboardLists{Activity: make([]models.ActivityEvent, 0, listCap(activity)), Documents: make([]models.DocumentSummary, 0, listCap(documents+1)),
 		OpenTasks: make([]models.Task, 0, listCap(tasks))}
 	var (
 		part                           int
-		s1, s2, s3, s4, s5, s6, s7, s8 sql.NullString
-		n1, n2                         sql.NullInt64
+		s1, s2, s3, s4, s5, s6, s7, s8 pgtype.Text
+		n1, n2                         pgtype.Int8
 		t1, t2, t3                     anyTime
 	)
 	dest := []any{&part, &s1, &s2, &s3, &s4, &s5, &s6, &s7, &s8, &n1, &n2, &t1, &t2, &t3}
@@ -651,6 +656,20 @@ var sqliteTimeFormats = []string{
 	"2006-01-02 15:04",
 	"2006-01-02T15:04",
 	"2006-01-02",
+}
+
+// ScanTimestamptz is pgx's direct scan of a timestamptz (no
+// driver.Value in between).
+func (a *anyTime) ScanTimestamptz(v pgtype.Timestamptz) error {
+	if !v.Valid {
+		*a = anyTime{}
+		return nil
+	}
+	if v.InfinityModifier != pgtype.Finite {
+		return fmt.Errorf("store: an infinite time (%v)", v.InfinityModifier)
+	}
+	*a = anyTime{t: v.Time.UTC(), valid: true}
+	return nil
 }
 
 func (a *anyTime) Scan(v any) error {
