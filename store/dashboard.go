@@ -189,28 +189,31 @@ func (s Companies) AuthorizeCompanyDashboard(ctx context.Context, actor Actor, c
 	return scope, c, r.summary(scope, dayStart), lists, nil
 }
 
-// summaryRow is the summary statement's row as scanned.
+// summaryRow is the summary statement's row as scanned. The nullable
+// columns are pgtype.Text, pgtype.Int8 and anyTime: sql.Scanners for
+// database/sql, and pgx's direct scan targets on a pipeline (a **string
+// or **int64 allocated a pointer per value).
 type summaryRow struct {
-	dailyCreditCap, balance, spentToday, fileCount, fileBytes *int64
-	spentDay                                                  *time.Time
+	dailyCreditCap, balance, spentToday, fileCount, fileBytes pgtype.Int8
+	spentDay                                                  anyTime
 	total, unread, received, sent, gross, refunded, payments  int64
-	domainID, domain, domainState, adCompanyID, adState       *string
-	dailyCap, totalSpent, totalClicks, creativeVersion        *int64
-	turnID, turnTrigger, turnStatus, turnQuestion             *string
-	turnCost                                                  *int64
-	turnStarted, turnEnded, turnCreated, turnUpdated          *time.Time
+	domainID, domain, domainState, adCompanyID, adState       pgtype.Text
+	dailyCap, totalSpent, totalClicks, creativeVersion        pgtype.Int8
+	turnID, turnTrigger, turnStatus, turnQuestion             pgtype.Text
+	turnCost                                                  pgtype.Int8
+	turnStarted, turnEnded, turnCreated, turnUpdated          anyTime
 	cur, prev                                                 models.AnalyticsDaily
 	res                                                       []resourceCols  // one per models.ResourceKinds
 	ms                                                        []milestoneCols // one per models.MilestoneKinds
 }
 
 type resourceCols struct {
-	status, ref, lastError *string
-	attempts               *int64
-	updatedAt              *time.Time
+	status, ref, lastError pgtype.Text
+	attempts               pgtype.Int8
+	updatedAt              anyTime
 }
 
-type milestoneCols struct{ reachedAt, seenAt *time.Time }
+type milestoneCols struct{ reachedAt, seenAt anyTime }
 
 // rowSource is a statement's rows: database/sql's or pgx's.
 type rowSource interface {
@@ -254,50 +257,46 @@ func (r *summaryRow) scan(rows rowSource, prefix ...any) error {
 
 // summary is the row's CompanySummary for the company c.
 func (r *summaryRow) summary(c CompanyScope, dayStart time.Time) CompanySummary {
-	out := CompanySummary{Credits: AccountCredits{DailyCreditCap: r.dailyCreditCap},
+	out := CompanySummary{Credits: AccountCredits{DailyCreditCap: int64Ptr(r.dailyCreditCap)},
 		Inbox:      models.InboxCounts{Total: r.total, Unread: r.unread, Received: r.received, Sent: r.sent},
 		Revenue:    models.NewRevenue(r.gross, r.refunded, 0, r.payments),
-		Resources:  []models.CompanyResource{},
+		Resources:  make([]models.CompanyResource, 0, len(models.ResourceKinds)),
 		Milestones: []models.Milestone{}, AnalyticsCur: r.cur, AnalyticsPrev: r.prev}
 	out.AnalyticsCur.CompanyID, out.AnalyticsPrev.CompanyID = c.id, c.id
-	if r.balance != nil {
-		acct := models.CreditAccount{Balance: *r.balance}
-		if r.spentDay != nil && r.spentToday != nil {
-			acct.SpentDay, acct.SpentToday = *r.spentDay, *r.spentToday
+	if r.balance.Valid {
+		acct := models.CreditAccount{Balance: r.balance.Int64}
+		if r.spentDay.valid && r.spentToday.Valid {
+			acct.SpentDay, acct.SpentToday = r.spentDay.t, r.spentToday.Int64
 		}
 		out.Credits.Balance, out.Credits.SpentToday = acct.Balance, spentOn(acct, dayStart)
 	}
-	if r.fileCount != nil && r.fileBytes != nil {
-		out.FileCount, out.FileBytes = *r.fileCount, *r.fileBytes
+	if r.fileCount.Valid && r.fileBytes.Valid {
+		out.FileCount, out.FileBytes = r.fileCount.Int64, r.fileBytes.Int64
 	}
-	if r.domainID != nil {
+	if r.domainID.Valid {
 		id := c.id
-		out.Domain = &models.DomainPurchase{ID: *r.domainID, Domain: *r.domain, State: models.DomainState(*r.domainState), AttachedCompanyID: &id}
+		out.Domain = &models.DomainPurchase{ID: r.domainID.String, Domain: r.domain.String, State: models.DomainState(r.domainState.String), AttachedCompanyID: &id}
 	}
-	if r.adCompanyID != nil {
-		out.Ads = &models.AdCampaign{CompanyID: c.id, ConglomerateID: c.conglomerateID, DailyCap: *r.dailyCap, State: models.AdState(*r.adState),
-			TotalSpent: *r.totalSpent, TotalClicks: *r.totalClicks, CreativeVersion: *r.creativeVersion}
+	if r.adCompanyID.Valid {
+		out.Ads = &models.AdCampaign{CompanyID: c.id, ConglomerateID: c.conglomerateID, DailyCap: r.dailyCap.Int64, State: models.AdState(r.adState.String),
+			TotalSpent: r.totalSpent.Int64, TotalClicks: r.totalClicks.Int64, CreativeVersion: r.creativeVersion.Int64}
 	}
-	if r.turnID != nil {
-		out.LastTurn = &models.Turn{ID: *r.turnID, CompanyID: c.id, ConglomerateID: c.conglomerateID, Trigger: models.TurnTrigger(*r.turnTrigger),
-			Status: models.TurnStatus(*r.turnStatus), Question: *r.turnQuestion, CreditsCost: r.turnCost, StartedAt: r.turnStarted, EndedAt: r.turnEnded,
-			CreatedAt: *r.turnCreated, UpdatedAt: *r.turnUpdated}
+	if r.turnID.Valid {
+		out.LastTurn = &models.Turn{ID: r.turnID.String, CompanyID: c.id, ConglomerateID: c.conglomerateID, Trigger: models.TurnTrigger(r.turnTrigger.String),
+			Status: models.TurnStatus(r.turnStatus.String), Question: r.turnQuestion.String, CreditsCost: int64Ptr(r.turnCost), StartedAt: r.turnStarted.ptr(),
+			EndedAt: r.turnEnded.ptr(), CreatedAt: r.turnCreated.t, UpdatedAt: r.turnUpdated.t}
 	}
 	for i, kind := range models.ResourceKinds {
 		rc := r.res[i]
-		if rc.status == nil {
+		if !rc.status.Valid {
 			continue
 		}
-		cr := models.CompanyResource{CompanyID: c.id, Kind: kind, Status: models.ResourceStatus(*rc.status), Ref: *rc.ref, LastError: *rc.lastError,
-			Attempts: int(*rc.attempts)}
-		if rc.updatedAt != nil {
-			cr.UpdatedAt = *rc.updatedAt
-		}
-		out.Resources = append(out.Resources, cr)
+		out.Resources = append(out.Resources, models.CompanyResource{CompanyID: c.id, Kind: kind, Status: models.ResourceStatus(rc.status.String),
+			Ref: rc.ref.String, LastError: rc.lastError.String, Attempts: int(rc.attempts.Int64), UpdatedAt: rc.updatedAt.t})
 	}
 	for i, kind := range models.MilestoneKinds {
-		if r.ms[i].reachedAt != nil {
-			out.Milestones = append(out.Milestones, models.Milestone{CompanyID: c.id, Kind: kind, ReachedAt: *r.ms[i].reachedAt, SeenAt: r.ms[i].seenAt})
+		if r.ms[i].reachedAt.valid {
+			out.Milestones = append(out.Milestones, models.Milestone{CompanyID: c.id, Kind: kind, ReachedAt: r.ms[i].reachedAt.t, SeenAt: r.ms[i].seenAt.ptr()})
 		}
 	}
 	// ListMilestones's order.
@@ -645,6 +644,24 @@ type anyTime struct {
 }
 
 func (a anyTime) at() time.Time { return a.t }
+
+// int64Ptr is v's value, nil for NULL.
+func int64Ptr(v pgtype.Int8) *int64 {
+	if !v.Valid {
+		return nil
+	}
+	n := v.Int64
+	return &n
+}
+
+// ptr is the time, nil for NULL.
+func (a anyTime) ptr() *time.Time {
+	if !a.valid {
+		return nil
+	}
+	t := a.t
+	return &t
+}
 
 // sqliteTimeFormats are the SQLite driver's time formats (the store
 // writes the first).
