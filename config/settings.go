@@ -33,7 +33,7 @@ var Settings = []Setting{
 
 	{"Database", "DATABASE_URL", "<data dir>/holdco.db", "`postgres://user:pass@host:5432/db` switches the store to Postgres; otherwise a SQLite file path"},
 	{"Database", "HOLDCO_DB_MAX_CONNS", "0", "most Postgres connections this process opens; 0: by its roles (20 with api, mcp or worker, else 5). Processes × this ≤ the server's max_connections (docs/scaling.md)"},
-	{"Database", "HOLDCO_DB_MAX_IDLE_CONNS", "0", "Postgres connections kept open while idle; 0: half of the maximum"},
+	{"Database", "HOLDCO_DB_MAX_IDLE_CONNS", "0", "Postgres connections kept open while idle; 0: all of the maximum"},
 	{"Database", "HOLDCO_DB_CONN_MAX_LIFETIME", "30m", "a Postgres connection is replaced after this long (lets a failover or a pooler's rebalancing reach every process)"},
 
 	{"Temporal", "TEMPORAL_ADDRESS", "(empty)", "host:port of a Temporal cluster; when empty the embedded Temporal server is started"},

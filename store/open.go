@@ -29,8 +29,16 @@ type options struct {
 }
 
 // Pool sizes a Postgres connection pool (SQLite keeps its own: one
-// writer). Zero fields keep the defaults: DefaultMaxConns open,
-// half of them idle, connections replaced after DefaultConnMaxLifetime.
+// writer). Zero fields keep the defaults: DefaultMaxConns open, all of
+// them kept while idle (an idle one still closes after 5 minutes),
+// connections replaced after DefaultConnMaxLifetime.
+//
+// Keeping all of them: with half kept, a load whose concurrency swung
+// around the idle bound closed and reopened connections all the time (28
+// new Postgres sessions in 10 s of wrk on the dashboard), and each new
+// one costs a backend's start, its catalog caches and the statements
+// prepared and planned again (custom plans for their first five runs).
+// The server's budget is the maximum anyway (docs/scaling.md).
 type Pool struct {
 	MaxConns, MaxIdleConns int
 	ConnMaxLifetime        time.Duration
@@ -54,7 +62,7 @@ func (p Pool) withDefaults() Pool {
 		p.MaxConns = DefaultMaxConns
 	}
 	if p.MaxIdleConns <= 0 {
-		p.MaxIdleConns = max(1, p.MaxConns/2)
+		p.MaxIdleConns = p.MaxConns
 	}
 	p.MaxIdleConns = min(p.MaxIdleConns, p.MaxConns)
 	if p.ConnMaxLifetime <= 0 {

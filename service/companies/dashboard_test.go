@@ -193,6 +193,26 @@ func TestDashboardSummaryReadsAsTheLists(t *testing.T) {
 		shelf, err := e.Svc.Milestones(ctx, c.ID)
 		require.NoError(t, err, name)
 		assert.Equal(t, shelf, d.Milestones, name)
+		// The one-row figures, as their own reads give them.
+		bg := context.Background()
+		credits, err := e.Store.Companies().CompanyAccountCredits(bg, sc, time.Now().UTC().Truncate(24*time.Hour))
+		require.NoError(t, err, name)
+		assert.Equal(t, credits, d.Credits, name)
+		files, bytes, err := e.Store.Files().FileUsage(bg, sc)
+		require.NoError(t, err, name)
+		assert.Equal(t, [2]int64{files, bytes}, [2]int64{d.FileCount, d.FileBytes}, name)
+		inbox, err := e.Store.Sales().InboxCounts(bg, sc)
+		require.NoError(t, err, name)
+		assert.Equal(t, inbox, d.Inbox, name)
+		revenue, err := e.Store.Sales().CompanyRevenue(bg, sc)
+		require.NoError(t, err, name)
+		assert.Equal(t, revenue, d.Revenue, name)
+		if _, err := e.Store.Growth().AdCampaign(bg, sc); errors.Is(err, models.ErrNotFound) {
+			assert.Nil(t, d.Ads, name)
+		} else {
+			require.NoError(t, err, name)
+			assert.NotNil(t, d.Ads, name)
+		}
 		latest, err := e.Store.Turns().LatestTurn(context.Background(), sc, false)
 		if errors.Is(err, models.ErrNotFound) {
 			assert.Nil(t, d.LastTurn, name)
