@@ -297,11 +297,6 @@ func (r *jsonReader) literal(word string) bool {
 	return true
 }
 
-// null reads null if it is next.
-func (r *jsonReader) null() bool {
-	return r.peek() == 'n' && r.literal("null")
-}
-
 // parseFloat is encoding/json's conversion of a number into a float64
 // (or an interface): out of range is an error.
 func parseFloat(lit []byte) (float64, bool) {
