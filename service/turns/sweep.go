@@ -31,8 +31,9 @@ type Sweeper struct {
 	// gets: holds released, cost, task, trace); nil leaves them.
 	Engine *Engine
 	Logger *slog.Logger
-	// Blocked and Idle replace BlockedFor and IdleFor when set (tests).
-	Blocked, Idle time.Duration
+	// Blocked, Idle and CloseWait replace BlockedFor, IdleFor and the
+	// start's wait for the turn before to close (5 s) when set (tests).
+	Blocked, Idle, CloseWait time.Duration
 }
 
 func (w *Sweeper) blocked() time.Duration { return cmp.Or(w.Blocked, BlockedFor) }
@@ -71,11 +72,12 @@ func (w *Sweeper) Sweep(ctx context.Context, grace time.Duration) (int, error) {
 
 // start starts a lost turn. A turn that another start beat is left to its
 // run. While the company's workflow still runs the turn before (its row
-// has ended: the rows let this one in) the turn waits for the next sweep,
-// BlockedFor at most; then it ends failed with conflict. A started turn
+// has ended: the rows let this one in) the start waits for it to close
+// (closeWait), then the turn waits for the next sweep, BlockedFor at most;
+// then it ends failed with conflict. A started turn
 // stays queued until its workflow's first activity marks it.
 func (w *Sweeper) start(ctx context.Context, p store.ScopedTurn) error {
-	err := startWorkflow(ctx, w.Temporal, p.Turn)
+	err := startTurn(ctx, w.Temporal, p.Turn, cmp.Or(w.CloseWait, closeWait))
 	var already *serviceerror.WorkflowExecutionAlreadyStarted
 	if !errors.As(err, &already) {
 		return err

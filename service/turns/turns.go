@@ -274,36 +274,44 @@ func (s *Service) start(ctx context.Context, ac service.AuthorizedCompany, t mod
 	return t, nil
 }
 
-// launch starts the turn's workflow apart from the request that stored it.
-// When the company's workflow id is still taken by the turn before (its
-// row has ended, its workflow is closing) it waits for that one to close
-// and starts again, once; whatever else fails is left to the sweeper,
-// which starts queued turns that no workflow picked up.
+// launch starts the turn's workflow apart from the request that stored it
+// (startTurn); what fails is left to the sweeper, which starts queued
+// turns that no workflow picked up.
 func (s *Service) launch(ctx context.Context, t models.Turn) {
 	ctx = context.WithoutCancel(ctx)
 	s.launches.add()
 	go func() {
 		defer s.launches.done()
-		err := startWorkflow(ctx, s.temporal, t)
+		err := startTurn(ctx, s.temporal, t, closeWait)
 		var started *serviceerror.WorkflowExecutionAlreadyStarted
-		if errors.As(err, &started) && s.closed(ctx, t) {
-			err = startWorkflow(ctx, s.temporal, t)
-		}
 		if err != nil && (!errors.As(err, &started) || RunningTurnID(ctx, s.temporal, t.CompanyID) != t.ID) {
 			s.logger.WarnContext(ctx, "turn: workflow not started; the sweeper starts it", "turn", t.ID, "company", t.CompanyID, "error", err)
 		}
 	}()
 }
 
-// closed waits (closeWait at most) for the company's workflow to close
-// when it runs a turn other than t, and reports whether it closed.
-func (s *Service) closed(ctx context.Context, t models.Turn) bool {
-	if RunningTurnID(ctx, s.temporal, t.CompanyID) == t.ID {
-		return false // t's own (the sweeper's start won)
+// startTurn starts the turn's workflow. When the company's workflow id is
+// still taken by the turn before (its row has ended, its workflow is
+// closing) it waits for that one to close, wait at most, and starts again,
+// once.
+func startTurn(ctx context.Context, tc client.Client, t models.Turn, wait time.Duration) error {
+	err := startWorkflow(ctx, tc, t)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) && closed(ctx, tc, t, wait) {
+		err = startWorkflow(ctx, tc, t)
 	}
-	wctx, cancel := context.WithTimeout(ctx, bounds.Of(closeWait))
+	return err
+}
+
+// closed waits (wait at most) for the company's workflow to close when it
+// runs a turn other than t, and reports whether it closed.
+func closed(ctx context.Context, tc client.Client, t models.Turn, wait time.Duration) bool {
+	if RunningTurnID(ctx, tc, t.CompanyID) == t.ID {
+		return false // t's own (another start won)
+	}
+	wctx, cancel := context.WithTimeout(ctx, bounds.Of(wait))
 	defer cancel()
-	_ = s.temporal.GetWorkflow(wctx, contract.TurnWorkflowID(t.CompanyID), "").Get(wctx, nil)
+	_ = tc.GetWorkflow(wctx, contract.TurnWorkflowID(t.CompanyID), "").Get(wctx, nil)
 	return wctx.Err() == nil
 }
 

@@ -475,7 +475,8 @@ func TestSweepEndsTurnsItCannotStartOrWhoseWorkflowIsGone(t *testing.T) {
 	ctx := context.Background()
 	scope, err := w.e.Store.SystemCompanyScope(ctx, w.company)
 	require.NoError(t, err)
-	sw := &turns.Sweeper{Store: w.e.Store, Temporal: w.tmp.Client, Engine: w.acts.Engine.(*turns.Engine), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	sw := &turns.Sweeper{Store: w.e.Store, Temporal: w.tmp.Client, Engine: w.acts.Engine.(*turns.Engine), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		CloseWait: time.Millisecond}
 
 	// A workflow that outlives its turn's row (ended here by hand).
 	stuck := w.send(t, "busy")
