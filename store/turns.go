@@ -305,8 +305,14 @@ func (s Turns) UnstartedTurns(ctx context.Context, createdBefore time.Time, limi
 }
 
 // IdleRunningTurns returns up to limit running turns whose row has not
-// changed since the time, the longest unchanged first.
-func (s Turns) IdleRunningTurns(ctx context.Context, updatedBefore time.Time, limit int) ([]ScopedTurn, error) {
+// changed since the time, oldest first, after the cursor when one is
+// given (a sweep goes on where the last one stopped, so turns that stay
+// idle legitimately do not hide the ones after them).
+func (s Turns) IdleRunningTurns(ctx context.Context, updatedBefore time.Time, after *TurnCursor, limit int) ([]ScopedTurn, error) {
+	if after != nil {
+		return s.scopedTurns(ctx, "idle turns", limit, "status = ? AND updated_at < ? AND (created_at > ? OR created_at = ? AND id > ?)",
+			models.TurnRunning, updatedBefore, after.CreatedAt, after.CreatedAt, after.ID)
+	}
 	return s.scopedTurns(ctx, "idle turns", limit, "status = ? AND updated_at < ?", models.TurnRunning, updatedBefore)
 }
 

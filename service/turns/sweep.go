@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"go.temporal.io/api/serviceerror"
@@ -34,6 +35,13 @@ type Sweeper struct {
 	// Blocked, Idle and CloseWait replace BlockedFor, IdleFor and the
 	// start's wait for the turn before to close (5 s) when set (tests).
 	Blocked, Idle, CloseWait time.Duration
+	// IdleChecks replaces idleChecks when set (tests).
+	IdleChecks int
+
+	mu sync.Mutex
+	// idleAfter is where the next look at idle running turns starts: the
+	// last turn the previous one checked (nil: from the oldest).
+	idleAfter *store.TurnCursor
 }
 
 func (w *Sweeper) blocked() time.Duration { return cmp.Or(w.Blocked, BlockedFor) }
@@ -52,7 +60,9 @@ const (
 	// IdleFor is how long a running turn's row may go unchanged before
 	// the sweeper asks Temporal whether its workflow still runs it.
 	IdleFor = 2 * time.Minute
-	// idleChecks bounds the workflows described per sweep.
+	// idleChecks bounds the workflows described per sweep; the next
+	// sweep goes on after the last one checked, and starts again from
+	// the oldest once it has seen them all.
 	idleChecks = 20
 )
 
@@ -101,31 +111,45 @@ func (w *Sweeper) start(ctx context.Context, p store.ScopedTurn) error {
 
 // endOrphans ends failed the running turns unchanged since before whose
 // company's workflow is closed, missing or runs another turn. A workflow
-// that runs without saying which turn (no memo) is left alone.
-func (w *Sweeper) endOrphans(ctx context.Context, before time.Time) (int, error) {
-	idle, err := w.Store.Turns().IdleRunningTurns(ctx, before, idleChecks)
+// that runs without saying which turn (no memo) is left alone. It looks
+// at idleChecks turns a sweep, going on after the last one the sweep
+// before checked, and from the oldest again once it has seen them all.
+func (w *Sweeper) endOrphans(ctx context.Context, before time.Time) (n int, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	limit := cmp.Or(w.IdleChecks, idleChecks)
+	idle, err := w.Store.Turns().IdleRunningTurns(ctx, before, w.idleAfter, limit)
 	if err != nil {
 		return 0, err
 	}
-	n := 0
+	checked := 0
+	defer func() {
+		switch {
+		case checked > 0 && (err != nil || len(idle) == limit):
+			last := idle[checked-1].Turn
+			w.idleAfter = &store.TurnCursor{CreatedAt: last.CreatedAt, ID: last.ID}
+		case err == nil:
+			w.idleAfter = nil
+		}
+	}()
 	for _, p := range idle {
 		id, running, err := workflowTurn(ctx, w.Temporal, p.Turn.CompanyID)
 		if err != nil {
 			return n, err
 		}
-		if running && (id == "" || id == p.Turn.ID) {
-			continue
+		if !running || id != "" && id != p.Turn.ID {
+			status, err := w.Engine.FinishTurn(ctx, Scopes{Company: p.Scope, Conglomerate: p.Account},
+				contract.FinishTurnInput{TurnRef: contract.TurnRef{TurnID: p.Turn.ID, CompanyID: p.Turn.CompanyID, ConglomerateID: p.Turn.ConglomerateID}, Status: models.TurnFailed, ErrorCode: string(models.CodeInternal),
+					ErrorDetail: "The turn's workflow stopped before the turn ended; send the message again."})
+			if err != nil {
+				return n, err
+			}
+			if status == models.TurnFailed {
+				n++
+				w.Logger.WarnContext(ctx, "turn sweep: a running turn's workflow was gone; the turn ended failed", "company", p.Turn.CompanyID, "turn", p.Turn.ID)
+			}
 		}
-		status, err := w.Engine.FinishTurn(ctx, Scopes{Company: p.Scope, Conglomerate: p.Account},
-			contract.FinishTurnInput{TurnRef: contract.TurnRef{TurnID: p.Turn.ID, CompanyID: p.Turn.CompanyID, ConglomerateID: p.Turn.ConglomerateID}, Status: models.TurnFailed, ErrorCode: string(models.CodeInternal),
-				ErrorDetail: "The turn's workflow stopped before the turn ended; send the message again."})
-		if err != nil {
-			return n, err
-		}
-		if status == models.TurnFailed {
-			n++
-			w.Logger.WarnContext(ctx, "turn sweep: a running turn's workflow was gone; the turn ended failed", "company", p.Turn.CompanyID, "turn", p.Turn.ID)
-		}
+		checked++
 	}
 	return n, nil
 }

@@ -475,8 +475,13 @@ func TestSweepEndsTurnsItCannotStartOrWhoseWorkflowIsGone(t *testing.T) {
 	ctx := context.Background()
 	scope, err := w.e.Store.SystemCompanyScope(ctx, w.company)
 	require.NoError(t, err)
-	sw := &turns.Sweeper{Store: w.e.Store, Temporal: w.tmp.Client, Engine: w.acts.Engine.(*turns.Engine), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		CloseWait: time.Millisecond}
+	sweeper := func(set func(*turns.Sweeper)) *turns.Sweeper {
+		sw := &turns.Sweeper{Store: w.e.Store, Temporal: w.tmp.Client, Engine: w.acts.Engine.(*turns.Engine), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+			CloseWait: time.Millisecond}
+		set(sw)
+		return sw
+	}
+	sw := sweeper(func(*turns.Sweeper) {})
 
 	// A workflow that outlives its turn's row (ended here by hand).
 	stuck := w.send(t, "busy")
@@ -492,8 +497,7 @@ func TestSweepEndsTurnsItCannotStartOrWhoseWorkflowIsGone(t *testing.T) {
 	v, err := w.e.Svc.Turns.GetTurn(w.owner, queued.ID)
 	require.NoError(t, err)
 	assert.Equal(t, models.TurnQueued, v.Status, "it waits for the workflow before it")
-	impatient := *sw
-	impatient.Blocked = time.Nanosecond
+	impatient := sweeper(func(sw *turns.Sweeper) { sw.Blocked = time.Nanosecond })
 	_, err = impatient.Sweep(ctx, -time.Second)
 	require.NoError(t, err)
 	v, err = w.e.Svc.Turns.GetTurn(w.owner, queued.ID)
@@ -511,8 +515,7 @@ func TestSweepEndsTurnsItCannotStartOrWhoseWorkflowIsGone(t *testing.T) {
 	n, err := sw.Sweep(ctx, -time.Second)
 	require.NoError(t, err)
 	assert.Zero(t, n, "a row changed lately is not asked about")
-	eager := *sw
-	eager.Idle = time.Nanosecond
+	eager := sweeper(func(sw *turns.Sweeper) { sw.Idle = time.Nanosecond })
 	n, err = eager.Sweep(ctx, -time.Second)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
@@ -529,6 +532,56 @@ func TestSweepEndsTurnsItCannotStartOrWhoseWorkflowIsGone(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, n)
 	_, err = w.e.Svc.Turns.InterruptTurn(w.owner, next.TurnID)
+	require.NoError(t, err)
+}
+
+// The sweeper looks at a bounded number of idle running turns a sweep;
+// the next sweep goes on after the last one it checked, so turns that
+// stay idle legitimately (a long model call) do not hide an orphan
+// behind them for ever.
+func TestSweepGoesOnPastIdleTurnsThatStillRun(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, scripted.New(time.Minute), 100)
+	ctx := context.Background()
+	long := w.send(t, "a long one")
+	w.wait(t, long.TurnID, func(v turns.View) bool { return v.Status == models.TurnRunning })
+
+	// Another company's running turn, newer, that no workflow runs.
+	other := w.e.SeedCompany(t, w.owner, companies.CompanyInput{Name: "Bob Books", Idea: "Books by post"})
+	scope, err := w.e.Store.SystemCompanyScope(ctx, other.ID)
+	require.NoError(t, err)
+	orphan, err := w.e.Store.Turns().CreateTurn(ctx, scope, models.Turn{SessionID: "0190b7e2-0000-7000-8000-0000000000dd", Trigger: models.TriggerMessage, Message: "hi"},
+		[]models.ContentBlock{{Type: models.ContentText, Text: "hi"}})
+	require.NoError(t, err)
+	_, err = w.e.Store.Turns().MarkTurnRunning(ctx, scope, orphan.ID, time.Now().UTC())
+	require.NoError(t, err)
+
+	sw := &turns.Sweeper{Store: w.e.Store, Temporal: w.tmp.Client, Engine: w.acts.Engine.(*turns.Engine), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Idle: time.Nanosecond, IdleChecks: 1}
+	status := func(id string) models.TurnStatus {
+		got, err := w.e.Store.Turns().GetTurn(ctx, scope, id)
+		require.NoError(t, err)
+		return got.Status
+	}
+	n, err := sw.Sweep(ctx, time.Hour)
+	require.NoError(t, err)
+	assert.Zero(t, n, "the first sweep checks the oldest, which its workflow runs")
+	assert.Equal(t, models.TurnRunning, status(orphan.ID))
+	n, err = sw.Sweep(ctx, time.Hour)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n, "the next one goes on after it")
+	assert.Equal(t, models.TurnFailed, status(orphan.ID))
+
+	// Past the newest it starts from the oldest again, which still runs.
+	for range 2 {
+		n, err = sw.Sweep(ctx, time.Hour)
+		require.NoError(t, err)
+		assert.Zero(t, n)
+	}
+	v, err := w.e.Svc.Turns.GetTurn(w.owner, long.TurnID)
+	require.NoError(t, err)
+	assert.Equal(t, models.TurnRunning, v.Status)
+	_, err = w.e.Svc.Turns.InterruptTurn(w.owner, long.TurnID)
 	require.NoError(t, err)
 }
 
