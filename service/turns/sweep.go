@@ -71,8 +71,14 @@ const (
 // longer runs them. It returns how many it started or ended; it stops at
 // the first failure (background.Drain).
 func (w *Sweeper) Sweep(ctx context.Context, grace time.Duration) (int, error) {
+	// The waits for closing workflows share one closeWait a sweep: a
+	// sweep behind many companies whose workflow is stuck open does not
+	// take closeWait for each of them (theirs wait for the next sweep).
+	waitUntil := time.Now().Add(cmp.Or(w.CloseWait, closeWait))
 	n, err := background.Outbox[store.ScopedTurn]{Key: func(p store.ScopedTurn) string { return p.Turn.ID },
-		Pending: w.Store.Turns().UnstartedTurns, Start: w.start}.Sweep(ctx, grace)
+		Pending: w.Store.Turns().UnstartedTurns, Start: func(ctx context.Context, p store.ScopedTurn) error {
+			return w.start(ctx, p, time.Until(waitUntil))
+		}}.Sweep(ctx, grace)
 	if err != nil || w.Engine == nil {
 		return n, err
 	}
@@ -83,11 +89,11 @@ func (w *Sweeper) Sweep(ctx context.Context, grace time.Duration) (int, error) {
 // start starts a lost turn. A turn that another start beat is left to its
 // run. While the company's workflow still runs the turn before (its row
 // has ended: the rows let this one in) the start waits for it to close
-// (closeWait), then the turn waits for the next sweep, BlockedFor at most;
-// then it ends failed with conflict. A started turn
-// stays queued until its workflow's first activity marks it.
-func (w *Sweeper) start(ctx context.Context, p store.ScopedTurn) error {
-	err := startTurn(ctx, w.Temporal, p.Turn, cmp.Or(w.CloseWait, closeWait))
+// (wait at most), then the turn waits for the next sweep, BlockedFor at
+// most; then it ends failed with conflict. A started turn stays queued
+// until its workflow's first activity marks it.
+func (w *Sweeper) start(ctx context.Context, p store.ScopedTurn, wait time.Duration) error {
+	err := startTurn(ctx, w.Temporal, p.Turn, wait)
 	var already *serviceerror.WorkflowExecutionAlreadyStarted
 	if !errors.As(err, &already) {
 		return err

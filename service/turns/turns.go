@@ -306,6 +306,9 @@ func startTurn(ctx context.Context, tc client.Client, t models.Turn, wait time.D
 // closed waits (wait at most) for the company's workflow to close when it
 // runs a turn other than t, and reports whether it closed.
 func closed(ctx context.Context, tc client.Client, t models.Turn, wait time.Duration) bool {
+	if wait <= 0 {
+		return false
+	}
 	if RunningTurnID(ctx, tc, t.CompanyID) == t.ID {
 		return false // t's own (another start won)
 	}

@@ -3,6 +3,7 @@ package turns_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -583,6 +584,44 @@ func TestSweepGoesOnPastIdleTurnsThatStillRun(t *testing.T) {
 	assert.Equal(t, models.TurnRunning, v.Status)
 	_, err = w.e.Svc.Turns.InterruptTurn(w.owner, long.TurnID)
 	require.NoError(t, err)
+}
+
+// A sweep waits for closing workflows once, closeWait in all: behind
+// companies whose workflow is stuck open it does not wait closeWait for
+// each (their turns wait for the next sweep).
+func TestSweepWaitsForClosingWorkflowsOnceASweep(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, scripted.New(0), 100)
+	ctx := context.Background()
+	for i := range 3 {
+		co := w.e.SeedCompany(t, w.owner, companies.CompanyInput{Name: fmt.Sprintf("Stuck %d", i), Idea: "Stuck"})
+		// A workflow no worker runs holds the company's workflow id.
+		_, err := w.tmp.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.TurnWorkflowID(co.ID), TaskQueue: "nobody-polls-" + co.ID}, "Stuck")
+		require.NoError(t, err)
+		scope, err := w.e.Store.SystemCompanyScope(ctx, co.ID)
+		require.NoError(t, err)
+		_, err = w.e.Store.Turns().CreateTurn(ctx, scope, models.Turn{SessionID: fmt.Sprintf("0190b7e2-0000-7000-8000-00000000010%d", i), Trigger: models.TriggerMessage, Message: "hi"},
+			[]models.ContentBlock{{Type: models.ContentText, Text: "hi"}})
+		require.NoError(t, err)
+	}
+	waits := &countWaits{Client: w.tmp.Client}
+	sw := &turns.Sweeper{Store: w.e.Store, Temporal: waits, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), CloseWait: 200 * time.Millisecond}
+	n, err := sw.Sweep(ctx, -time.Second)
+	require.NoError(t, err)
+	assert.Zero(t, n, "each turn waits for its company's workflow")
+	assert.Equal(t, int32(1), waits.n.Load(), "one wait, then the sweep goes on")
+}
+
+// countWaits counts GetWorkflow calls (a start's wait for a workflow to
+// close).
+type countWaits struct {
+	client.Client
+	n atomic.Int32
+}
+
+func (c *countWaits) GetWorkflow(ctx context.Context, workflowID, runID string) client.WorkflowRun {
+	c.n.Add(1)
+	return c.Client.GetWorkflow(ctx, workflowID, runID)
 }
 
 // switchable is the fast scripted model until useSlow is set.
