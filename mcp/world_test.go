@@ -167,8 +167,10 @@ func (w *world) serveWith(t testing.TB, svc servicetest.Services, publicURL stri
 func (w *world) issue(t testing.TB, ctx context.Context, raw string) string {
 	p, ok := service.PrincipalFrom(ctx)
 	require.True(t, ok)
+	// As the authorization server's introspection resolves one: with the
+	// user's and the account's rows.
 	w.tokens.issue(raw, service.Principal{Credential: service.CredentialOAuthAccess, CredentialID: "tok-" + raw, UserID: p.UserID,
-		ConglomerateID: p.ConglomerateID, ClientID: "client-1"})
+		ConglomerateID: p.ConglomerateID, ClientID: "client-1", User: p.User, Account: p.Account})
 	return raw
 }
 
