@@ -377,19 +377,37 @@ func m0039Triggers() []m0039Trigger {
 	kinds("company_resources", m0039ResourceKinds, m0039ResourceColumns, []string{"status", "ref", "last_error", "attempts", "updated_at"})
 	kinds("company_milestones", m0039MilestoneKinds, m0039MilestoneColumns, []string{"reached_at", "seen_at"})
 
-	// The newest turn: read again after every change of a turn (one step
-	// of the (company_id, created_at) index). On Postgres the company's
-	// row is locked first and the read is a statement of its own: it then
-	// sees every turn committed by a writer that held the row before
-	// (a turn deleted while an older one is inserted, or one updated
-	// while the newest is deleted, would otherwise be missed).
+	// The newest turn. On Postgres every turn trigger first locks the
+	// company's row (FOR UPDATE): its statements, each with a fresh
+	// snapshot, then see every turn committed by a writer that held the
+	// row before (a delete of the newest turn racing an insert of an older
+	// one, or an update of the one that becomes the newest, would
+	// otherwise be missed). An insert is copied when it is newer than the
+	// row's turn (LatestTurn's order: created_at, then id); an update of
+	// the row's turn is copied; the row's turn deleted, or a turn's
+	// company, time or id changed, reads the newest turn again (one step of
+	// the (company_id, created_at) index).
+	headline := func(r string) string {
+		sets := make([]string, len(m0039TurnColumns))
+		for i, c := range m0039TurnColumns {
+			sets[i] = m0039TurnSummary[i] + " = " + r + "." + c
+		}
+		return strings.Join(sets, ", ")
+	}
 	newest := func(r string) string {
 		return fmt.Sprintf("UPDATE {S} SET (%s) = (%s) WHERE company_id = %s.company_id",
 			strings.Join(m0039TurnSummary, ", "), m0039NewestTurn("{T}", r+".company_id"), r)
 	}
-	add(m0039Trigger{table: "turns", op: "INSERT", lock: []string{"NEW.company_id"}, body: []string{newest("NEW")}})
+	rekeyed := "(" + distinct("company_id", "created_at", "id") + ")"
+	add(m0039Trigger{table: "turns", op: "INSERT", lock: []string{"NEW.company_id"}, body: []string{
+		"UPDATE {S} SET " + headline("NEW") + " WHERE company_id = NEW.company_id AND (turn_id IS NULL OR turn_created_at < NEW.created_at" +
+			" OR (turn_created_at = NEW.created_at AND turn_id < NEW.id))"}})
 	add(m0039Trigger{table: "turns", op: "UPDATE", when: distinct(append([]string{"company_id"}, m0039TurnColumns...)...),
-		lock: []string{"OLD.company_id", "NEW.company_id"}, body: []string{newest("OLD") + " AND " + moved("company_id"), newest("NEW")}})
-	add(m0039Trigger{table: "turns", op: "DELETE", lock: []string{"OLD.company_id"}, body: []string{newest("OLD")}})
+		lock: []string{"OLD.company_id", "NEW.company_id"}, body: []string{
+			"UPDATE {S} SET " + headline("NEW") + " WHERE company_id = NEW.company_id AND turn_id = NEW.id AND NOT " + rekeyed,
+			newest("OLD") + " AND " + rekeyed,
+			newest("NEW") + " AND " + rekeyed,
+		}})
+	add(m0039Trigger{table: "turns", op: "DELETE", lock: []string{"OLD.company_id"}, body: []string{newest("OLD") + " AND turn_id = OLD.id"}})
 	return ts
 }
