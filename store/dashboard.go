@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -92,17 +93,19 @@ type CompanySummary struct {
 	AnalyticsCur, AnalyticsPrev models.AnalyticsDaily
 }
 
-// CompanySummary reads the summary in one statement: each figure is one
-// indexed row (the account, the usage, the domain, the campaign, each
-// resource kind, each milestone kind, the newest turn by its index) or
-// one aggregate over the company's emails, its payments and its daily
-// analytics rollups over the headline's days. It is scanned with
-// database/sql directly (no reflection per column).
+// CompanySummary reads the summary in one statement: the conglomerate's
+// cap and account, the company's company_summaries row (its file usage,
+// inbox counts, revenue, domain, campaign, newest turn, resources and
+// milestones, kept by migration 0039's triggers; docs/architecture.md)
+// and one aggregate over its daily analytics rollups over the headline's
+// days. It is scanned with database/sql directly (no reflection per
+// column). Inside a transaction on Postgres the row does not show the
+// transaction's own writes yet (its triggers run at the commit).
 func (s Companies) CompanySummary(ctx context.Context, c CompanyScope, dayStart time.Time, headline HeadlineDays) (CompanySummary, error) {
 	if err := c.check("company summary"); err != nil {
 		return CompanySummary{}, err
 	}
-	rows, err := rows(ctx, s.db, companySummarySQL, companySummaryArgs(s.dialect, c.conglomerateID, c.id, headline)...)
+	rows, err := rows(ctx, s.db, companySummarySQL, companySummaryArgs(c.conglomerateID, c.id, headline)...)
 	if err != nil {
 		return CompanySummary{}, wrap("company summary", err)
 	}
@@ -121,7 +124,7 @@ func (s Companies) CompanySummary(ctx context.Context, c CompanyScope, dayStart 
 // when the actor's credential did not prove it): the dashboard's
 // authorization and its one-row part in one round trip instead of two.
 func (s Companies) AuthorizeCompanySummary(ctx context.Context, actor Actor, companyID string, dayStart time.Time, headline HeadlineDays) (CompanyScope, models.Company, CompanySummary, error) {
-	rows, err := rows(ctx, s.db, authorizedSummarySQL, companySummaryArgs(s.dialect, "", companyID, headline)...)
+	rows, err := rows(ctx, s.db, authorizedSummarySQL, companySummaryArgs("", companyID, headline)...)
 	if err != nil {
 		return CompanyScope{}, models.Company{}, CompanySummary{}, wrap("company summary", err)
 	}
@@ -166,7 +169,7 @@ func (s Companies) AuthorizeCompanyDashboard(ctx context.Context, actor Actor, c
 		listsErr error
 	)
 	err := pipeline(ctx, s.store(),
-		pipelined{q: authorizedSummarySQL, args: companySummaryArgs(DialectPostgres, "", companyID, headline), read: func(rows rowSource) error {
+		pipelined{q: authorizedSummarySQL, args: companySummaryArgs("", companyID, headline), read: func(rows rowSource) error {
 			sumErr = r.scan(rows, companyDest(&c)...)
 			return sumErr
 		}},
@@ -192,19 +195,22 @@ func (s Companies) AuthorizeCompanyDashboard(ctx context.Context, actor Actor, c
 // summaryRow is the summary statement's row as scanned. The nullable
 // columns are pgtype.Text, pgtype.Int8 and anyTime: sql.Scanners for
 // database/sql, and pgx's direct scan targets on a pipeline (a **string
-// or **int64 allocated a pointer per value).
+// or **int64 allocated a pointer per value). The company's own figures
+// come from its company_summaries row (summarised says it was there).
 type summaryRow struct {
-	dailyCreditCap, balance, spentToday, fileCount, fileBytes pgtype.Int8
-	spentDay                                                  anyTime
-	total, unread, received, sent, gross, refunded, payments  int64
-	domainID, domain, domainState, adCompanyID, adState       pgtype.Text
-	dailyCap, totalSpent, totalClicks, creativeVersion        pgtype.Int8
-	turnID, turnTrigger, turnStatus, turnQuestion             pgtype.Text
-	turnCost                                                  pgtype.Int8
-	turnStarted, turnEnded, turnCreated, turnUpdated          anyTime
-	cur, prev                                                 models.AnalyticsDaily
-	res                                                       []resourceCols  // one per models.ResourceKinds
-	ms                                                        []milestoneCols // one per models.MilestoneKinds
+	dailyCreditCap, balance, spentToday                      pgtype.Int8
+	spentDay                                                 anyTime
+	summarised                                               pgtype.Text
+	fileCount, fileBytes                                     pgtype.Int8
+	total, unread, received, sent, gross, refunded, payments pgtype.Int8
+	domainID, domain, domainState, adState                   pgtype.Text
+	dailyCap, totalSpent, totalClicks, creativeVersion       pgtype.Int8
+	turnID, turnTrigger, turnStatus, turnQuestion            pgtype.Text
+	turnCost                                                 pgtype.Int8
+	turnStarted, turnEnded, turnCreated, turnUpdated         anyTime
+	cur, prev                                                models.AnalyticsDaily
+	res                                                      []resourceCols  // one per models.ResourceKinds
+	ms                                                       []milestoneCols // one per models.MilestoneKinds
 }
 
 type resourceCols struct {
@@ -234,9 +240,9 @@ func closeRows(rows *sql.Rows, err error) error {
 // scan reads the statement's one row into prefix (the columns before the
 // summary's, if any) and r; no row is models.ErrNotFound.
 func (r *summaryRow) scan(rows rowSource, prefix ...any) error {
-	dest := append(prefix, &r.dailyCreditCap, &r.balance, &r.spentDay, &r.spentToday, &r.fileCount, &r.fileBytes,
+	dest := append(prefix, &r.dailyCreditCap, &r.balance, &r.spentDay, &r.spentToday, &r.summarised, &r.fileCount, &r.fileBytes,
 		&r.total, &r.unread, &r.received, &r.sent, &r.gross, &r.refunded, &r.payments,
-		&r.domainID, &r.domain, &r.domainState, &r.adCompanyID, &r.dailyCap, &r.adState, &r.totalSpent, &r.totalClicks, &r.creativeVersion,
+		&r.domainID, &r.domain, &r.domainState, &r.adState, &r.dailyCap, &r.totalSpent, &r.totalClicks, &r.creativeVersion,
 		&r.turnID, &r.turnTrigger, &r.turnStatus, &r.turnQuestion, &r.turnCost, &r.turnStarted, &r.turnEnded, &r.turnCreated, &r.turnUpdated,
 		&r.cur.Visitors, &r.cur.Pageviews, &r.cur.Sessions, &r.cur.Bounces, &r.prev.Visitors, &r.prev.Pageviews, &r.prev.Sessions, &r.prev.Bounces)
 	r.res, r.ms = make([]resourceCols, len(models.ResourceKinds)), make([]milestoneCols, len(models.MilestoneKinds))
@@ -252,14 +258,22 @@ func (r *summaryRow) scan(rows rowSource, prefix ...any) error {
 		}
 		return models.ErrNotFound
 	}
-	return rows.Scan(dest...)
+	if err := rows.Scan(dest...); err != nil {
+		return err
+	}
+	if !r.summarised.Valid {
+		// Every company's row is made with it (migration 0039's trigger):
+		// a missing one is a broken schema, not a company without data.
+		return errors.New("store: the company has no company_summaries row")
+	}
+	return nil
 }
 
 // summary is the row's CompanySummary for the company c.
 func (r *summaryRow) summary(c CompanyScope, dayStart time.Time) CompanySummary {
 	out := CompanySummary{Credits: AccountCredits{DailyCreditCap: int64Ptr(r.dailyCreditCap)},
-		Inbox:      models.InboxCounts{Total: r.total, Unread: r.unread, Received: r.received, Sent: r.sent},
-		Revenue:    models.NewRevenue(r.gross, r.refunded, 0, r.payments),
+		Inbox:      models.InboxCounts{Total: r.total.Int64, Unread: r.unread.Int64, Received: r.received.Int64, Sent: r.sent.Int64},
+		Revenue:    models.NewRevenue(r.gross.Int64, r.refunded.Int64, 0, r.payments.Int64),
 		Resources:  make([]models.CompanyResource, 0, len(models.ResourceKinds)),
 		Milestones: []models.Milestone{}, AnalyticsCur: r.cur, AnalyticsPrev: r.prev}
 	out.AnalyticsCur.CompanyID, out.AnalyticsPrev.CompanyID = c.id, c.id
@@ -270,14 +284,12 @@ func (r *summaryRow) summary(c CompanyScope, dayStart time.Time) CompanySummary 
 		}
 		out.Credits.Balance, out.Credits.SpentToday = acct.Balance, spentOn(acct, dayStart)
 	}
-	if r.fileCount.Valid && r.fileBytes.Valid {
-		out.FileCount, out.FileBytes = r.fileCount.Int64, r.fileBytes.Int64
-	}
+	out.FileCount, out.FileBytes = r.fileCount.Int64, r.fileBytes.Int64
 	if r.domainID.Valid {
 		id := c.id
 		out.Domain = &models.DomainPurchase{ID: r.domainID.String, Domain: r.domain.String, State: models.DomainState(r.domainState.String), AttachedCompanyID: &id}
 	}
-	if r.adCompanyID.Valid {
+	if r.adState.Valid {
 		out.Ads = &models.AdCampaign{CompanyID: c.id, ConglomerateID: c.conglomerateID, DailyCap: r.dailyCap.Int64, State: models.AdState(r.adState.String),
 			TotalSpent: r.totalSpent.Int64, TotalClicks: r.totalClicks.Int64, CreativeVersion: r.creativeVersion.Int64}
 	}
@@ -312,86 +324,68 @@ func (r *summaryRow) summary(c CompanyScope, dayStart time.Time) CompanySummary 
 // companySummarySQL is CompanySummary's statement and
 // authorizedSummarySQL AuthorizeCompanySummary's (the company's columns
 // first, the account through the company's conglomerate); their arguments
-// are companySummaryArgs's for the dialect. The milestones are one LEFT
-// JOIN per kind (each a primary key lookup). The resources and the newest
-// turn differ by dialect:
-//
-//   - SQLite: one LEFT JOIN per resource kind (each a primary key lookup),
-//     the newest turn by its id from a subquery through its (company_id,
-//     created_at) index.
-//   - Postgres: the resources are one index range of the company's rows
-//     folded into one row (a MAX per kind and column: the primary key
-//     allows one row per kind), the newest turn a LATERAL subquery, one
-//     index scan. A generic plan's executor start-up (every node
-//     initialised, every join projecting the wide row built so far) was
-//     most of the backend's time for this statement; three joins and a
-//     scan fewer cut the backend's CPU per execution by about a fifth
-//     (docs/benchmarks.md). The kinds are written into the text (constants
-//     of models.ResourceKinds, checked to be plain words).
+// are companySummaryArgs's. The same text on both databases: the
+// company's row, its conglomerate's cap and account (each a primary key
+// or unique lookup), its company_summaries row (a primary key lookup: the
+// file usage, inbox, revenue, domain, ad campaign, newest turn, resources
+// and milestones, kept by migration 0039's triggers) and the analytics
+// headline's sums over its daily rollups (the days are the request's, so
+// they stay an aggregate). Before the summary row the statement joined or
+// aggregated twelve relations; on Postgres the generic plan's executor
+// start-up (a node per join, each projecting the wide row built so far)
+// was most of the backend's time (docs/benchmarks.md).
 var (
-	companySummarySQL    = fixedSQL{sqlite: companySummaryText(false, false), postgres: numberedPlaceholders(companySummaryText(false, true))}
-	authorizedSummarySQL = fixedSQL{sqlite: companySummaryText(true, false), postgres: numberedPlaceholders(companySummaryText(true, true))}
+	companySummarySQL    = newFixedSQL(companySummaryText(false))
+	authorizedSummarySQL = newFixedSQL(companySummaryText(true))
 )
 
-func companySummaryText(withCompany, postgres bool) string {
-	var sel, joins strings.Builder
-	if postgres {
-		var cols []string
-		for i, kind := range models.ResourceKinds {
-			if !plainWord(string(kind)) {
-				panic(fmt.Sprintf("store: resource kind %q is not a plain word", kind))
-			}
-			fmt.Fprintf(&sel, ",\n\t\trs.status%d, rs.ref%d, rs.last_error%d, rs.attempts%d, rs.updated_at%d", i, i, i, i, i)
-			for _, col := range []string{"status", "ref", "last_error", "attempts", "updated_at"} {
-				cols = append(cols, fmt.Sprintf("MAX(CASE WHEN kind = '%s' THEN %s END) AS %s%d", kind, col, col, i))
-			}
+// summaryColumns are the company_summaries columns the statement reads,
+// in summaryRow.scan's order (the resources' and milestones' after the
+// analytics sums, one group per kind of models.ResourceKinds and
+// models.MilestoneKinds).
+func summaryColumns() (head, tail []string) {
+	head = []string{"company_id", "file_count", "file_bytes", "emails_total", "emails_unread", "emails_received", "emails_sent",
+		"revenue_gross", "revenue_refunded", "revenue_payments", "domain_id", "domain", "domain_state",
+		"ad_state", "ad_daily_cap", "ad_total_spent", "ad_total_clicks", "ad_creative_version",
+		"turn_id", "turn_trigger", "turn_status", "turn_question", "turn_credits_cost", "turn_started_at", "turn_ended_at",
+		"turn_created_at", "turn_updated_at"}
+	for _, kind := range models.ResourceKinds {
+		if !plainWord(string(kind)) {
+			panic(fmt.Sprintf("store: resource kind %q is not a plain word", kind))
 		}
-		fmt.Fprintf(&joins, "\n\t\tCROSS JOIN (SELECT %s\n\t\t\tFROM company_resources WHERE company_id = ?) rs", strings.Join(cols, ", "))
-	} else {
-		for i := range models.ResourceKinds {
-			fmt.Fprintf(&sel, ",\n\t\tr%d.status, r%d.ref, r%d.last_error, r%d.attempts, r%d.updated_at", i, i, i, i, i)
-			fmt.Fprintf(&joins, "\n\t\tLEFT JOIN company_resources r%d ON r%d.company_id = c.id AND r%d.kind = ?", i, i, i)
+		p := "resource_" + string(kind) + "_"
+		tail = append(tail, p+"status", p+"ref", p+"last_error", p+"attempts", p+"updated_at")
+	}
+	for _, kind := range models.MilestoneKinds {
+		if !plainWord(string(kind)) {
+			panic(fmt.Sprintf("store: milestone kind %q is not a plain word", kind))
 		}
+		tail = append(tail, "milestone_"+string(kind)+"_reached_at", "milestone_"+string(kind)+"_seen_at")
 	}
-	for i := range models.MilestoneKinds {
-		fmt.Fprintf(&sel, ",\n\t\tm%d.reached_at, m%d.seen_at", i, i)
-		fmt.Fprintf(&joins, "\n\t\tLEFT JOIN company_milestones m%d ON m%d.company_id = c.id AND m%d.kind = ?", i, i, i)
-	}
+	return head, tail
+}
+
+func companySummaryText(withCompany bool) string {
 	company, conglomerate := "", "?"
 	if withCompany {
 		company, conglomerate = "c."+strings.Join(companyColumns, ", c.")+",\n\t\t", "c.conglomerate_id"
 	}
-	turn := `LEFT JOIN turns t ON t.id = (SELECT id FROM turns WHERE company_id = ? ORDER BY created_at DESC, id DESC LIMIT 1)`
-	if postgres {
-		turn = `LEFT JOIN LATERAL (SELECT id, "trigger", status, question, credits_cost, started_at, ended_at, created_at, updated_at
-			FROM turns WHERE company_id = ? ORDER BY created_at DESC, id DESC LIMIT 1) t ON true`
-	}
+	head, tail := summaryColumns()
 	return `SELECT ` + company + `g.daily_credit_cap, a.balance, a.spent_day, a.spent_today,
-		u.file_count, u.bytes, i.total, i.unread, i.received, i.sent, r.gross, r.refunded, r.payments,
-		d.id, d.domain, d.state,
-		ad.company_id, ad.daily_cap, ad.state, ad.total_spent, ad.total_clicks, ad.creative_version,
-		t.id, t."trigger", t.status, t.question, t.credits_cost, t.started_at, t.ended_at, t.created_at, t.updated_at,
-		h.cur_visitors, h.cur_pageviews, h.cur_sessions, h.cur_bounces, h.prev_visitors, h.prev_pageviews, h.prev_sessions, h.prev_bounces` + sel.String() + `
+		s.` + strings.Join(head, ", s.") + `,
+		h.cur_visitors, h.cur_pageviews, h.cur_sessions, h.cur_bounces, h.prev_visitors, h.prev_pageviews, h.prev_sessions, h.prev_bounces,
+		s.` + strings.Join(tail, ", s.") + `
 		FROM companies c
 		LEFT JOIN conglomerates g ON g.id = ` + conglomerate + `
 		LEFT JOIN credit_accounts a ON a.conglomerate_id = g.id
-		LEFT JOIN company_file_usage u ON u.company_id = c.id
-		CROSS JOIN (SELECT COUNT(*) AS total,
-			COALESCE(SUM(CASE WHEN direction = ? AND read_at IS NULL THEN 1 ELSE 0 END), 0) AS unread,
-			COALESCE(SUM(CASE WHEN direction = ? THEN 1 ELSE 0 END), 0) AS received,
-			COALESCE(SUM(CASE WHEN direction = ? THEN 1 ELSE 0 END), 0) AS sent
-			FROM company_emails WHERE company_id = ?) i
-		CROSS JOIN (SELECT ` + revenueSums + ` FROM company_payments WHERE company_id = ? AND currency = ?) r
+		LEFT JOIN company_summaries s ON s.company_id = c.id
 		CROSS JOIN (SELECT ` + headlineSums + `
 			FROM analytics_daily WHERE company_id = ? AND day >= ? AND day <= ?) h
-		LEFT JOIN domain_purchases d ON d.attached_company_id = c.id
-		LEFT JOIN ad_campaigns ad ON ad.company_id = c.id
-		` + turn + joins.String() + `
 		WHERE c.id = ?`
 }
 
 // plainWord is whether s is lower-case letters and underscores only (safe
-// to write into a statement as a string literal).
+// to write into a statement as a name).
 func plainWord(s string) bool {
 	for _, r := range s {
 		if (r < 'a' || r > 'z') && r != '_' {
@@ -417,30 +411,16 @@ var headlineSums = func() string {
 
 // companySummaryArgs are the arguments of companySummarySQL (for the
 // company's conglomerate) or, without one, of authorizedSummarySQL, for
-// the company and the headline's days, in the dialect's text (Postgres's
-// reads the resources by the company, SQLite's by each kind).
-func companySummaryArgs(dialect, conglomerateID, companyID string, h HeadlineDays) []any {
-	args := make([]any, 0, 20+len(models.ResourceKinds)+len(models.MilestoneKinds))
+// the company and the headline's days.
+func companySummaryArgs(conglomerateID, companyID string, h HeadlineDays) []any {
+	args := make([]any, 0, 13)
 	if conglomerateID != "" {
 		args = append(args, conglomerateID)
 	}
-	args = append(args, string(models.EmailInbound), string(models.EmailInbound), string(models.EmailOutbound),
-		companyID, companyID, models.SalesCurrency)
 	for range 4 {
 		args = append(args, h.From, h.From)
 	}
-	args = append(args, companyID, h.PrevFrom, h.To, companyID)
-	if dialect == DialectPostgres {
-		args = append(args, companyID)
-	} else {
-		for _, kind := range models.ResourceKinds {
-			args = append(args, string(kind))
-		}
-	}
-	for _, kind := range models.MilestoneKinds {
-		args = append(args, string(kind))
-	}
-	return append(args, companyID)
+	return append(args, companyID, h.PrevFrom, h.To, companyID)
 }
 
 // fixedSQL is a statement whose text never changes, written with ?

@@ -22,3 +22,7 @@ func RecordActivityAt(s *Store, ctx context.Context, c CompanyScope, a models.Ac
 // Migration0038 is the migration that makes one active turn per company a
 // rule of the rows.
 var Migration0038 = migration0038OneActiveTurn
+
+// Migration0039 is the migration that adds the company summaries and
+// their triggers.
+var Migration0039 = migration0039CompanySummaries

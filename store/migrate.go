@@ -51,6 +51,7 @@ func migrations() []*gormigrate.Migration {
 		migration0036TurnIdempotencyKey(),
 		migration0037AnalyticsInbox(),
 		migration0038OneActiveTurn(),
+		migration0039CompanySummaries(),
 	}
 }
 

@@ -177,11 +177,18 @@ func seedSizes(tb testing.TB, e *servicetest.Env, cong, companyID string, events
 		[]string{"id", "conglomerate_id", "type", "amount", "company_id", "reference", "group_key", "created_at"}, rows)
 }
 
-// The dashboard's one-row statement (store.CompanySummary) gives the
-// resources, the milestones and the last turn as their own reads do.
+// The dashboard's one-row statement (store.CompanySummary: the company's
+// summary row, kept by triggers) gives every figure as its own read does,
+// after each kind of write: resources saved, failing and ready again, a
+// milestone reached and seen, turns created, waiting, ended and deleted
+// (an operator's statement, no store method), emails received, read and
+// sent, payments in and out of the sales currency and a refund, files
+// stored, replaced and deleted, a domain attached, detached and attached
+// again, an ad campaign made and changed.
 func TestDashboardSummaryReadsAsTheLists(t *testing.T) {
 	e := servicetest.New(t)
 	ctx, c, sc := ownCompany(t, e, "sum@example.com", "Sum")
+	bg := context.Background()
 
 	check := func(name string) {
 		t.Helper()
@@ -194,7 +201,6 @@ func TestDashboardSummaryReadsAsTheLists(t *testing.T) {
 		require.NoError(t, err, name)
 		assert.Equal(t, shelf, d.Milestones, name)
 		// The one-row figures, as their own reads give them.
-		bg := context.Background()
 		credits, err := e.Store.Companies().CompanyAccountCredits(bg, sc, time.Now().UTC().Truncate(24*time.Hour))
 		require.NoError(t, err, name)
 		assert.Equal(t, credits, d.Credits, name)
@@ -207,13 +213,11 @@ func TestDashboardSummaryReadsAsTheLists(t *testing.T) {
 		revenue, err := e.Store.Sales().CompanyRevenue(bg, sc)
 		require.NoError(t, err, name)
 		assert.Equal(t, revenue, d.Revenue, name)
-		if _, err := e.Store.Growth().AdCampaign(bg, sc); errors.Is(err, models.ErrNotFound) {
-			assert.Nil(t, d.Ads, name)
-		} else {
-			require.NoError(t, err, name)
-			assert.NotNil(t, d.Ads, name)
-		}
-		latest, err := e.Store.Turns().LatestTurn(context.Background(), sc, false)
+		domain, ads, err := e.Store.Growth().CompanyGrowth(bg, sc)
+		require.NoError(t, err, name)
+		assert.Equal(t, domain, d.Domain, name)
+		assert.Equal(t, ads, d.Ads, name)
+		latest, err := e.Store.Turns().LatestTurn(bg, sc, false)
 		if errors.Is(err, models.ErrNotFound) {
 			assert.Nil(t, d.LastTurn, name)
 			return
@@ -228,25 +232,146 @@ func TestDashboardSummaryReadsAsTheLists(t *testing.T) {
 	check("nothing yet")
 
 	at := time.Now().UTC().Truncate(time.Microsecond)
-	require.NoError(t, e.Store.Companies().SaveResource(context.Background(), sc, models.CompanyResource{CompanyID: c.ID,
+	require.NoError(t, e.Store.Companies().SaveResource(bg, sc, models.CompanyResource{CompanyID: c.ID,
 		Kind: models.ResourceRepository, Status: models.ResourceReady, Ref: "https://git.example.com/sum.git", Attempts: 1, UpdatedAt: at}))
-	require.NoError(t, e.Store.Companies().SaveResource(context.Background(), sc, models.CompanyResource{CompanyID: c.ID,
+	require.NoError(t, e.Store.Companies().SaveResource(bg, sc, models.CompanyResource{CompanyID: c.ID,
 		Kind: models.ResourceHosting, Status: models.ResourceFailed, Ref: "/srv/sites/sum", LastError: "boom", Attempts: 3, UpdatedAt: at}))
-	_, err := e.Store.Companies().ReachMilestone(context.Background(), sc, models.MilestoneFirstDollar, at)
+	_, err := e.Store.Companies().ReachMilestone(bg, sc, models.MilestoneFirstDollar, at)
 	require.NoError(t, err)
-	first, err := e.Store.Turns().CreateTurn(context.Background(), sc, models.Turn{ConglomerateID: c.ConglomerateID, SessionID: uuid.NewString(),
+	first, err := e.Store.Turns().CreateTurn(bg, sc, models.Turn{ConglomerateID: c.ConglomerateID, SessionID: uuid.NewString(),
 		Trigger: models.TriggerMessage, Status: models.TurnQueued, Message: "hello", Attachments: []string{}}, nil)
 	require.NoError(t, err)
 	cost := int64(7)
-	_, _, err = e.Store.Turns().FinishTurn(context.Background(), sc, first.ID, "text", models.TurnResult{Status: models.TurnWaiting,
+	_, _, err = e.Store.Turns().FinishTurn(bg, sc, first.ID, "text", models.TurnResult{Status: models.TurnWaiting,
 		Answer: "answer", Question: "Which colour?", CreditsCost: &cost, EndedAt: at}, models.ActivityInput{Kind: models.ActivityDocumentUpdated, Actor: models.ActorSystem, Summary: "turn ended"})
 	require.NoError(t, err)
 	check("one waiting turn, two resources, a milestone")
 
-	_, err = e.Store.Turns().CreateTurn(context.Background(), sc, models.Turn{ConglomerateID: c.ConglomerateID, SessionID: uuid.NewString(),
+	second, err := e.Store.Turns().CreateTurn(bg, sc, models.Turn{ConglomerateID: c.ConglomerateID, SessionID: uuid.NewString(),
 		Trigger: models.TriggerMessage, Status: models.TurnQueued, Message: "again", Attachments: []string{}}, nil)
 	require.NoError(t, err)
 	check("a newer turn")
+	_, err = e.Store.Turns().MarkTurnRunning(bg, sc, second.ID, time.Now().UTC())
+	require.NoError(t, err)
+	check("the newer turn running")
+	require.NoError(t, e.Store.Turns().SetTurnText(bg, sc, second.ID, "so far"))
+	check("the newer turn's text")
+	_, _, err = e.Store.Turns().FinishTurn(bg, sc, second.ID, "done", models.TurnResult{Status: models.TurnCompleted, Answer: "ok",
+		EndedAt: time.Now().UTC()}, models.ActivityInput{Kind: models.ActivityDocumentUpdated, Actor: models.ActorSystem, Summary: "turn ended"})
+	require.NoError(t, err)
+	check("the newer turn ended")
+	_, err = e.SQL.ExecContext(bg, e.Rebind("DELETE FROM turns WHERE id = ?"), second.ID)
+	require.NoError(t, err)
+	check("the newest turn deleted by hand: the one before is the newest again")
+	_, err = e.SQL.ExecContext(bg, e.Rebind("DELETE FROM turns WHERE id = ?"), first.ID)
+	require.NoError(t, err)
+	check("no turn left")
+
+	require.NoError(t, e.Store.Companies().SaveResource(bg, sc, models.CompanyResource{CompanyID: c.ID,
+		Kind: models.ResourceRepository, Status: models.ResourceFailed, LastError: "disk full", UpdatedAt: at}))
+	check("a resource failing")
+	require.NoError(t, e.Store.Companies().SaveResource(bg, sc, models.CompanyResource{CompanyID: c.ID,
+		Kind: models.ResourceHosting, Status: models.ResourceReady, Ref: "/srv/sites/sum", UpdatedAt: at}))
+	check("a resource ready again")
+	_, err = e.Store.Companies().MarkMilestonesSeen(bg, sc, time.Now().UTC())
+	require.NoError(t, err)
+	check("the milestone seen")
+
+	in, delivered, err := e.Store.Sales().DeliverInboundEmail(bg, c.Handle, models.Email{ID: uuid.NewString(), ProviderMessageID: "m1",
+		FromAddress: "a@example.com", ToAddress: "sum@example.com", Subject: "hi", BodyState: models.EmailBodyPresent},
+		models.ActivityInput{Kind: models.ActivityDocumentUpdated, Actor: models.ActorSystem, Summary: "mail"})
+	require.NoError(t, err)
+	require.True(t, delivered)
+	_, _, err = e.Store.Sales().DeliverInboundEmail(bg, c.Handle, models.Email{ID: uuid.NewString(), ProviderMessageID: "m2",
+		FromAddress: "b@example.com", ToAddress: "sum@example.com", Subject: "hello", BodyState: models.EmailBodyPresent},
+		models.ActivityInput{Kind: models.ActivityDocumentUpdated, Actor: models.ActorSystem, Summary: "mail"})
+	require.NoError(t, err)
+	check("two emails received")
+	readAt := time.Now().UTC()
+	_, err = e.Store.Sales().GetEmail(bg, sc, in.ID, &readAt)
+	require.NoError(t, err)
+	check("an email read")
+	out, err := e.Store.Sales().ReserveOutgoingEmail(bg, sc, models.Email{ID: uuid.NewString(), FromAddress: "sum@example.com",
+		ToAddress: "a@example.com", Subject: "re: hi"}, time.Now().UTC().Add(-time.Hour), 100)
+	require.NoError(t, err)
+	require.NoError(t, e.Store.Sales().SetEmailDelivery(bg, sc, out.ID, models.EmailSent, nil))
+	check("an email sent")
+	_, err = e.SQL.ExecContext(bg, e.Rebind("DELETE FROM company_emails WHERE id = ?"), in.ID)
+	require.NoError(t, err)
+	check("an email deleted by hand")
+
+	pay := func(id, currency string, cents int64) {
+		t.Helper()
+		inserted, err := e.Store.Sales().RecordCompanyPayment(bg, sc, models.CompanyPayment{ID: uuid.NewString(), ProviderAccountID: "acct",
+			ProviderPaymentID: id, AmountCents: cents, Currency: currency, PaidAt: time.Now().UTC()})
+		require.NoError(t, err)
+		require.True(t, inserted)
+	}
+	pay("pi_1", models.SalesCurrency, 1500)
+	pay("pi_2", "eur", 900)
+	pay("pi_3", models.SalesCurrency, 200)
+	check("payments, one in another currency")
+	_, _, err = e.Store.Sales().SetPaymentRefunded(bg, sc, "pi_1", 500)
+	require.NoError(t, err)
+	_, _, err = e.Store.Sales().SetPaymentRefunded(bg, sc, "pi_2", 900)
+	require.NoError(t, err)
+	check("refunds")
+
+	commit := func(path string, size int64) models.CompanyFile {
+		t.Helper()
+		key := uuid.NewString()
+		require.NoError(t, e.Store.Files().RecordUploadIntent(bg, sc, key, time.Now().Add(time.Hour)))
+		f, _, err := e.Store.Files().CommitFile(bg, sc, models.CompanyFile{Path: path, BlobKey: key, SizeBytes: size, ContentType: "text/plain"}, 1<<30)
+		require.NoError(t, err)
+		return f
+	}
+	commit("a.txt", 100)
+	b := commit("b.txt", 50)
+	check("two files")
+	commit("a.txt", 30)
+	check("a file replaced by a smaller one")
+	_, err = e.Store.Files().DeleteFile(bg, sc, b.ID)
+	require.NoError(t, err)
+	check("a file deleted")
+
+	cong := e.Store.SystemConglomerateScope(c.ConglomerateID)
+	domain := func(name string) models.DomainPurchase {
+		t.Helper()
+		p, err := e.Store.Growth().CreateDomainPurchase(bg, sc, models.DomainPurchase{Domain: name, PriceCents: 1200, Currency: "usd",
+			State: models.DomainOrderPending})
+		require.NoError(t, err)
+		return p
+	}
+	ev := models.ActivityInput{Kind: models.ActivityDocumentUpdated, Actor: models.ActorSystem, Summary: "domain"}
+	d1, d2 := domain("sum-one.com"), domain("sum-two.com")
+	check("two domains ordered, none attached")
+	_, _, err = e.Store.Growth().FinishDomainPurchase(bg, cong, d1.ID, store.DomainOutcome{Registered: true, At: time.Now().UTC(), AttachTo: c.ID}, ev)
+	require.NoError(t, err)
+	_, _, err = e.Store.Growth().FinishDomainPurchase(bg, cong, d2.ID, store.DomainOutcome{Registered: true, At: time.Now().UTC()}, ev)
+	require.NoError(t, err)
+	check("a domain registered and attached")
+	_, err = e.Store.Growth().DetachDomain(bg, sc, d1.ID, ev)
+	require.NoError(t, err)
+	check("the domain detached")
+	_, err = e.Store.Growth().AttachDomain(bg, sc, d2.ID, ev)
+	require.NoError(t, err)
+	check("the other domain attached")
+	_, err = e.Store.Growth().AttachDomain(bg, sc, d1.ID, ev)
+	require.NoError(t, err)
+	check("the first domain attached in its place")
+
+	_, err = e.Store.Growth().UpdateAdCampaign(bg, sc, func(a *models.AdCampaign) ([]models.ActivityInput, error) {
+		a.DailyCap, a.State = 25, models.AdActive
+		return nil, nil
+	})
+	require.NoError(t, err)
+	check("an ad campaign made")
+	_, err = e.Store.Growth().UpdateAdCampaign(bg, sc, func(a *models.AdCampaign) ([]models.ActivityInput, error) {
+		a.TotalSpent, a.TotalClicks, a.CreativeVersion, a.State = 40, 3, 2, models.AdPaused
+		return nil, nil
+	})
+	require.NoError(t, err)
+	check("the campaign's spend, clicks, creative and state changed")
 }
 
 // The dashboard's lists statement (store.DashboardLists) gives what the
