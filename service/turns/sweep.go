@@ -120,7 +120,7 @@ func (w *Sweeper) start(ctx context.Context, p store.ScopedTurn, wait time.Durat
 // that runs without saying which turn (no memo) is left alone. It looks
 // at idleChecks turns a sweep, going on after the last one the sweep
 // before checked, and from the oldest again once it has seen them all.
-func (w *Sweeper) endOrphans(ctx context.Context, before time.Time) (n int, err error) {
+func (w *Sweeper) endOrphans(ctx context.Context, before time.Time) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	limit := cmp.Or(w.IdleChecks, idleChecks)
@@ -128,34 +128,36 @@ func (w *Sweeper) endOrphans(ctx context.Context, before time.Time) (n int, err 
 	if err != nil {
 		return 0, err
 	}
-	checked := 0
-	defer func() {
-		switch {
-		case checked > 0 && (err != nil || len(idle) == limit):
-			last := idle[checked-1].Turn
-			w.idleAfter = &store.TurnCursor{CreatedAt: last.CreatedAt, ID: last.ID}
-		case err == nil:
-			w.idleAfter = nil
-		}
-	}()
+	n := 0
 	for _, p := range idle {
-		id, running, err := workflowTurn(ctx, w.Temporal, p.Turn.CompanyID)
+		ended, err := w.endOrphan(ctx, p)
 		if err != nil {
 			return n, err
 		}
-		if !running || id != "" && id != p.Turn.ID {
-			status, err := w.Engine.FinishTurn(ctx, Scopes{Company: p.Scope, Conglomerate: p.Account},
-				contract.FinishTurnInput{TurnRef: contract.TurnRef{TurnID: p.Turn.ID, CompanyID: p.Turn.CompanyID, ConglomerateID: p.Turn.ConglomerateID}, Status: models.TurnFailed, ErrorCode: string(models.CodeInternal),
-					ErrorDetail: "The turn's workflow stopped before the turn ended; send the message again."})
-			if err != nil {
-				return n, err
-			}
-			if status == models.TurnFailed {
-				n++
-				w.Logger.WarnContext(ctx, "turn sweep: a running turn's workflow was gone; the turn ended failed", "company", p.Turn.CompanyID, "turn", p.Turn.ID)
-			}
+		if ended {
+			n++
 		}
-		checked++
+		w.idleAfter = &store.TurnCursor{CreatedAt: p.Turn.CreatedAt, ID: p.Turn.ID}
+	}
+	if len(idle) < limit {
+		w.idleAfter = nil // all seen: the next sweep starts from the oldest
 	}
 	return n, nil
+}
+
+// endOrphan ends the idle running turn failed when its company's workflow
+// is closed, missing or runs another turn, and says whether it did.
+func (w *Sweeper) endOrphan(ctx context.Context, p store.ScopedTurn) (bool, error) {
+	id, running, err := workflowTurn(ctx, w.Temporal, p.Turn.CompanyID)
+	if err != nil || running && (id == "" || id == p.Turn.ID) {
+		return false, err
+	}
+	status, err := w.Engine.FinishTurn(ctx, Scopes{Company: p.Scope, Conglomerate: p.Account},
+		contract.FinishTurnInput{TurnRef: contract.TurnRef{TurnID: p.Turn.ID, CompanyID: p.Turn.CompanyID, ConglomerateID: p.Turn.ConglomerateID}, Status: models.TurnFailed, ErrorCode: string(models.CodeInternal),
+			ErrorDetail: "The turn's workflow stopped before the turn ended; send the message again."})
+	if err != nil || status != models.TurnFailed {
+		return false, err
+	}
+	w.Logger.WarnContext(ctx, "turn sweep: a running turn's workflow was gone; the turn ended failed", "company", p.Turn.CompanyID, "turn", p.Turn.ID)
+	return true, nil
 }
