@@ -605,7 +605,9 @@ func TestSweepWaitsForClosingWorkflowsOnceASweep(t *testing.T) {
 		require.NoError(t, err)
 	}
 	waits := &countWaits{Client: w.tmp.Client}
-	sw := &turns.Sweeper{Store: w.e.Store, Temporal: waits, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), CloseWait: 200 * time.Millisecond}
+	// CloseWait is the sweep's whole budget: long enough that the read
+	// before the first start cannot use it up on a loaded machine.
+	sw := &turns.Sweeper{Store: w.e.Store, Temporal: waits, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), CloseWait: 2 * time.Second}
 	n, err := sw.Sweep(ctx, -time.Second)
 	require.NoError(t, err)
 	assert.Zero(t, n, "each turn waits for its company's workflow")
