@@ -11,7 +11,7 @@ import (
 // records none.
 func recordRoute() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		observability.SetRoute(c.Request.Context(), c.FullPath())
+		observability.SetRoute(c.Writer, c.FullPath())
 		c.Next()
 	}
 }

@@ -2,7 +2,6 @@ package observability
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"net"
 	"net/http"
@@ -23,15 +22,27 @@ var httpDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 // RouteUnmatched is the route label of a request no route answered.
 const RouteUnmatched = "unmatched"
 
-type routeKey struct{}
-
 // SetRoute records the route template that answers the request (such as
 // "/companies/{company_id}"), for the listener's metrics and the request's
-// span name. Routers call it once the route is known; without it the
-// ServeMux pattern is used, else the listener's fallback.
-func SetRoute(ctx context.Context, template string) {
-	if p, ok := ctx.Value(routeKey{}).(*string); ok && template != "" {
-		*p = template
+// span name. Routers call it with the response writer they were handed
+// (or one wrapping it, with Unwrap) once the route is known; without it
+// the ServeMux pattern is used, else the listener's fallback. The route
+// travels in the writer, not the request's context: no copy of the
+// request is made for it.
+func SetRoute(w http.ResponseWriter, template string) {
+	if template == "" {
+		return
+	}
+	for range 8 { // a few wrappers at most; never loop on a writer that unwraps to itself
+		switch v := w.(type) {
+		case *statusWriter:
+			v.route = template
+			return
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = v.Unwrap()
+		default:
+			return
+		}
 	}
 }
 
@@ -50,7 +61,6 @@ func MeasureHTTP(listener string, next http.Handler, o HTTPOptions) http.Handler
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		began := time.Now()
 		sw := &statusWriter{ResponseWriter: w} // one allocation for the writer and the route
-		r = r.WithContext(context.WithValue(r.Context(), routeKey{}, &sw.route))
 		defer func() {
 			route := sw.route
 			if route == "" {

@@ -77,6 +77,11 @@ func TestPromlintCatchesABadName(t *testing.T) {
 	assert.NotEmpty(t, problems)
 }
 
+// unwrapper is a response writer around another, as gin's is.
+type unwrapper struct{ http.ResponseWriter }
+
+func (u unwrapper) Unwrap() http.ResponseWriter { return u.ResponseWriter }
+
 // TestMeasureHTTPLabelsByRouteTemplate: the ServeMux pattern (or the
 // router's SetRoute, or the fallback) is the route label, never the raw
 // path; the status is counted by class; a 429 is a refusal of the
@@ -86,8 +91,12 @@ func TestMeasureHTTPLabelsByRouteTemplate(t *testing.T) {
 	mux.HandleFunc("GET /things/{id}", func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") })
 	mux.HandleFunc("POST /slow", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTooManyRequests) })
 	routed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		SetRoute(r.Context(), "/routed/:id")
+		SetRoute(w, "/routed/:id")
 		w.WriteHeader(http.StatusInternalServerError)
+	})
+	wrapped := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		SetRoute(unwrapper{unwrapper{w}}, "/wrapped/:id") // a router's own writer around the listener's
+		w.WriteHeader(http.StatusNoContent)
 	})
 	h := MeasureHTTP("test_mux", mux, HTTPOptions{})
 	for _, path := range []string{"/things/1", "/things/2"} {
@@ -97,12 +106,14 @@ func TestMeasureHTTPLabelsByRouteTemplate(t *testing.T) {
 	}
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/slow", nil))
 	MeasureHTTP("test_router", routed, HTTPOptions{}).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("BREW", "/routed/7", nil))
+	MeasureHTTP("test_wrapped", wrapped, HTTPOptions{}).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/wrapped/7", nil))
 	MeasureHTTP("test_fallback", http.NotFoundHandler(), HTTPOptions{Route: func(*http.Request) string { return "/{site...}" }}).
 		ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/acme/index.html", nil))
 
 	assert.Equal(t, uint64(2), histogramCount(t, "test_mux", "GET", "GET /things/{id}", "2xx"))
 	assert.Equal(t, uint64(1), histogramCount(t, "test_mux", "POST", "POST /slow", "4xx"))
 	assert.Equal(t, uint64(1), histogramCount(t, "test_router", "other", "/routed/:id", "5xx"))
+	assert.Equal(t, uint64(1), histogramCount(t, "test_wrapped", "GET", "/wrapped/:id", "2xx"))
 	assert.Equal(t, uint64(1), histogramCount(t, "test_fallback", "GET", "/{site...}", "4xx"))
 	assert.Equal(t, 1.0, testutil.ToFloat64(rateLimited.WithLabelValues("test_mux")))
 	assert.NotContains(t, scrape(t), "/things/1", "no raw path in a label")

@@ -14,9 +14,11 @@
 # the check that every event answered 200 was stored.
 #
 # DATABASE_URL=postgres://… switches the store to Postgres (else SQLite);
-# BENCH_SECONDS sets each wrk run's length (default 10); BENCH_STARTS=0
+# BENCH_SECONDS sets each wrk run's length (default 10); BENCH_ROUNDS how
+# many times each row is run (default 3; the table gives the median ratio
+# and the range); BENCH_STARTS=0
 # skips the start-up timings; BENCH_PROFILE=1 writes a CPU profile of the
-# server during each of its rows (HOLDCO_PPROF_ADDR) to
+# server during each of its rows in the first round (HOLDCO_PPROF_ADDR) to
 # .cache/bench-profiles/<store>-<row>.pprof. Figures go to
 # docs/benchmarks.md by hand.
 set -euo pipefail
@@ -102,7 +104,7 @@ declare -A rps bad total
 wrk_run() {
 	local name=$1; shift
 	local prof=""
-	if [ "${BENCH_PROFILE:-0}" = 1 ] && [[ $name != bare* ]]; then
+	if [ "${BENCH_PROFILE:-0}" = 1 ] && [[ $name != bare* ]] && [ "$round" = 1 ]; then
 		mkdir -p .cache/bench-profiles
 		curl -fs -o ".cache/bench-profiles/$store-$name.pprof" "http://$PPROF/debug/pprof/profile?seconds=$((SECS > 2 ? SECS - 1 : 1))" & prof=$!
 	fi
@@ -112,32 +114,57 @@ wrk_run() {
 	total[$name]=$(awk '/requests in/{print $1}' <<<"$out")
 	bad[$name]=$(awk '/Non-2xx/{print $5}' <<<"$out"); bad[$name]=${bad[$name]:-0}
 }
+# Each row is measured ROUNDS times, the rows one after another in each
+# round; a row's ratio in a round is to its reference measured in the
+# same round, seconds before. The table gives the median of the rounds and
+# their range: this machine's speed drifts by a quarter from one minute to
+# the next, and interleaved rounds keep that drift out of the ratios.
+ROUNDS=${BENCH_ROUNDS:-3}
+# Rows and their references, in the order run.
+pairs=(health:bare me:health dashboard:health mcp_health:health tools_list:health get_credits:health capture:bare_post)
+declare -A ratios speeds
+cap_total=0 cap_bad=0
 LUA_EVENT=scripts/benchanalytics/event.lua LUA_RPC=scripts/benchmcp/rpc.lua
-echo "== wrk -t2 -c64 -d${SECS}s ($store)"
+echo "== wrk -t2 -c64 -d${SECS}s, $ROUNDS rounds ($store)"
 wrk -t2 -c64 -d2s "$BARE" >/dev/null # warm-up
-wrk_run bare "$BARE"
-wrk_run health "$API/health"
-wrk_run me -H "Authorization: Bearer $PAT" "$API/auth/me"
-wrk_run dashboard -H "Authorization: Bearer $PAT" "$API/companies/$CO/dashboard"
-wrk_run mcp_health "$MCP/health"
-HOLDCO_BENCH_METHOD=tools/list wrk_run tools_list -s $LUA_RPC "$MCP/"
-HOLDCO_BENCH_METHOD=tools/call HOLDCO_BENCH_TOOL=get_credits wrk_run get_credits -s $LUA_RPC "$MCP/"
-wrk_run bare_post -s $LUA_EVENT "$BARE"
-wrk_run capture -s $LUA_EVENT "$API/analytics/e/"
+for round in $(seq 1 "$ROUNDS"); do
+	wrk_run bare "$BARE"
+	wrk_run health "$API/health"
+	wrk_run me -H "Authorization: Bearer $PAT" "$API/auth/me"
+	wrk_run dashboard -H "Authorization: Bearer $PAT" "$API/companies/$CO/dashboard"
+	wrk_run mcp_health "$MCP/health"
+	HOLDCO_BENCH_METHOD=tools/list wrk_run tools_list -s $LUA_RPC "$MCP/"
+	HOLDCO_BENCH_METHOD=tools/call HOLDCO_BENCH_TOOL=get_credits wrk_run get_credits -s $LUA_RPC "$MCP/"
+	wrk_run bare_post -s $LUA_EVENT "$BARE"
+	wrk_run capture -s $LUA_EVENT "$API/analytics/e/"
+	for name in bare bare_post; do speeds[$name]+="${rps[$name]} "; done
+	for p in "${pairs[@]}"; do
+		n=${p%%:*} ref=${p##*:}
+		speeds[$n]+="${rps[$n]} "
+		ratios[$n]+="$(awk -v r="${rps[$n]}" -v b="${rps[$ref]}" 'BEGIN{printf "%.3f", r/b}') "
+		[ "${bad[$n]}" = 0 ] || echo "round $round: $n answered ${bad[$n]} not 2xx" >&2
+	done
+	cap_total=$((cap_total + total[capture])) cap_bad=$((cap_bad + bad[capture]))
+	echo "round $round: capture $(awk -v r="${rps[capture]}" -v b="${rps[bare_post]}" 'BEGIN{printf "%.3f", r/b}') of bare POST, dashboard $(awk -v r="${rps[dashboard]}" -v b="${rps[health]}" 'BEGIN{printf "%.3f", r/b}') of /health"
+done
 
 # Every event answered 200 is stored (each 200 follows its commit; the
 # summary's rollups are read once the last batch is in).
-accepted=$(( ${total[capture]} - ${bad[capture]} ))
+accepted=$((cap_total - cap_bad))
 stored=0
 for _ in $(seq 1 600); do stored=$(pageviews); [ "${stored%.*}" -ge "$accepted" ] && break; sleep 0.1; done
 
+median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+range() { tr ' ' '\n' | grep . | sort -g | awk 'NR==1{lo=$1} {hi=$1} END{if (lo==hi) print ""; else printf "%s–%s", lo, hi}'; }
 row() { # name, what, base name, target
-	awk -v n="$2" -v r="${rps[$1]}" -v b="${rps[$3]}" -v base="$3" -v t="$4" -v bad="${bad[$1]}" \
-		'BEGIN{printf "| %-40s | %8.0f | %6.3f of %-9s | %-6s | %s |\n", n, r, r/b, base, t, (bad>0 ? bad " not 2xx" : "")}'
+	local r b
+	r=$(median <<<"${speeds[$1]}")
+	awk -v n="$2" -v r="$r" -v ratio="$(median <<<"${ratios[$1]}")" -v span="$(range <<<"${ratios[$1]}")" -v base="$3" -v t="$4" \
+		'BEGIN{printf "| %-40s | %8.0f | %s of %-9s | %-11s | %-6s |\n", n, r, ratio, base, span, t}'
 }
-base() { awk -v n="$2" -v r="${rps[$1]}" 'BEGIN{printf "| %-40s | %8.0f | %-16s | %-6s | |\n", n, r, "1", ""}'; }
+base() { awk -v n="$2" -v r="$(median <<<"${speeds[$1]}")" 'BEGIN{printf "| %-40s | %8.0f | %-16s | %-11s | %-6s |\n", n, r, "1", "", ""}'; }
 echo
-echo "| what ($store, wrk -t2 -c64 -d${SECS}s) | req/s | ratio | target | |"
+echo "| what ($store, wrk -t2 -c64 -d${SECS}s, median of $ROUNDS rounds) | req/s | ratio | ratio's range | target |"
 echo "|---|---|---|---|---|"
 base bare "bare net/http GET"
 row health "GET /health" bare ""
@@ -149,5 +176,5 @@ row get_credits "connector tools/call get_credits" health "≥ 0.15"
 base bare_post "bare net/http POST (one event)"
 row capture "POST /analytics/e/ (one page view)" bare_post "≥ 0.5"
 echo
-echo "capture: ${total[capture]} requests, ${bad[capture]} not 200, $accepted answered 200, ${stored%.*} page views stored"
+echo "capture: $cap_total requests, $cap_bad not 200, $accepted answered 200, ${stored%.*} page views stored"
 [ "${stored%.*}" -ge "$accepted" ] || { echo "capture: events answered 200 are missing" >&2; exit 1; }

@@ -274,20 +274,17 @@ func (w wireEvent) event(now time.Time, sentAt string) (models.AnalyticsEvent, b
 	}
 	p := w.Properties
 	e := models.AnalyticsEvent{At: at, DistinctID: id, Event: w.Event, ScreenWidth: p.ScreenWidth, ScreenHeight: p.ScreenHeight}
-	page, _ := url.Parse(p.CurrentURL)
-	if page == nil {
-		page = &url.URL{}
-	}
-	e.Path = firstNonEmpty(p.Pathname, page.Path)
+	page := parsePageURL(p.CurrentURL)
+	e.Path = firstNonEmpty(p.Pathname, page.path)
 	if e.Path == "" {
 		e.Path = "/"
 	}
 	e.Path = clip(e.Path, 500)
-	host := strings.ToLower(firstNonEmpty(page.Hostname(), p.Host))
+	host := strings.ToLower(firstNonEmpty(page.host, p.Host))
 	e.Referrer = referrerHost(p.Referrer, p.ReferringHost, host)
 	var q url.Values // parsed only when a utm_* property is missing and the URL has a query
-	if page.RawQuery != "" && (p.UTMSource == "" || p.UTMMedium == "" || p.UTMCampaign == "") {
-		q = page.Query()
+	if page.rawQuery != "" && (p.UTMSource == "" || p.UTMMedium == "" || p.UTMCampaign == "") {
+		q, _ = url.ParseQuery(page.rawQuery)
 	}
 	e.UTMSource = clip(firstNonEmpty(p.UTMSource, q.Get("utm_source")), 200)
 	e.UTMMedium = clip(firstNonEmpty(p.UTMMedium, q.Get("utm_medium")), 200)
@@ -349,9 +346,7 @@ func dimensionText(s string) int {
 func referrerHost(ref, refDomain, pageHost string) string {
 	h := ""
 	if ref != "" && ref != "$direct" {
-		if u, err := url.Parse(ref); err == nil {
-			h = u.Hostname()
-		}
+		h = parsePageURL(ref).host
 	}
 	if h == "" && refDomain != "$direct" {
 		h = refDomain
