@@ -95,6 +95,10 @@ type analyticsHandlers struct {
 
 const capturePaths = "/analytics/e/ and /analytics/batch/"
 
+// capturePathList is the capture routes (served ahead of gin for POST,
+// direct.go).
+var capturePathList = []string{"/analytics/e/", "/analytics/batch/"}
+
 func registerAnalyticsRoutes(api huma.API, engine *gin.Engine, h *analyticsHandlers) {
 	tags := []string{"analytics"}
 	huma.Register(api, huma.Operation{OperationID: "get-analytics-summary", Method: http.MethodGet, Path: "/companies/{company_id}/analytics/summary",
@@ -118,11 +122,13 @@ func registerAnalyticsRoutes(api huma.API, engine *gin.Engine, h *analyticsHandl
 		Description: "The same script as /analytics/v1.js for the company whose handle is `s`; an unknown handle answers the script that records nothing.",
 		Responses:   loaderResponses()}, h.snippet)
 
-	// Capture is served by gin handlers: PostHog clients send gzip, form
+	// Capture is not a huma operation: PostHog clients send gzip, form
 	// and base64 bodies huma would refuse, and it must stay cheap per
-	// request. The operations are documented in the OpenAPI document.
-	for _, p := range []struct{ id, path, what string }{{"capture-event", "/analytics/e/", "one event (or any body /batch/ takes)"},
-		{"capture-batch", "/analytics/batch/", "a batch: {api_key, batch: [events]} or an array of events"}} {
+	// request. The router serves POST ahead of gin (direct.go); the gin
+	// routes answer the other methods, and the operations are documented
+	// in the OpenAPI document.
+	for _, p := range []struct{ id, path, what string }{{"capture-event", capturePathList[0], "one event (or any body /batch/ takes)"},
+		{"capture-batch", capturePathList[1], "a batch: {api_key, batch: [events]} or an array of events"}} {
 		documentCapture(api.OpenAPI(), tags, p.id, p.path, p.what)
 		engine.POST(p.path, h.capture)
 		engine.OPTIONS(p.path, h.preflight)

@@ -78,7 +78,13 @@ func TestCaptureEndpoints(t *testing.T) {
 		require.Equal(t, http.StatusOK, rec.Code, "%s: %s", c.name, rec.Body.String())
 		assert.JSONEq(t, `{"status":1}`, rec.Body.String(), c.name)
 		assert.Equal(t, "https://ada.example", rec.Header().Get("Access-Control-Allow-Origin"), c.name)
+		assert.Len(t, rec.Header().Get("X-Request-Id"), 24, "%s: a minted request id", c.name)
 	}
+	// POST is served ahead of gin; other methods still get the router's answers.
+	rec := httptest.NewRecorder()
+	w.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/analytics/e/", nil))
+	assert.Equal(t, http.StatusMethodNotAllowed, rec.Code)
+	assert.Contains(t, rec.Body.String(), `"method_not_allowed"`)
 	w.svc.Analytics.Flush(context.Background())
 	st := w.svc.Analytics.Stats()
 	assert.Equal(t, int64(8), st.Stored)
@@ -89,7 +95,7 @@ func TestCaptureEndpoints(t *testing.T) {
 	pre.Header.Set("Origin", "https://ada.example")
 	pre.Header.Set("Access-Control-Request-Method", "POST")
 	pre.Header.Set("Access-Control-Request-Headers", "content-type")
-	rec := httptest.NewRecorder()
+	rec = httptest.NewRecorder()
 	w.handler.ServeHTTP(rec, pre)
 	assert.Equal(t, http.StatusNoContent, rec.Code)
 	assert.Equal(t, "https://ada.example", rec.Header().Get("Access-Control-Allow-Origin"))

@@ -23,19 +23,24 @@ const requestIDHeader = "X-Request-Id"
 // (withErrorSink) and the request id. The id is a caller's X-Request-Id
 // when it is short and plain, otherwise a minted one; it is echoed on the
 // response, and every log line of the request carries it.
-func requestContext(logger *slog.Logger) gin.HandlerFunc {
-	sink := newErrorSink(logger)
+func requestContext(sink *errorSink) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		id := c.GetHeader(requestIDHeader)
-		if !validRequestID(id) {
-			var b [12]byte
-			_, _ = rand.Read(b[:])
-			id = hex.EncodeToString(b[:])
-		}
-		c.Writer.Header()[requestIDHeader] = []string{id}
-		c.Request = c.Request.WithContext(logging.WithRequestID(withErrorSink(c.Request.Context(), sink), id))
+		c.Request = withRequestValues(c.Writer, c.Request, sink)
 		c.Next()
 	}
+}
+
+// withRequestValues is requestContext's work: r with the sink and the
+// request id in its context, the id on w.
+func withRequestValues(w http.ResponseWriter, r *http.Request, sink *errorSink) *http.Request {
+	id := r.Header.Get(requestIDHeader)
+	if !validRequestID(id) {
+		var b [12]byte
+		_, _ = rand.Read(b[:])
+		id = hex.EncodeToString(b[:])
+	}
+	w.Header()[requestIDHeader] = []string{id}
+	return r.WithContext(logging.WithRequestID(withErrorSink(r.Context(), sink), id))
 }
 
 func validRequestID(id string) bool {
@@ -59,38 +64,51 @@ func accessLog(logger *slog.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
 		c.Next()
-		level := slog.LevelInfo
-		if p := c.Request.URL.Path; p == "/health" || strings.HasPrefix(p, "/analytics/") {
-			level = slog.LevelDebug // polled constantly by probes; posted by every visitor's browser
-		}
-		if !logger.Enabled(c.Request.Context(), level) {
-			return
-		}
-		route := c.FullPath()
-		if route == "" {
-			route = "(unmatched)"
-		}
-		attrs := []slog.Attr{slog.String("method", c.Request.Method), slog.String("route", route)}
-		for _, p := range c.Params {
-			if _, err := uuid.Parse(p.Value); err == nil && len(p.Value) == 36 {
-				attrs = append(attrs, slog.String(p.Key, p.Value))
-			}
-		}
-		attrs = append(attrs, slog.Int("status", c.Writer.Status()), slog.Int("bytes", c.Writer.Size()),
-			slog.Duration("duration", time.Since(start)))
-		logger.LogAttrs(c.Request.Context(), level, "http request", attrs...)
+		logAccess(logger, c.Request, c.FullPath(), c.Params, c.Writer.Status(), c.Writer.Size(), start)
 	}
+}
+
+// accessLevel is the level of a request's line: debug for the paths
+// polled constantly by probes and posted by every visitor's browser.
+func accessLevel(r *http.Request) slog.Level {
+	if p := r.URL.Path; p == "/health" || strings.HasPrefix(p, "/analytics/") {
+		return slog.LevelDebug
+	}
+	return slog.LevelInfo
+}
+
+// logAccess writes accessLog's line (route "" is an unmatched request).
+func logAccess(logger *slog.Logger, r *http.Request, route string, params gin.Params, status, size int, start time.Time) {
+	level := accessLevel(r)
+	if !logger.Enabled(r.Context(), level) {
+		return
+	}
+	if route == "" {
+		route = "(unmatched)"
+	}
+	attrs := []slog.Attr{slog.String("method", r.Method), slog.String("route", route)}
+	for _, p := range params {
+		if _, err := uuid.Parse(p.Value); err == nil && len(p.Value) == 36 {
+			attrs = append(attrs, slog.String(p.Key, p.Value))
+		}
+	}
+	attrs = append(attrs, slog.Int("status", status), slog.Int("bytes", size), slog.Duration("duration", time.Since(start)))
+	logger.LogAttrs(r.Context(), level, "http request", attrs...)
 }
 
 // recoverPanics answers 500 in the common error shape and logs the panic.
 func recoverPanics(logger *slog.Logger) gin.HandlerFunc {
 	return gin.CustomRecoveryWithWriter(nil, func(c *gin.Context, rec any) {
-		logger.ErrorContext(c.Request.Context(), "panic while serving request", "panic", fmt.Sprint(rec), "route", c.FullPath())
+		logPanic(logger, c.Request, c.FullPath(), rec)
 		if !c.Writer.Written() {
 			writeError(c.Writer, models.CodeInternal, "An unexpected error occurred; it has been logged.")
 		}
 		c.Abort()
 	})
+}
+
+func logPanic(logger *slog.Logger, r *http.Request, route string, rec any) {
+	logger.ErrorContext(r.Context(), "panic while serving request", "panic", fmt.Sprint(rec), "route", route)
 }
 
 // keepReadDeadline hands huma a response writer whose SetReadDeadline

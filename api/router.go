@@ -44,6 +44,10 @@ type Deps struct {
 type Router struct {
 	http.Handler
 	API huma.API
+	// serve is Handler answering HEAD as GET; direct the routes served
+	// ahead of gin (direct.go), by path, for POST.
+	serve  http.Handler
+	direct map[string]http.HandlerFunc
 }
 
 // New builds the REST handler.
@@ -56,7 +60,8 @@ func New(d Deps) *Router {
 	engine.HandleMethodNotAllowed = true
 	engine.ContextWithFallback = true
 	_ = engine.SetTrustedProxies(nil)
-	engine.Use(recordRoute(), requestContext(d.Logger), accessLog(d.Logger), recoverPanics(d.Logger), keepReadDeadline())
+	sink := newErrorSink(d.Logger)
+	engine.Use(recordRoute(), requestContext(sink), accessLog(d.Logger), recoverPanics(d.Logger), keepReadDeadline())
 	engine.NoRoute(func(c *gin.Context) {
 		writeError(c.Writer, models.CodeNotFound, "No route matches "+c.Request.Method+" "+c.Request.URL.Path+".")
 	})
@@ -91,15 +96,27 @@ func New(d Deps) *Router {
 	}
 
 	documentValidationErrors(humaAPI.OpenAPI())
-	registerRoutes(humaAPI, engine, d)
+	r := &Router{Handler: engine, API: humaAPI, serve: headAsGet(engine)}
+	if capture := registerRoutes(humaAPI, engine, d); capture != nil {
+		r.direct = map[string]http.HandlerFunc{}
+		for _, path := range capturePathList {
+			r.direct[path] = direct(d.Logger, sink, path, capture)
+		}
+	}
 	registerDocs(engine)
-	return &Router{Handler: engine, API: humaAPI}
+	return r
 }
 
 // ServeHTTP serves the REST handler, answering HEAD wherever GET is
 // served.
 func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	headAsGet(r.Handler).ServeHTTP(w, req)
+	if req.Method == http.MethodPost {
+		if h := r.direct[req.URL.Path]; h != nil {
+			h(w, req)
+			return
+		}
+	}
+	r.serve.ServeHTTP(w, req)
 }
 
 type headRequestKey struct{}

@@ -299,3 +299,52 @@ func TestHealthHandlerSharesTheAPIsCachedProbes(t *testing.T) {
 	assert.Less(t, calls, polls, "probes are cached, not run per poll")
 	assert.NotContains(t, logs.String(), "hunter2pw")
 }
+
+// TestDirectRouteKeepsTheRouterMiddleware: a route served ahead of gin
+// (capture, direct.go) echoes or mints the request id, puts it and the
+// error sink in the request's context, logs its access line with the
+// route, and answers a panic with the common 500 body unless it had
+// answered already; net/http's abort panic goes through.
+func TestDirectRouteKeepsTheRouterMiddleware(t *testing.T) {
+	var logs bytes.Buffer
+	logger := logging.New(&logs, slog.LevelDebug, "json")
+	sink := newErrorSink(logger)
+	h := direct(logger, sink, "/analytics/e/", func(w http.ResponseWriter, r *http.Request) {
+		assert.Same(t, sink, sinkOf(r.Context()), "the router's error sink")
+		switch r.Header.Get("X-Test") {
+		case "panic":
+			panic("capture exploded")
+		case "answered":
+			w.WriteHeader(http.StatusAccepted)
+			panic("after the answer")
+		case "abort":
+			panic(http.ErrAbortHandler)
+		}
+		logger.InfoContext(r.Context(), "in the handler")
+		_, _ = w.Write([]byte(`{"status":1}`))
+	})
+
+	rec, body := do(t, h, http.MethodPost, "/analytics/e/", "", "X-Request-Id", "cap-1")
+	assert.Equal(t, http.StatusOK, rec.Code)
+	assert.Equal(t, float64(1), body["status"])
+	assert.Equal(t, "cap-1", rec.Header().Get("X-Request-Id"))
+	assert.Contains(t, logs.String(), `"msg":"in the handler","request_id":"cap-1"`)
+	assert.Regexp(t, `"level":"DEBUG","msg":"http request","method":"POST","route":"/analytics/e/","status":200,"bytes":12,"duration":\d+,"request_id":"cap-1"`, logs.String())
+
+	rec, body = do(t, h, http.MethodPost, "/analytics/e/", "", "X-Test", "panic", "X-Request-Id", "bad id")
+	assert.Equal(t, http.StatusInternalServerError, rec.Code)
+	assert.Equal(t, "internal_error", body["error"])
+	assert.NotContains(t, body["detail"], "exploded")
+	minted := rec.Header().Get("X-Request-Id")
+	assert.Len(t, minted, 24)
+	assert.Contains(t, logs.String(), `"level":"ERROR","msg":"panic while serving request","panic":"capture exploded","route":"/analytics/e/","request_id":"`+minted+`"`)
+	assert.Regexp(t, `"msg":"http request","method":"POST","route":"/analytics/e/","status":500,"bytes":\d+,"duration":\d+,"request_id":"`+minted+`"`, logs.String())
+
+	rec, _ = do(t, h, http.MethodPost, "/analytics/e/", "", "X-Test", "answered")
+	assert.Equal(t, http.StatusAccepted, rec.Code, "an answer already given stands")
+	assert.Empty(t, rec.Body.String())
+
+	assert.PanicsWithValue(t, http.ErrAbortHandler, func() {
+		do(t, h, http.MethodPost, "/analytics/e/", "", "X-Test", "abort")
+	})
+}

@@ -1,13 +1,17 @@
 package api
 
 import (
+	"net/http"
+
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/gin-gonic/gin"
 )
 
 // registerRoutes is the route table: every REST operation and page is
-// registered here, one resource per file.
-func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
+// registered here, one resource per file. It returns the capture handler,
+// which the router also serves ahead of gin (direct.go), nil without
+// services.
+func registerRoutes(api huma.API, engine *gin.Engine, d Deps) http.HandlerFunc {
 	h := newHealthHandler(d.Health, d.Logger)
 	huma.Register(api, huma.Operation{
 		OperationID: "get-health",
@@ -20,7 +24,7 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 		Tags: []string{"health"},
 	}, h.get)
 	if d.Service == nil {
-		return
+		return nil
 	}
 	registerAuthRoutes(api, &authHandlers{svc: d.Service.Identity, secure: d.SecureCookies})
 	registerCLIRoutes(api, &cliHandlers{svc: d.Service.Identity, trusted: d.TrustedProxies})
@@ -45,7 +49,9 @@ func registerRoutes(api huma.API, engine *gin.Engine, d Deps) {
 	registerDomainRoutes(api, &domainHandlers{svc: d.Service.Growth})
 	registerAdRoutes(api, &adHandlers{svc: d.Service.Growth})
 	registerDomainPages(engine, &domainPages{svc: d.Service.Growth, ids: d.Service.Identity, logger: d.Logger})
-	registerAnalyticsRoutes(api, engine, &analyticsHandlers{svc: d.Service.Analytics, trusted: d.TrustedProxies, logger: d.Logger})
+	analytics := &analyticsHandlers{svc: d.Service.Analytics, trusted: d.TrustedProxies, logger: d.Logger}
+	registerAnalyticsRoutes(api, engine, analytics)
 	registerFoundingRoutes(api, &foundingHandlers{svc: d.Service.Founding})
 	registerPages(engine, &pages{svc: d.Service.Identity, logger: d.Logger, companies: d.Service.Companies})
+	return analytics.serveCapture
 }

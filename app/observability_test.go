@@ -64,6 +64,17 @@ func TestOneMessageIsOneTrace(t *testing.T) {
 		return s != "queued" && s != "running"
 	}, testenv.EventualBound, 100*time.Millisecond)
 
+	// Analytics capture, served ahead of the REST router's gin chain, gets
+	// the same middleware: request id, access log, route label, span name.
+	capReq, err := http.NewRequest("POST", base+"/analytics/e/", strings.NewReader(`{"event":"$pageview","distinct_id":"t1"}`))
+	require.NoError(t, err)
+	capReq.Header.Set("X-Request-Id", "capture-trace-1")
+	capResp, err := http.DefaultClient.Do(capReq)
+	require.NoError(t, err)
+	capResp.Body.Close()
+	require.Equal(t, 200, capResp.StatusCode)
+	assert.Equal(t, "capture-trace-1", capResp.Header.Get("X-Request-Id"))
+
 	// The request's server span is the root of its trace.
 	var root sdktrace.ReadOnlySpan
 	for _, s := range rec.Ended() {
@@ -178,6 +189,19 @@ func TestOneMessageIsOneTrace(t *testing.T) {
 		}
 	}
 	assert.True(t, found, "a JSON log line with trace_id %s", traceID)
+	captureLine := false
+	for line := range strings.Lines(logs.String()) {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) == nil && rec["msg"] == "http request" && rec["route"] == "/analytics/e/" {
+			captureLine = rec["request_id"] == "capture-trace-1" && rec["status"] == 200.0 && rec["level"] == "DEBUG"
+		}
+	}
+	assert.True(t, captureLine, "capture's access line, at debug, with its request id and status")
+	captureSpan := false
+	for _, s := range rec.Ended() {
+		captureSpan = captureSpan || s.Name() == "POST /analytics/e/"
+	}
+	assert.True(t, captureSpan, "capture's server span is named after its route")
 
 	// The metrics listener: the request by route, the turn, the SDK.
 	resp, err := http.Get("http://" + a.MetricsAddr() + "/metrics")
@@ -187,6 +211,7 @@ func TestOneMessageIsOneTrace(t *testing.T) {
 	require.Equal(t, 200, resp.StatusCode)
 	scrape := string(body)
 	assert.Contains(t, scrape, `holdco_http_request_duration_seconds_count{listener="api",method="POST",route="/companies/:company_id/messages",status_class="2xx"}`)
+	assert.Contains(t, scrape, `holdco_http_request_duration_seconds_count{listener="api",method="POST",route="/analytics/e/",status_class="2xx"}`)
 	assert.Contains(t, scrape, `holdco_turns_ended_total{state="completed"}`)
 	assert.Contains(t, scrape, `holdco_model_calls_total{outcome="ok",provider="scripted"}`)
 	assert.Contains(t, scrape, `holdco_provisioning_outcomes_total{kind="repository",outcome="ready"}`)

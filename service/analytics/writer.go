@@ -66,6 +66,10 @@ type Queue struct {
 	// (or is full), and push closes ready then.
 	want  int
 	ready chan struct{}
+	// spare is the events slice of the last batch committed, emptied, for
+	// the next batch (recycle): the writer commits one batch at a time, so
+	// one slice goes round instead of a new one a batch.
+	spare []models.AnalyticsEvent
 }
 
 func newQueue(o Options) *Queue {
@@ -89,7 +93,12 @@ func (q *Queue) push(events []models.AnalyticsEvent) (*batch, bool, error) {
 	if n := len(q.batches); n > 0 && len(q.batches[n-1].events)+len(events) <= q.flushAt {
 		b = q.batches[n-1]
 	} else {
-		b = &batch{events: make([]models.AnalyticsEvent, 0, min(q.flushAt, max(len(events), 64))), done: make(chan struct{})}
+		size := min(q.flushAt, max(len(events), 64))
+		b = &batch{events: q.spare, done: make(chan struct{})}
+		q.spare = nil
+		if cap(b.events) < size {
+			b.events = make([]models.AnalyticsEvent, 0, size)
+		}
 		q.batches = append(q.batches, b)
 	}
 	b.events = append(b.events, events...)
@@ -129,6 +138,18 @@ func (q *Queue) gather(want int, wait time.Duration) {
 		}
 		q.mu.Unlock()
 	}
+}
+
+// recycle keeps a committed batch's events slice for the next batch.
+// Its rows are cleared first: the collector may free what they held.
+func (q *Queue) recycle(events []models.AnalyticsEvent) {
+	if cap(events) > max(q.flushAt, 64) {
+		return // a one-off large batch is not kept
+	}
+	clear(events)
+	q.mu.Lock()
+	q.spare = events[:0]
+	q.mu.Unlock()
 }
 
 // openRequests is how many requests wait in batches.
@@ -241,6 +262,7 @@ func (s *Service) writeLoop() {
 		}
 		b.err = s.commit(b.events)
 		close(b.done)
+		s.queue.recycle(b.events) // the batch's requests read only err
 		want = b.requests + s.queue.openRequests()
 	}
 }
