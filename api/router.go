@@ -108,7 +108,7 @@ func New(d Deps) *Router {
 }
 
 // ServeHTTP serves the REST handler, answering HEAD wherever GET is
-// served.
+// served; POST on a direct route (capture, direct.go) skips gin.
 func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if req.Method == http.MethodPost {
 		if h := r.direct[req.URL.Path]; h != nil {
