@@ -278,6 +278,10 @@ func (s *Service) commit(events []models.AnalyticsEvent) error {
 	defer cancel()
 	err := s.store.Analytics().AppendAnalyticsInbox(ctx, events)
 	if err == nil {
+		// Counted before the folder hears of them: a folder woken by
+		// added measures the rate from Stored and must see these.
+		s.counter.Stored.Add(int64(len(events)))
+		s.counter.Commits.Add(1)
 		s.added(len(events))
 	}
 	s.failMu.Lock()
@@ -292,8 +296,6 @@ func (s *Service) commit(events []models.AnalyticsEvent) error {
 		s.failedBatches++
 		return fmt.Errorf("analytics: store events: %w", err)
 	}
-	s.counter.Stored.Add(int64(len(events)))
-	s.counter.Commits.Add(1)
 	if !s.failing.IsZero() {
 		s.logger.Info("analytics: events are stored again", "after", time.Since(s.failing).Round(time.Millisecond).String(),
 			"failed_batches", s.failedBatches)
