@@ -116,15 +116,15 @@ func (t *Turns) scopes(ctx context.Context, ref contract.TurnRef) (turns.Scopes,
 	return turns.Scopes{Company: company, Conglomerate: t.Store.SystemConglomerateScope(company.ConglomerateID())}, nil
 }
 
-// heartbeat reports liveness at once and then every HeartbeatEvery until
-// stopped.
+// heartbeat reports liveness every HeartbeatEvery until stopped. Not at
+// once: the heartbeat timeout counts from the activity's start, and a
+// first heartbeat is a round trip to the server (about 2 ms here) that a
+// step of a few milliseconds would wait for; an interrupt reaches a call
+// at the first tick as at any later one.
 func (t *Turns) heartbeat(ctx context.Context) (stop func()) {
 	every := t.HeartbeatEvery
 	if every <= 0 {
 		every = time.Second
-	}
-	if activity.IsActivity(ctx) {
-		activity.RecordHeartbeat(ctx)
 	}
 	return heartbeatWith(ctx, every, nil)
 }

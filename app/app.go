@@ -323,6 +323,19 @@ func (a *App) stop(ctx context.Context) {
 	a.stopObservability(ctx)
 }
 
+// temporalConnection is how the client talks to Temporal. The SDK gzips
+// every request (and the server its answers) by default; the embedded
+// server is in this process, reached over loopback, where compressing is
+// CPU spent on both sides of each of a turn's dozen round trips for
+// nothing (docs/benchmarks.md, Agent turns). A cluster elsewhere keeps the
+// SDK's default.
+func temporalConnection(t config.Temporal) client.ConnectionOptions {
+	if t.Embedded() {
+		return client.ConnectionOptions{GrpcCompression: &client.GrpcCompressionNone{}}
+	}
+	return client.ConnectionOptions{}
+}
+
 func (a *App) temporalAddress() string {
 	if a.cfg.Temporal.Embedded() {
 		return "embedded " + a.dev.Address()
@@ -340,11 +353,12 @@ func (a *App) connectTemporal(ctx context.Context) error {
 		return err
 	}
 	opts := client.Options{
-		HostPort:       cfg.Temporal.Address,
-		Namespace:      cfg.Temporal.Namespace,
-		Logger:         TemporalLogger(a.logger),
-		MetricsHandler: observability.TemporalMetrics(),
-		Interceptors:   interceptors,
+		HostPort:          cfg.Temporal.Address,
+		Namespace:         cfg.Temporal.Namespace,
+		Logger:            TemporalLogger(a.logger),
+		MetricsHandler:    observability.TemporalMetrics(),
+		Interceptors:      interceptors,
+		ConnectionOptions: temporalConnection(cfg.Temporal),
 	}
 	if !cfg.Temporal.Embedded() {
 		dialCtx, cancel := context.WithTimeout(ctx, externalDialTimeout)

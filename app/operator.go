@@ -61,7 +61,7 @@ func OpenOperator(ctx context.Context, cfg config.Config, logger *slog.Logger) (
 	dialCtx, cancel := context.WithTimeout(ctx, operatorDialTimeout)
 	defer cancel()
 	c, derr := client.DialContext(dialCtx, client.Options{HostPort: addr, Namespace: cfg.Temporal.Namespace,
-		Logger: TemporalLogger(logger), MetricsHandler: observability.TemporalMetrics()})
+		Logger: TemporalLogger(logger), MetricsHandler: observability.TemporalMetrics(), ConnectionOptions: temporalConnection(cfg.Temporal)})
 	if derr != nil {
 		op.TemporalErr = fmt.Errorf("temporal at %s does not answer: %w", addr, derr)
 	} else {

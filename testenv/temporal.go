@@ -77,7 +77,10 @@ func NewTemporal(t testing.TB, register func(worker.Registry)) *Temporal {
 		t.Fatalf("testenv: namespace %s: %v", ns, err)
 	}
 	logger := testLogger(t)
-	c, err := client.DialContext(ctx, client.Options{HostPort: hostPort, Namespace: ns, Logger: logger})
+	// Uncompressed, as holdco's client of its embedded server (app's
+	// temporalConnection): the tests' server stands in for that one.
+	c, err := client.DialContext(ctx, client.Options{HostPort: hostPort, Namespace: ns, Logger: logger,
+		ConnectionOptions: client.ConnectionOptions{GrpcCompression: &client.GrpcCompressionNone{}}})
 	if err != nil {
 		t.Fatalf("testenv: Temporal client: %v", err)
 	}
