@@ -35,9 +35,10 @@ var _ TurnEngine = (*turns.Engine)(nil)
 // scheduled run: each activity acts as the system on the turn's company
 // and makes one call of the turn engine, whose steps are idempotent (a
 // retry never pays a call twice). The model and
-// tool steps heartbeat from their first moment to their last, so an
-// interrupt reaches the call at the next heartbeat and a dead worker is
-// noticed, while a slow database after the call is not mistaken for one.
+// tool steps heartbeat every HeartbeatEvery from their start to their
+// end, so an interrupt reaches the call at the next heartbeat and a dead
+// worker is noticed, while a slow database after the call is not mistaken
+// for one.
 type Turns struct {
 	Store  *store.Store
 	Engine TurnEngine
