@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 
 	"holdco/activities"
@@ -32,7 +33,8 @@ func (a *App) startWorker(ctx context.Context, publicURL, sitesURL string) error
 	// Interrupts reach a model call at its next heartbeat: send them at
 	// least every second.
 	a.workerIdentity = newWorkerIdentity()
-	a.worker = worker.New(a.Temporal, contract.TaskQueue, worker.Options{MaxHeartbeatThrottleInterval: workflows.MaxHeartbeatThrottle(), Identity: a.workerIdentity})
+	a.worker = worker.New(a.Temporal, contract.TaskQueue, worker.Options{MaxHeartbeatThrottleInterval: workflows.MaxHeartbeatThrottle(), Identity: a.workerIdentity,
+		Interceptors: []interceptor.WorkerInterceptor{&activities.BackgroundWrites{}}})
 	workflows.Register(a.worker, &activities.Provisioning{Store: a.Store, Repositories: repos, Databases: dbs, Hosting: host,
 		Schedules: svc.Schedules, FirstPasses: svc.Founding})
 	engine, err := a.buildTurns(svc)

@@ -115,7 +115,7 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger, opts ...Option) 
 	}
 	st := &Store{db: db, dialect: dialect, logger: logger, hooks: &hooks{}}
 	if dialect == DialectSQLite {
-		st.writeGate = make(chan struct{}, 1)
+		st.writeGate = newWriteGate()
 		if err := st.gateSingleWrites(); err != nil {
 			_ = st.Close()
 			return nil, err

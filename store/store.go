@@ -34,13 +34,14 @@ type Store struct {
 	logger  *slog.Logger
 	// inTx marks a Store handed to an InTx callback; it must not be closed.
 	inTx bool
-	// writeGate (SQLite only) queues the process's transactions in
-	// arrival order before they BEGIN: SQLite lets one writer in at a time
-	// and its busy handler retries by sleeping up to 100 ms, so without a
-	// queue a writer that commits and begins again at once (the analytics
-	// writer under a capture flood) keeps the lock while request writes
-	// sleep for seconds. Shared by the Store and its transactions.
-	writeGate chan struct{}
+	// writeGate (SQLite only) queues the process's transactions before
+	// they BEGIN: SQLite lets one writer in at a time and its busy handler
+	// retries by sleeping up to 100 ms, so without a queue a writer that
+	// commits and begins again at once (the analytics writer under a
+	// capture flood) keeps the lock while request writes sleep for
+	// seconds. Requests' writes go before background work's (gate.go).
+	// Shared by the Store and its transactions.
+	writeGate *writeGate
 	// hooks are the listeners (OnAccountChange), shared likewise.
 	hooks *hooks
 	// tracer makes the spans of the statements that do not go through
@@ -63,20 +64,7 @@ func (s *Store) enterGate(ctx context.Context) func() {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	select {
-	case s.writeGate <- struct{}{}:
-		return func() { <-s.writeGate }
-	default:
-	}
-	t := time.NewTimer(gateWait)
-	defer t.Stop()
-	select {
-	case s.writeGate <- struct{}{}: // Go queues channel senders first come, first served
-		return func() { <-s.writeGate }
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	return func() {}
+	return s.writeGate.enter(ctx, IsBackground(ctx), gateWait)
 }
 
 // now is the clock of every timestamp the store writes: UTC, cut to
@@ -165,7 +153,8 @@ func (s *Store) gateSingleWrites() error {
 // On SQLite every transaction begins IMMEDIATE (the DSN sets _txlock), so
 // transactions that read then write are serialized and cannot lose updates
 // or deadlock on lock upgrades; the process's transactions wait for the
-// lock in arrival order (writeGate), so none starves. On Postgres the isolation level is READ
+// lock in the write gate's order (requests' first, then background
+// work's, gate.go), so none starves. On Postgres the isolation level is READ
 // COMMITTED: a read-then-write that must not race needs a lock or a unique
 // constraint. Calling InTx on a transaction's Store opens a savepoint.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {

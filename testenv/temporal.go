@@ -25,6 +25,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"holdco/activities"
 	"holdco/workflows"
 	"holdco/workflows/contract"
 )
@@ -104,6 +105,8 @@ func (s *Server) NewWorker(taskQueue string, register func(worker.Registry)) wor
 func (s *Server) NewWorkerWithOptions(taskQueue string, register func(worker.Registry), opts worker.Options) worker.Worker {
 	s.tb.Helper()
 	opts.WorkflowPanicPolicy = worker.FailWorkflow
+	// As holdco's worker: activities write as background work.
+	opts.Interceptors = append(opts.Interceptors, &activities.BackgroundWrites{})
 	w := worker.New(s.client, taskQueue, opts)
 	register(w)
 	if err := w.Start(); err != nil {

@@ -129,7 +129,8 @@ func (s *Service) foldLoop() {
 				break
 			}
 		}
-		err := s.foldSome(context.Background(), false, false)
+		// Background work: requests' writes go before the fold's.
+		err := s.foldSome(store.Background(context.Background()), false, false)
 		f.lastFold = time.Now()
 		f.mu.Lock()
 		if err != nil && f.stopped || err == nil && f.pending.Load() <= 0 {
