@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 
 	"holdco/activities"
@@ -34,7 +33,7 @@ func (a *App) startWorker(ctx context.Context, publicURL, sitesURL string) error
 	// least every second.
 	a.workerIdentity = newWorkerIdentity()
 	a.worker = worker.New(a.Temporal, contract.TaskQueue, worker.Options{MaxHeartbeatThrottleInterval: workflows.MaxHeartbeatThrottle(), Identity: a.workerIdentity,
-		Interceptors: []interceptor.WorkerInterceptor{&activities.BackgroundWrites{}}})
+		Interceptors: workflows.WorkerInterceptors()})
 	workflows.Register(a.worker, &activities.Provisioning{Store: a.Store, Repositories: repos, Databases: dbs, Hosting: host,
 		Schedules: svc.Schedules, FirstPasses: svc.Founding})
 	engine, err := a.buildTurns(svc)

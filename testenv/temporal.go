@@ -25,7 +25,6 @@ import (
 	"go.temporal.io/sdk/worker"
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	"holdco/activities"
 	"holdco/workflows"
 	"holdco/workflows/contract"
 )
@@ -106,7 +105,7 @@ func (s *Server) NewWorkerWithOptions(taskQueue string, register func(worker.Reg
 	s.tb.Helper()
 	opts.WorkflowPanicPolicy = worker.FailWorkflow
 	// As holdco's worker: activities write as background work.
-	opts.Interceptors = append(opts.Interceptors, &activities.BackgroundWrites{})
+	opts.Interceptors = append(opts.Interceptors, workflows.WorkerInterceptors()...)
 	w := worker.New(s.client, taskQueue, opts)
 	register(w)
 	if err := w.Start(); err != nil {

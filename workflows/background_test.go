@@ -1,4 +1,4 @@
-package activities_test
+package workflows_test
 
 import (
 	"context"
@@ -6,26 +6,25 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 
-	"holdco/activities"
 	"holdco/store"
+	"holdco/workflows"
 )
 
 func writesAsBackground(ctx context.Context) (bool, error) { return store.IsBackground(ctx), nil }
 
-// Activities run by a worker with BackgroundWrites write as background
-// work (the store's write gate lets requests' writes go first); without
-// it they write as requests do.
+// Activities run by a worker with holdco's interceptors write as
+// background work (the store's write gate lets requests' writes go
+// first); without them they write as requests do.
 func TestActivitiesWriteAsBackground(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		opts worker.Options
 		want bool
 	}{
-		{"with the interceptor", worker.Options{Interceptors: []interceptor.WorkerInterceptor{&activities.BackgroundWrites{}}}, true},
+		{"with holdco's interceptors", worker.Options{Interceptors: workflows.WorkerInterceptors()}, true},
 		{"without", worker.Options{}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
