@@ -29,8 +29,8 @@ type gateWaiter struct {
 	since time.Time
 }
 
-// backgroundBound is the longest a background write waits behind
-// requests' writes before it goes first.
+// backgroundBound is how long a background write lets requests' writes
+// that came after it go first; then it goes in arrival order.
 const backgroundBound = 500 * time.Millisecond
 
 func newWriteGate() *writeGate { return &writeGate{now: time.Now} }
