@@ -19,8 +19,39 @@ type ActivityEventResponse struct {
 	Actor     string         `json:"actor" enum:"user,agent,customer,system"`
 	Summary   string         `json:"summary"`
 	Subject   string         `json:"subject" doc:"What the event is about: a document type, a file id, a payment id; empty when nothing."`
-	Data      map[string]any `json:"data"`
+	Data      ActivityData   `json:"data"`
 	CreatedAt time.Time      `json:"created_at"`
+}
+
+// ActivityData is an event's data: the JSON object the store keeps (it
+// writes it from a map), answered as stored rather than decoded into a map
+// and encoded again. The schema is an object of any members, as a map's.
+type ActivityData []byte
+
+// activityData is the stored data s when it is one JSON object, else
+// empty: an unreadable one shows as {} (as it did decoded into a map).
+func activityData(s string) ActivityData {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	if i == len(s) || s[i] != '{' || !json.Valid([]byte(s)) {
+		return nil
+	}
+	return ActivityData(s)
+}
+
+// MarshalJSON writes the object as stored ({} when there is none).
+func (d ActivityData) MarshalJSON() ([]byte, error) {
+	if len(d) == 0 {
+		return []byte("{}"), nil
+	}
+	return d, nil
+}
+
+// Schema is a map[string]any's: an object with any members.
+func (ActivityData) Schema(huma.Registry) *huma.Schema {
+	return &huma.Schema{Type: huma.TypeObject, AdditionalProperties: &huma.Schema{}}
 }
 
 // ActivityCursorResponse continues the feed after the last event of a page.
@@ -100,10 +131,8 @@ func (h *activityHandlers) list(ctx context.Context, in *activityInput) (*activi
 func toActivityEvents(es []models.ActivityEvent) []ActivityEventResponse {
 	out := make([]ActivityEventResponse, 0, len(es))
 	for _, e := range es {
-		data := map[string]any{}
-		_ = json.Unmarshal([]byte(e.Data), &data) // written by the store from a map; an unreadable one shows as empty
 		out = append(out, ActivityEventResponse{ID: e.ID, Kind: string(e.Kind), Actor: string(e.Actor), Summary: e.Summary,
-			Subject: e.Subject, Data: data, CreatedAt: e.CreatedAt})
+			Subject: e.Subject, Data: activityData(e.Data), CreatedAt: e.CreatedAt})
 	}
 	return out
 }

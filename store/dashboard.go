@@ -396,14 +396,16 @@ func plainWord(s string) bool {
 }
 
 // headlineSums are the analytics headline's sums over the daily rollups
-// of its two periods (the current one from the first argument on).
+// of its two periods (the current one from the first argument on). Postgres
+// sums bigints as numeric: the cast answers them as bigint, which pgx scans
+// without a big.Int per value.
 var headlineSums = func() string {
 	var b strings.Builder
 	for i, col := range []string{"visitors", "pageviews", "sessions", "bounces"} {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "COALESCE(SUM(CASE WHEN day >= ? THEN %s ELSE 0 END), 0) AS cur_%s, COALESCE(SUM(CASE WHEN day < ? THEN %s ELSE 0 END), 0) AS prev_%s",
+		fmt.Fprintf(&b, "CAST(COALESCE(SUM(CASE WHEN day >= ? THEN %s ELSE 0 END), 0) AS BIGINT) AS cur_%s, CAST(COALESCE(SUM(CASE WHEN day < ? THEN %s ELSE 0 END), 0) AS BIGINT) AS prev_%s",
 			col, col, col, col)
 	}
 	return b.String()
