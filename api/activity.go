@@ -14,13 +14,13 @@ import (
 
 // ActivityEventResponse is one event of a company's feed.
 type ActivityEventResponse struct {
-	ID        string         `json:"id" format:"uuid"`
-	Kind      string         `json:"kind" example:"document_updated" doc:"company_created, company_provisioned, document_updated, document_deleted, file_uploaded, file_deleted, files_deleted, email_received, email_sent, payment_received, refund_issued, subscription_started, subscription_canceled, milestone_reached; later turns, domains and ads add kinds."`
-	Actor     string         `json:"actor" enum:"user,agent,customer,system"`
-	Summary   string         `json:"summary"`
-	Subject   string         `json:"subject" doc:"What the event is about: a document type, a file id, a payment id; empty when nothing."`
-	Data      ActivityData   `json:"data"`
-	CreatedAt time.Time      `json:"created_at"`
+	ID        string       `json:"id" format:"uuid"`
+	Kind      string       `json:"kind" example:"document_updated" doc:"company_created, company_provisioned, document_updated, document_deleted, file_uploaded, file_deleted, files_deleted, email_received, email_sent, payment_received, refund_issued, subscription_started, subscription_canceled, milestone_reached; later turns, domains and ads add kinds."`
+	Actor     string       `json:"actor" enum:"user,agent,customer,system"`
+	Summary   string       `json:"summary"`
+	Subject   string       `json:"subject" doc:"What the event is about: a document type, a file id, a payment id; empty when nothing."`
+	Data      ActivityData `json:"data"`
+	CreatedAt time.Time    `json:"created_at"`
 }
 
 // ActivityData is an event's data: the JSON object the store keeps (it

@@ -51,6 +51,10 @@ type FoldResult struct {
 	Events int
 	// Busy: another process was folding (Postgres), nothing was done.
 	Busy bool
+	// More: rows were left in the inbox past the ones folded (a pass
+	// takes whole rows, about maxEvents events: fewer than maxEvents
+	// does not mean the inbox is empty).
+	More bool
 }
 
 // FoldAnalyticsInbox folds the oldest inbox rows, about maxEvents events
@@ -72,8 +76,8 @@ func (s Analytics) FoldAnalyticsInbox(ctx context.Context, maxEvents int) (FoldR
 				return nil, nil
 			}
 		}
-		events, err := takeInbox(ctx, tx, maxEvents)
-		res.Events = len(events)
+		events, more, err := takeInbox(ctx, tx, maxEvents)
+		res.Events, res.More = len(events), more
 		return events, err
 	})
 	if err != nil {
@@ -99,15 +103,16 @@ func (s Analytics) AnalyticsInboxOldest(ctx context.Context) (time.Time, bool, e
 const inboxScan = 4096
 
 // takeInbox deletes the oldest rows holding about maxEvents events and
-// returns their events in row order.
-func takeInbox(ctx context.Context, s *Store, maxEvents int) ([]models.AnalyticsEvent, error) {
+// returns their events in row order, and whether rows were left after
+// them.
+func takeInbox(ctx context.Context, s *Store, maxEvents int) ([]models.AnalyticsEvent, bool, error) {
 	db := s.db.WithContext(ctx)
 	var counts []int
 	if err := db.Raw("SELECT events FROM analytics_inbox ORDER BY id LIMIT ?", inboxScan).Scan(&counts).Error; err != nil {
-		return nil, wrap("analytics inbox: size", err)
+		return nil, false, wrap("analytics inbox: size", err)
 	}
 	if len(counts) == 0 {
-		return nil, nil
+		return nil, false, nil
 	}
 	rowsTaken, sum := 0, 0
 	for _, n := range counts {
@@ -128,8 +133,9 @@ func takeInbox(ctx context.Context, s *Store, maxEvents int) ([]models.Analytics
 	// ids this statement returns, never by a range.
 	if err := db.Raw("DELETE FROM analytics_inbox WHERE id IN (SELECT id FROM analytics_inbox ORDER BY id LIMIT ?) RETURNING id, events, data", rowsTaken).
 		Scan(&rows).Error; err != nil {
-		return nil, wrap("analytics inbox: take", err)
+		return nil, false, wrap("analytics inbox: take", err)
 	}
+	more := rowsTaken < len(counts)
 	slices.SortFunc(rows, func(a, b row) int { return cmp.Compare(a.ID, b.ID) })
 	events := make([]models.AnalyticsEvent, 0, sum)
 	for _, r := range rows {
@@ -139,10 +145,10 @@ func takeInbox(ctx context.Context, s *Store, maxEvents int) ([]models.Analytics
 			err = fmt.Errorf("%w: %d events of %d", errInboxData, len(events)-had, r.Events)
 		}
 		if err != nil {
-			return nil, wrap("analytics inbox: row "+strconv.FormatInt(r.ID, 10), err)
+			return nil, false, wrap("analytics inbox: row "+strconv.FormatInt(r.ID, 10), err)
 		}
 	}
-	return events, nil
+	return events, more, nil
 }
 
 // inboxFields are an event's strings in the order the encodings write

@@ -123,6 +123,31 @@ func TestAnalyticsInboxFailedFoldKeepsItsRows(t *testing.T) {
 	assert.Len(t, raw, 2)
 }
 
+// A fold takes whole rows, about maxEvents events, and says whether rows
+// were left: taking fewer than maxEvents does not mean the inbox is empty
+// (the folder once stopped catching up after one pass for that reason).
+func TestAnalyticsInboxFoldSaysWhetherRowsAreLeft(t *testing.T) {
+	s := testenv.NewStore(t)
+	ctx := context.Background()
+	c, sc := newAnalyticsCompany(t, s)
+	at := time.Date(2026, 6, 2, 9, 0, 0, 0, time.UTC)
+	for i := range 3 {
+		ev := models.AnalyticsEvent{CompanyID: c.ID, At: at.Add(time.Duration(i) * time.Second), DistinctID: "v", Event: "$pageview", Path: "/"}
+		require.NoError(t, s.Analytics().AppendAnalyticsInbox(ctx, []models.AnalyticsEvent{ev, ev, ev}))
+	}
+	for _, want := range []store.FoldResult{{Events: 3, More: true}, {Events: 3, More: true}, {Events: 3}, {}} {
+		res, err := s.Analytics().FoldAnalyticsInbox(ctx, 5)
+		require.NoError(t, err)
+		assert.Equal(t, want, res)
+	}
+	res, err := s.Analytics().FoldAnalyticsInbox(ctx, 100)
+	require.NoError(t, err)
+	assert.Equal(t, store.FoldResult{}, res)
+	raw, err := s.Analytics().AnalyticsRawEvents(ctx, sc, "0000-00-00", "9999-99-99")
+	require.NoError(t, err)
+	assert.Len(t, raw, 9)
+}
+
 // BenchmarkAppendAnalyticsInbox is capture's acknowledged write: one row
 // of 64 page views (what wrk -c64 of single events gives a commit).
 // go test -run '^$' -bench AppendAnalyticsInbox ./store/

@@ -31,3 +31,10 @@ func NewSharedLimiter(perSecond int, st *store.Store, name string) *Limiter {
 func (l *limiter) Take(ctx context.Context, key string, n int, now time.Time) (bool, time.Duration, error) {
 	return l.take(ctx, key, n, now)
 }
+
+// CatchUp is the fold goroutine's catching up (foldSome without once or
+// all): passes until one leaves no row behind.
+func CatchUp(s *Service) error { return s.foldSome(context.Background(), false, false, false) }
+
+// PassSize is the next fold pass's size and whether it yields after it.
+func PassSize(s *Service, yield bool) (int, bool) { return s.passSize(yield) }

@@ -2,7 +2,9 @@ package analytics_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/netip"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -185,4 +187,55 @@ func TestHostileFieldsFoldLikeAnyOther(t *testing.T) {
 	assert.Equal(t, int64(4), n)
 	assert.Equal(t, int64(4), w.foldedPageviews(t))
 	assert.Empty(t, inboxRows(t, w))
+}
+
+// Catching up folds the whole inbox even when its rows do not add up to
+// FoldEvents exactly: a pass takes whole rows, so one that took fewer
+// than FoldEvents has not necessarily emptied the inbox (the folder once
+// stopped after a single pass and left the rest for FoldMaxLag).
+func TestFolderCatchingUpFoldsEveryRow(t *testing.T) {
+	// The folder itself waits an hour: only CatchUp folds here.
+	w := newWorld(t, analytics.Options{FoldEvents: 5, FoldDelay: time.Hour, FoldDeferRate: 1, FoldMaxLag: time.Hour})
+	for i := range 4 { // four rows of three events
+		w.capture(t, map[string]any{"api_key": w.key, "batch": []any{
+			event(w.key, fmt.Sprint("cu", i), "$pageview", "https://site.example/a", nil),
+			event(w.key, fmt.Sprint("cu", i), "$pageview", "https://site.example/b", nil),
+			event(w.key, fmt.Sprint("cu", i), "$pageview", "https://site.example/c", nil)}})
+	}
+	require.Len(t, inboxRows(t, w), 4)
+	require.NoError(t, analytics.CatchUp(w.svc))
+	assert.Empty(t, inboxRows(t, w))
+	assert.Equal(t, int64(12), w.foldedPageviews(t))
+	assert.Equal(t, int64(12), w.svc.Stats().Folded)
+}
+
+// While capture's writer commits, the catching-up fold takes passes of a
+// quarter of FoldEvents and pauses after each (capture keeps about half
+// of the write lock); otherwise, and for a report's or the sweep's fold,
+// passes are FoldEvents.
+func TestCatchingUpFoldYieldsToABusyWriter(t *testing.T) {
+	w := newWorld(t, analytics.Options{FoldEvents: 400, FoldDelay: time.Hour, FoldMaxLag: time.Hour})
+	size, yields := analytics.PassSize(w.svc, true)
+	assert.Equal(t, 400, size)
+	assert.False(t, yields, "the writer is idle")
+
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	analytics.HoldWriter(w.svc, func() { once.Do(func() { close(held) }); <-release })
+	body, err := json.Marshal(event(w.key, "busy", "$pageview", "https://site.example/", nil))
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.svc.Capture(context.Background(), analytics.CaptureInput{Body: body, ContentType: "application/json", ClientIP: netip.MustParseAddr("8.8.8.8")})
+		done <- err
+	}()
+	<-held
+	size, yields = analytics.PassSize(w.svc, true)
+	assert.Equal(t, 100, size)
+	assert.True(t, yields, "the writer is committing")
+	size, yields = analytics.PassSize(w.svc, false)
+	assert.Equal(t, 400, size)
+	assert.False(t, yields, "a report's or the sweep's fold does not yield")
+	close(release)
+	require.NoError(t, <-done)
 }

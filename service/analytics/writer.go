@@ -179,6 +179,14 @@ func (q *Queue) next() (*batch, bool) {
 	return b, true
 }
 
+// busy is whether the writer goroutine runs: batches wait or one is
+// being committed.
+func (q *Queue) busy() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.writing
+}
+
 // Len is the number of events waiting for a commit (not counting the
 // batch being written).
 func (q *Queue) Len() int {
