@@ -32,9 +32,9 @@ func (l *limiter) Take(ctx context.Context, key string, n int, now time.Time) (b
 	return l.take(ctx, key, n, now)
 }
 
-// CatchUp is the fold goroutine's catching up (foldSome without once or
-// all): passes until one leaves no row behind.
-func CatchUp(s *Service) error { return s.foldSome(context.Background(), false, false, false) }
+// CatchUp is the fold goroutine's catching up: passes until one leaves
+// no row behind.
+func CatchUp(s *Service) error { return s.foldSome(context.Background(), false) }
 
 // PassSize is the next fold pass's size and whether it yields after it.
-func PassSize(s *Service, yield bool) (int, bool) { return s.passSize(yield) }
+func PassSize(s *Service, catchingUp bool) (int, bool) { return s.passSize(catchingUp) }

@@ -28,7 +28,7 @@ import (
 // from the acknowledgements, so the folder defers, for at most
 // FoldMaxLag after its last fold; then it folds everything waiting, one
 // transaction at a time; while the writer commits, in passes of a quarter
-// of FoldEvents each followed by an equal pause (foldSome's yield), so
+// of FoldEvents each followed by an equal pause (foldSome), so
 // capture keeps about half of the write lock. A burst is taken at the
 // rate of the inbox and folded after it; a sustained flood at about the
 // rate capture and the fold can share, in rounds of FoldMaxLag. Reports fold what this process
@@ -132,7 +132,7 @@ func (s *Service) foldLoop() {
 			}
 		}
 		// Background work: requests' writes go before the fold's.
-		err := s.foldSome(store.Background(context.Background()), false, false, true)
+		err := s.foldSome(store.Background(context.Background()), false)
 		f.lastFold = time.Now()
 		f.mu.Lock()
 		if err != nil && f.stopped || err == nil && f.pending.Load() <= 0 {
@@ -193,27 +193,28 @@ func (f *folder) isStopped() bool {
 // errFoldBusy: another process holds the cluster's fold lock.
 var errFoldBusy = errors.New("analytics: another process folds")
 
-// foldSome runs fold passes: one (once), or until a pass leaves no row
-// behind, or (all) until the inbox is empty or as many events as were
-// pending at the start are folded. It returns nil when it stopped
-// for one of those reasons and the error of a failed pass (errFoldBusy
-// while another process folds).
+// foldSome runs fold passes: catching up (the fold goroutine's, all
+// false) until a pass leaves no row behind; all (the sweep, Flush, a
+// report's settle) until the inbox is empty or as many events as were
+// pending at the start are folded. It returns nil when it stopped for one
+// of those reasons and the error of a failed pass (errFoldBusy while
+// another process folds).
 //
-// yield (the fold goroutine's catching up): while capture's writer is
-// committing, the passes are a quarter of FoldEvents and each is followed
-// by a pause as long as it took, so that capture keeps about half of the
-// database's write lock instead of one commit a pass (a pass of FoldEvents
-// took the lock for 100–200 ms, and the writer, gathering its next batch
-// when a pass ended, was not yet waiting for the lock: the next pass took
-// it first). The backlog is folded in about twice the time.
-func (s *Service) foldSome(ctx context.Context, once, all, yield bool) error {
+// Catching up yields to capture: while capture's writer is committing,
+// the passes are a quarter of FoldEvents and each is followed by a pause
+// as long as it took, so that capture keeps about half of the database's
+// write lock instead of one commit a pass (a pass of FoldEvents took the
+// lock for 100–200 ms, and the writer, gathering its next batch when a
+// pass ended, was not yet waiting for the lock: the next pass took it
+// first). The backlog is folded in about twice the time.
+func (s *Service) foldSome(ctx context.Context, all bool) error {
 	f := s.fold
 	f.pass.Lock()
 	defer f.pass.Unlock()
 	goal := f.pending.Load()
 	var total int64
 	for {
-		size, capturing := s.passSize(yield)
+		size, yields := s.passSize(!all)
 		start := time.Now()
 		pctx, cancel := context.WithTimeout(ctx, foldTimeout)
 		res, err := s.store.Analytics().FoldAnalyticsInbox(pctx, size)
@@ -235,19 +236,20 @@ func (s *Service) foldSome(ctx context.Context, once, all, yield bool) error {
 		if p := f.pending.Add(-int64(res.Events)); p < 0 {
 			f.pending.CompareAndSwap(p, 0)
 		}
-		if once || !all && !res.More || all && total >= goal && goal > 0 {
+		if !all && !res.More || all && total >= goal && goal > 0 {
 			return nil
 		}
-		if capturing {
+		if yields {
 			f.sleep(min(time.Since(start), foldYieldMax), false)
 		}
 	}
 }
 
 // passSize is how many events the next pass takes, and whether it
-// yields to capture's writer after it (yield and the writer is busy).
-func (s *Service) passSize(yield bool) (int, bool) {
-	if yield && s.queue.busy() {
+// yields to capture's writer after it (catching up while the writer is
+// busy).
+func (s *Service) passSize(catchingUp bool) (int, bool) {
+	if catchingUp && s.queue.busy() {
 		return max(s.foldEvents/4, 1), true
 	}
 	return s.foldEvents, false
@@ -260,7 +262,7 @@ const foldYieldMax = 200 * time.Millisecond
 // how many events it folded.
 func (s *Service) FoldNow(ctx context.Context) (int64, error) {
 	before := s.counter.Folded.Load()
-	err := s.foldSome(ctx, false, true, false)
+	err := s.foldSome(ctx, true)
 	if errors.Is(err, errFoldBusy) {
 		err = nil
 	}
@@ -286,7 +288,7 @@ func (s *Service) FoldLeftovers(ctx context.Context) (int64, error) {
 // behind; it is not the report's error.
 func (s *Service) settle(ctx context.Context) {
 	if p := s.fold.pending.Load(); p > 0 && p <= int64(s.foldEvents)*settleFolds {
-		_ = s.foldSome(ctx, false, true, false)
+		_ = s.foldSome(ctx, true)
 	}
 }
 
