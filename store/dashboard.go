@@ -237,9 +237,9 @@ func closeRows(rows *sql.Rows, err error) error {
 	return err
 }
 
-// scan reads the statement's one row into prefix (the columns before the
-// summary's, if any) and r; no row is models.ErrNotFound.
-func (r *summaryRow) scan(rows rowSource, prefix ...any) error {
+// dest is the statement's destinations: prefix (the columns before the
+// summary's), then r's.
+func (r *summaryRow) dest(prefix ...any) []any {
 	dest := append(prefix, &r.dailyCreditCap, &r.balance, &r.spentDay, &r.spentToday, &r.summarised, &r.fileCount, &r.fileBytes,
 		&r.total, &r.unread, &r.received, &r.sent, &r.gross, &r.refunded, &r.payments,
 		&r.domainID, &r.domain, &r.domainState, &r.adState, &r.dailyCap, &r.totalSpent, &r.totalClicks, &r.creativeVersion,
@@ -252,13 +252,20 @@ func (r *summaryRow) scan(rows rowSource, prefix ...any) error {
 	for i := range r.ms {
 		dest = append(dest, &r.ms[i].reachedAt, &r.ms[i].seenAt)
 	}
+	return dest
+}
+
+// scan reads the statement's one row into prefix (the columns before the
+// summary's, if any) and r; no row is models.ErrNotFound.
+func (r *summaryRow) scan(rows rowSource, prefix ...any) error {
+	dest := r.dest(prefix...)
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
 			return err
 		}
 		return models.ErrNotFound
 	}
-	if err := rows.Scan(dest...); err != nil {
+	if err := scanRow(rows, dest...); err != nil {
 		return err
 	}
 	if !r.summarised.Valid {
@@ -502,45 +509,47 @@ func dashboardListsArgs(companyID string) []any {
 // the documents list's limit, one row more was read) and puts each list
 // in its order.
 func scanLists(rows rowSource, companyID string, activity, documents, tasks int) (DashboardLists, error) {
-	// Each list sized for its limit (documents: one more was read), so
-	// appending never copies; the destinations are one slice for every
-	// row (a variadic call with fresh pointers allocated one per row).
-	// pgtype.Text and pgtype.Int8 are sql.Scanners with database/sql and
-	// pgx's own scan targets on a pipeline (sql.NullString made pgx box
-	// every value as a driver.Value and convert it again: the lists' scan
-	// was most of its CPU).
-	out := DashboardLists{Activity: make([]models.ActivityEvent, 0, listCap(activity)), Documents: make([]models.DocumentSummary, 0, listCap(documents+1)),
-		OpenTasks: make([]models.Task, 0, listCap(tasks))}
-	var (
-		part                           int
-		s1, s2, s3, s4, s5, s6, s7, s8 pgtype.Text
-		n1, n2                         pgtype.Int8
-		t1, t2, t3                     anyTime
-	)
-	dest := []any{&part, &s1, &s2, &s3, &s4, &s5, &s6, &s7, &s8, &n1, &n2, &t1, &t2, &t3}
+	// Each list is sized for its limit at its first row (documents: one
+	// more was read), so appending never copies and an empty list
+	// allocates nothing; the destinations are one slice for every row (a
+	// variadic call with fresh pointers allocated one per row).
+	// pgtype.Text and pgtype.Int8 are sql.Scanners with database/sql, and
+	// scanRow decodes them from pgx's raw values on a pipeline.
+	out := DashboardLists{Activity: []models.ActivityEvent{}, Documents: []models.DocumentSummary{}, OpenTasks: []models.Task{}}
+	var l listRow
+	dest := l.dest()
 	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
+		if err := scanRow(rows, dest...); err != nil {
 			return DashboardLists{}, err
 		}
-		switch part {
+		switch l.part {
 		case 0:
-			out.Activity = append(out.Activity, models.ActivityEvent{ID: s1.String, CompanyID: companyID, Kind: models.ActivityKind(s2.String),
-				Actor: models.ActivityActor(s3.String), Summary: s4.String, Subject: s5.String, Data: s6.String, CreatedAt: t1.at()})
+			if cap(out.Activity) == 0 {
+				out.Activity = make([]models.ActivityEvent, 0, listCap(activity))
+			}
+			out.Activity = append(out.Activity, models.ActivityEvent{ID: l.s1.String, CompanyID: companyID, Kind: models.ActivityKind(l.s2.String),
+				Actor: models.ActivityActor(l.s3.String), Summary: l.s4.String, Subject: l.s5.String, Data: l.s6.String, CreatedAt: l.t1.at()})
 		case 1:
-			out.Documents = append(out.Documents, models.DocumentSummary{DocumentType: s1.String, Title: s2.String,
-				Visibility: models.DocumentVisibility(s3.String), UpdatedBy: models.ActivityActor(s4.String), SizeBytes: n1.Int64,
-				Revision: n2.Int64, UpdatedAt: t1.at()})
+			if cap(out.Documents) == 0 {
+				out.Documents = make([]models.DocumentSummary, 0, listCap(documents+1))
+			}
+			out.Documents = append(out.Documents, models.DocumentSummary{DocumentType: l.s1.String, Title: l.s2.String,
+				Visibility: models.DocumentVisibility(l.s3.String), UpdatedBy: models.ActivityActor(l.s4.String), SizeBytes: l.n1.Int64,
+				Revision: l.n2.Int64, UpdatedAt: l.t1.at()})
 		case 2:
-			t := models.Task{ID: s1.String, CompanyID: companyID, Title: s2.String, Description: s3.String, Status: models.TaskStatus(s4.String),
-				Priority: models.TaskPriority(s5.String), CreatedBy: models.ActivityActor(s6.String), FailureReason: s8.String,
-				CreatedAt: t1.at(), UpdatedAt: t2.at()}
-			if s7.Valid {
-				id := s7.String
+			t := models.Task{ID: l.s1.String, CompanyID: companyID, Title: l.s2.String, Description: l.s3.String, Status: models.TaskStatus(l.s4.String),
+				Priority: models.TaskPriority(l.s5.String), CreatedBy: models.ActivityActor(l.s6.String), FailureReason: l.s8.String,
+				CreatedAt: l.t1.at(), UpdatedAt: l.t2.at()}
+			if l.s7.Valid {
+				id := l.s7.String
 				t.LastRunID = &id
 			}
-			if t3.valid {
-				due := t3.t
+			if l.t3.valid {
+				due := l.t3.t
 				t.DueAt = &due
+			}
+			if cap(out.OpenTasks) == 0 {
+				out.OpenTasks = make([]models.Task, 0, listCap(tasks))
 			}
 			out.OpenTasks = append(out.OpenTasks, t)
 		}
@@ -565,6 +574,19 @@ func scanLists(rows rowSource, companyID string, activity, documents, tasks int)
 		out.Documents, out.DocumentsMore = out.Documents[:documents], true
 	}
 	return out, nil
+}
+
+// listRow is a row of dashboardListsSQL as scanned.
+type listRow struct {
+	part                           int
+	s1, s2, s3, s4, s5, s6, s7, s8 pgtype.Text
+	n1, n2                         pgtype.Int8
+	t1, t2, t3                     anyTime
+}
+
+// dest is the row's destinations in the statement's column order.
+func (l *listRow) dest() []any {
+	return []any{&l.part, &l.s1, &l.s2, &l.s3, &l.s4, &l.s5, &l.s6, &l.s7, &l.s8, &l.n1, &l.n2, &l.t1, &l.t2, &l.t3}
 }
 
 // listCap is the capacity a list of at most limit rows starts with
