@@ -22,13 +22,9 @@ import (
 	"holdco/testenv"
 )
 
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+// freePort is testenv.FreePort: outside the ephemeral range, where an
+// outgoing connection could take the port before the program binds it.
+func freePort(t testing.TB) int { return testenv.FreePort(t) }
 
 // embeddedConfig is the embedded default on free ports under dir, with
 // the test binary's Temporal server and the test's database (see

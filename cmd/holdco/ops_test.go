@@ -21,13 +21,9 @@ import (
 	"holdco/workflows/contract"
 )
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+// freePort is testenv.FreePort: outside the ephemeral range, where an
+// outgoing connection could take the port before the program binds it.
+func freePort(t testing.TB) int { return testenv.FreePort(t) }
 
 // TestStandaloneTemporal runs `holdco temporal` on free ports: it serves
 // the namespace with holdco's search attributes to any client, and stops
