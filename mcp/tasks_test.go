@@ -142,3 +142,37 @@ func TestAFailedTurnIsACompletedTaskWithAnErrorResult(t *testing.T) {
 	assert.Equal(t, true, result["isError"])
 	assert.Contains(t, result["content"].([]any)[0].(map[string]any)["text"], `"error":"insufficient_credits"`)
 }
+
+// send_message with an idempotency_key is safe to retry (a lost answer):
+// the same key and message answer the turn the first call started, even
+// while it runs (without a key that is a conflict), and start nothing
+// else; the key with another message, or a bad key, is refused.
+func TestSendMessageWithAKeyStartsOneTurn(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	cs := w.connect(t, w.token)
+	args := map[string]any{"business": "ada-bakery", "message": "Write a long plan, take your time", "idempotency_key": "launch-7f3a"}
+	first, isErr := call(t, cs, "send_message", args)
+	require.False(t, isErr, first)
+	again, isErr := call(t, cs, "send_message", args)
+	require.False(t, isErr, again)
+	assert.Equal(t, first["turn_id"], again["turn_id"], "the retry answers the first call's turn")
+	assert.Equal(t, first["session_id"], again["session_id"])
+
+	other, isErr := call(t, cs, "send_message", map[string]any{"business": "ada-bakery", "message": "Something else", "idempotency_key": "launch-7f3a"})
+	require.True(t, isErr, other)
+	assert.Equal(t, "conflict", other["error"])
+	assert.Equal(t, "idempotency_key_reused", other["reason"])
+	assert.Contains(t, other["detail"], "idempotency_key")
+
+	bad, isErr := call(t, cs, "send_message", map[string]any{"business": "ada-bakery", "message": "Hi", "idempotency_key": "has space"})
+	require.True(t, isErr, bad)
+	assert.Equal(t, "invalid_argument", bad["error"])
+	assert.Equal(t, "idempotency_key", bad["field"])
+
+	scope, err := w.e.Store.SystemCompanyScope(context.Background(), w.company.ID)
+	require.NoError(t, err)
+	turns, err := w.e.Store.Turns().ListTurns(context.Background(), scope, nil, 10)
+	require.NoError(t, err)
+	assert.Len(t, turns, 1, "one turn for the two sends")
+}

@@ -15,6 +15,7 @@ import (
 	"holdco/service/agenttools"
 	"holdco/service/connector"
 	"holdco/service/founding"
+	"holdco/service/turns"
 )
 
 // Inputs of the connector's own tools. Schemas are generated from these
@@ -43,6 +44,9 @@ type SendMessageInput struct {
 	Message     string   `json:"message" jsonschema:"the message to the business's agent; answers its open question when it waits" maxLength:"32000"`
 	Attachments []string `json:"attachments,omitempty" jsonschema:"ids of files from upload_file (at most 10)"`
 	SessionID   string   `json:"session_id,omitempty" jsonschema:"continue this conversation; empty: the waiting one, else a new one" maxLength:"36"`
+	// IdempotencyKey makes a retry safe: the same key again answers the
+	// turn the first send started.
+	IdempotencyKey string `json:"idempotency_key,omitempty" jsonschema:"optional: a key of your choice naming this message (a UUID); sent again with the same key, the call answers the turn the first one started instead of starting another" maxLength:"255"`
 }
 
 // TurnInput names a turn.
@@ -94,7 +98,8 @@ func (h *handler) registerTools(s *sdk.Server) {
 		})
 	addTool(h, s, "send_message", "Send a message to a business's agent; it starts a turn and returns at once with turn_id, session_id and business_id (poll get_turn every few seconds). Clients that declare the io.modelcontextprotocol/tasks extension get a task instead (task id = turn id).",
 		func(ctx context.Context, in SendMessageInput) (connector.SentMessage, error) {
-			return c.SendMessage(ctx, in.Business, in.Message, in.Attachments, in.SessionID)
+			return c.SendMessage(ctx, in.Business, turns.Message{Text: in.Message, Attachments: in.Attachments, SessionID: in.SessionID,
+				IdempotencyKey: in.IdempotencyKey})
 		})
 	addTool(h, s, "get_turn", "Read a turn: status (queued, running, waiting, completed, failed, interrupted), elapsed seconds, the agent's text so far, the final answer, the question when it waits, and the credits it cost once ended. Poll every few seconds.",
 		func(ctx context.Context, in TurnInput) (connector.Turn, error) { return c.GetTurn(ctx, in.TurnID) })

@@ -20,12 +20,15 @@ type SentMessage struct {
 // its attachments (file ids from upload_file). service/turns keeps the
 // rules: agent_chat false is forbidden, a running turn a conflict, too few
 // credits insufficient_credits, a business not set up business_not_active.
-func (s *Service) SendMessage(ctx context.Context, business, message string, attachments []string, sessionID string) (SentMessage, error) {
+func (s *Service) SendMessage(ctx context.Context, business string, m turns.Message) (SentMessage, error) {
 	ctx, ac, err := s.resolve(ctx, business)
 	if err != nil {
 		return SentMessage{}, err
 	}
-	st, err := s.Turns.SendMessage(ctx, ac.ID, turns.Message{Text: message, Attachments: attachments, SessionID: sessionID})
+	if m.IdempotencyKey != "" {
+		m.KeyField = IdempotencyKeyArgument
+	}
+	st, err := s.Turns.SendMessage(ctx, ac.ID, m)
 	if err != nil {
 		return SentMessage{}, err
 	}

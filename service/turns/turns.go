@@ -7,6 +7,7 @@
 package turns
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -80,10 +81,14 @@ type Message struct {
 	// the session whose last turn is waiting for an answer, else starts a
 	// new session.
 	SessionID string
-	// IdempotencyKey (optional; REST's Idempotency-Key header) names the
-	// message: sent again with the same key, it answers the turn the
-	// first send created instead of starting another.
+	// IdempotencyKey (optional; REST's Idempotency-Key header, the
+	// connector's idempotency_key argument) names the message: sent again
+	// with the same key, it answers the turn the first send created
+	// instead of starting another.
 	IdempotencyKey string
+	// KeyField names the key in a refusal of a bad one (the client's own
+	// name for it): Idempotency-Key when empty.
+	KeyField string
 }
 
 // Started is a turn that a message started.
@@ -113,8 +118,9 @@ func (s *Service) SendMessage(ctx context.Context, companyID string, m Message) 
 	if err != nil {
 		return Started{}, err
 	}
+	field := cmp.Or(m.KeyField, "Idempotency-Key")
 	if m.IdempotencyKey != "" {
-		if _, err := service.RequestCall(ac.ID, "send_message", m.IdempotencyKey, "Idempotency-Key"); err != nil {
+		if _, err := service.RequestCall(ac.ID, "send_message", m.IdempotencyKey, field); err != nil {
 			return Started{}, err
 		}
 	}
@@ -134,7 +140,7 @@ func (s *Service) SendMessage(ctx context.Context, companyID string, m Message) 
 	if m.IdempotencyKey != "" {
 		t, err := s.store.Turns().TurnByIdempotencyKey(ctx, ac.Scope, m.IdempotencyKey)
 		if err == nil {
-			return replayed(ac, t, text, m.Attachments)
+			return replayed(ac, t, text, m.Attachments, field)
 		}
 		if !errors.Is(err, models.ErrNotFound) {
 			return Started{}, err
@@ -173,7 +179,7 @@ func (s *Service) SendMessage(ctx context.Context, companyID string, m Message) 
 	t, err = s.start(ctx, ac, t, content)
 	if errors.Is(err, store.ErrTurnKeyExists) {
 		// A concurrent send with the same key created it first.
-		return replayed(ac, t, text, m.Attachments)
+		return replayed(ac, t, text, m.Attachments, field)
 	}
 	if err != nil {
 		return Started{}, err
@@ -183,10 +189,10 @@ func (s *Service) SendMessage(ctx context.Context, companyID string, m Message) 
 
 // replayed answers a message sent again with its idempotency key: the
 // turn the first send created, when it was the same message.
-func replayed(ac service.AuthorizedCompany, t models.Turn, text string, attachments []string) (Started, error) {
+func replayed(ac service.AuthorizedCompany, t models.Turn, text string, attachments []string, field string) (Started, error) {
 	if t.Message != text || !slices.Equal(t.Attachments, attachments) {
 		return Started{}, models.Errorf(models.CodeConflict,
-			"This Idempotency-Key was used for another message; use a new key for a new message.").With("reason", "idempotency_key_reused")
+			"This %s was used for another message; use a new key for a new message.", field).With("reason", "idempotency_key_reused")
 	}
 	return Started{TurnID: t.ID, SessionID: t.SessionID, CompanyID: ac.ID, Status: t.Status}, nil
 }
