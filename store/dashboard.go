@@ -422,14 +422,17 @@ var headlineSums = func() string {
 // company's conglomerate) or, without one, of authorizedSummarySQL, for
 // the company and the headline's days.
 func companySummaryArgs(conglomerateID, companyID string, h HeadlineDays) []any {
+	// Each value boxed once (a string put in an interface is a copy of
+	// its header on the heap), then repeated.
 	args := make([]any, 0, 13)
 	if conglomerateID != "" {
 		args = append(args, conglomerateID)
 	}
-	for range 4 {
-		args = append(args, h.From, h.From)
+	from, company := any(h.From), any(companyID)
+	for range 8 {
+		args = append(args, from)
 	}
-	return append(args, companyID, h.PrevFrom, h.To, companyID)
+	return append(args, company, h.PrevFrom, h.To, company)
 }
 
 // fixedSQL is a statement whose text never changes, written with ?
@@ -497,13 +500,23 @@ func (s Companies) DashboardLists(ctx context.Context, c CompanyScope, activity,
 
 // dashboardListsArgs are dashboardListsSQL's arguments for the company.
 func dashboardListsArgs(companyID string) []any {
-	args := make([]any, 0, 3+len(models.OpenTaskStatuses))
-	args = append(args, companyID, companyID, string(models.DocumentVisible), companyID)
-	for _, st := range models.OpenTaskStatuses {
-		args = append(args, string(st))
-	}
-	return args
+	company := any(companyID)
+	args := make([]any, 0, 3+len(openTaskStatusArgs))
+	args = append(args, company, company, visibleArg, company)
+	return append(args, openTaskStatusArgs...)
 }
+
+// The lists' constant arguments, boxed once.
+var (
+	visibleArg         any = string(models.DocumentVisible)
+	openTaskStatusArgs     = func() []any {
+		out := make([]any, len(models.OpenTaskStatuses))
+		for i, st := range models.OpenTaskStatuses {
+			out[i] = string(st)
+		}
+		return out
+	}()
+)
 
 // scanLists reads dashboardListsSQL's rows for the company (documents:
 // the documents list's limit, one row more was read) and puts each list

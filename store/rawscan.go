@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -48,14 +49,33 @@ func scanRow(rows rowSource, dest ...any) error {
 var errRawUnsupported = errors.New("store: not a raw-decoded column")
 
 // scanRaw decodes the row into dest; done is false (and nothing may be
-// relied on in dest) when a column needs rows.Scan.
+// relied on in dest) when a column needs rows.Scan. The row's text values
+// are copied into one string, which each text destination takes its part
+// of: one allocation a row instead of one a column.
 func scanRaw(rows rawRows, dest []any) (done bool, err error) {
 	fields, values := rows.FieldDescriptions(), rows.RawValues()
 	if len(fields) != len(dest) || len(values) != len(dest) {
 		return false, nil
 	}
+	var text rowText
+	n := 0
 	for i, d := range dest {
-		if err := decodeRaw(fields[i].DataTypeOID, fields[i].Format, values[i], d); err != nil {
+		if takesText(d, fields[i].DataTypeOID, values[i]) {
+			n += len(values[i])
+		}
+	}
+	if n > 0 {
+		var b strings.Builder
+		b.Grow(n)
+		for i, d := range dest {
+			if takesText(d, fields[i].DataTypeOID, values[i]) {
+				b.Write(values[i])
+			}
+		}
+		text.s = b.String()
+	}
+	for i, d := range dest {
+		if err := decodeRaw(fields[i].DataTypeOID, fields[i].Format, values[i], d, &text); err != nil {
 			if errors.Is(err, errRawUnsupported) {
 				return false, nil
 			}
@@ -63,6 +83,31 @@ func scanRaw(rows rawRows, dest []any) (done bool, err error) {
 		}
 	}
 	return true, nil
+}
+
+// rowText is a row's text values in one string, taken in column order.
+type rowText struct {
+	s   string
+	off int
+}
+
+func (t *rowText) next(n int) string {
+	v := t.s[t.off : t.off+n]
+	t.off += n
+	return v
+}
+
+// takesText is whether decodeRaw takes the value from the row's text: a
+// non-NULL text column for a string destination.
+func takesText(dest any, oid uint32, v []byte) bool {
+	if v == nil || !textOID(oid) {
+		return false
+	}
+	switch dest.(type) {
+	case *string, *models.CompanyStatus, emptyIfNull, *pgtype.Text:
+		return true
+	}
+	return false
 }
 
 // The Postgres types scanRaw decodes.
@@ -80,13 +125,13 @@ const (
 
 // decodeRaw decodes one value (nil: NULL) of the type oid in format into
 // dest.
-func decodeRaw(oid uint32, format int16, v []byte, dest any) error {
+func decodeRaw(oid uint32, format int16, v []byte, dest any, text *rowText) error {
 	switch d := dest.(type) {
 	case *string:
-		return rawText(oid, v, d)
+		return rawText(oid, v, d, text)
 	case *models.CompanyStatus:
 		var s string
-		err := rawText(oid, v, &s)
+		err := rawText(oid, v, &s, text)
 		*d = models.CompanyStatus(s)
 		return err
 	case emptyIfNull:
@@ -94,7 +139,7 @@ func decodeRaw(oid uint32, format int16, v []byte, dest any) error {
 			*d.s = ""
 			return nil
 		}
-		return rawText(oid, v, d.s)
+		return rawText(oid, v, d.s, text)
 	case *pgtype.Text:
 		if v == nil {
 			*d = pgtype.Text{}
@@ -103,7 +148,7 @@ func decodeRaw(oid uint32, format int16, v []byte, dest any) error {
 		if !textOID(oid) {
 			return errRawUnsupported
 		}
-		*d = pgtype.Text{String: string(v), Valid: true}
+		*d = pgtype.Text{String: text.next(len(v)), Valid: true}
 		return nil
 	case *pgtype.Int8:
 		if v == nil {
@@ -170,15 +215,16 @@ func textOID(oid uint32) bool {
 	return oid == oidText || oid == oidVarchar || oid == oidBPChar || oid == oidName
 }
 
-// rawText: a text column's value is its UTF-8 bytes in either format.
-func rawText(oid uint32, v []byte, d *string) error {
+// rawText: a text column's value is its UTF-8 bytes in either format
+// (taken from the row's text).
+func rawText(oid uint32, v []byte, d *string, text *rowText) error {
 	switch {
 	case !textOID(oid):
 		return errRawUnsupported
 	case v == nil:
 		return errRawNull
 	}
-	*d = string(v)
+	*d = text.next(len(v))
 	return nil
 }
 
