@@ -76,7 +76,7 @@ func (s Analytics) FoldAnalyticsInbox(ctx context.Context, maxEvents int) (FoldR
 				return nil, nil
 			}
 		}
-		events, more, err := takeInbox(ctx, tx, maxEvents)
+		events, more, err := takeInbox(ctx, tx, maxEvents, inboxScan)
 		res.Events, res.More = len(events), more
 		return events, err
 	})
@@ -102,20 +102,20 @@ func (s Analytics) AnalyticsInboxOldest(ctx context.Context) (time.Time, bool, e
 // inboxScan bounds the rows the fold looks at to pick its share.
 const inboxScan = 4096
 
-// takeInbox deletes the oldest rows holding about maxEvents events and
-// returns their events in row order, and whether rows were left after
-// them.
-func takeInbox(ctx context.Context, s *Store, maxEvents int) ([]models.AnalyticsEvent, bool, error) {
+// takeInbox deletes the oldest rows holding about maxEvents events (at
+// most scan rows) and returns their events in row order, and whether rows
+// were left after them (one row past scan is read to know).
+func takeInbox(ctx context.Context, s *Store, maxEvents, scan int) ([]models.AnalyticsEvent, bool, error) {
 	db := s.db.WithContext(ctx)
 	var counts []int
-	if err := db.Raw("SELECT events FROM analytics_inbox ORDER BY id LIMIT ?", inboxScan).Scan(&counts).Error; err != nil {
+	if err := db.Raw("SELECT events FROM analytics_inbox ORDER BY id LIMIT ?", scan+1).Scan(&counts).Error; err != nil {
 		return nil, false, wrap("analytics inbox: size", err)
 	}
 	if len(counts) == 0 {
 		return nil, false, nil
 	}
 	rowsTaken, sum := 0, 0
-	for _, n := range counts {
+	for _, n := range counts[:min(len(counts), scan)] {
 		if rowsTaken > 0 && sum+n > maxEvents {
 			break
 		}

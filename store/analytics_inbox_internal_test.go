@@ -1,8 +1,11 @@
 package store
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
+	"log/slog"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -96,4 +99,28 @@ func TestInboxRowOfOneSiteIsSmall(t *testing.T) {
 	require.ErrorIs(t, err, errInboxData)
 	_, err = decodeInbox(nil, []byte{3, 1})
 	require.ErrorIs(t, err, errInboxData, "an unknown format")
+}
+
+// A pass looks at most scan rows: when it takes all of them, the row past
+// them (read to know) says rows are left, so catching up goes on (rows of
+// one event each fill the scan before maxEvents).
+func TestTakeInboxSeesRowsPastItsScan(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "holdco.db"), slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	require.NoError(t, s.Migrate(ctx))
+	for i := range 3 {
+		ev := models.AnalyticsEvent{CompanyID: "c", At: time.UnixMilli(int64(i) * 1000).UTC(), DistinctID: "v", Event: "$pageview", Path: "/"}
+		require.NoError(t, s.Analytics().AppendAnalyticsInbox(ctx, []models.AnalyticsEvent{ev}))
+	}
+	for _, want := range []struct {
+		events int
+		more   bool
+	}{{2, true}, {1, false}, {0, false}} {
+		events, more, err := takeInbox(ctx, s, 100, 2)
+		require.NoError(t, err)
+		require.Len(t, events, want.events)
+		require.Equal(t, want.more, more, "after taking %d", want.events)
+	}
 }
