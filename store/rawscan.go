@@ -166,10 +166,8 @@ func decodeRaw(oid uint32, format int16, v []byte, dest any, text *rowText) erro
 		*d = n
 		return err
 	case *int:
-		if v == nil {
-			return errRawNull
-		}
-		n, err := rawInt(oid, format, v)
+		var n int64
+		err := decodeRaw(oid, format, v, &n, text)
 		*d = int(n)
 		return err
 	case *bool:
