@@ -25,9 +25,7 @@ func (s *Service) SendMessage(ctx context.Context, business string, m turns.Mess
 	if err != nil {
 		return SentMessage{}, err
 	}
-	if m.IdempotencyKey != "" {
-		m.KeyField = IdempotencyKeyArgument
-	}
+	m.KeyField = IdempotencyKeyArgument
 	st, err := s.Turns.SendMessage(ctx, ac.ID, m)
 	if err != nil {
 		return SentMessage{}, err
