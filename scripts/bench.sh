@@ -24,6 +24,7 @@
 set -euo pipefail
 BIN=${1:-bin/holdco}
 cd "$(dirname "$0")/.."
+. scripts/quiet.sh
 command -v wrk >/dev/null || { echo "installing wrk (Debian)"; apt-get install -y wrk >/dev/null || sudo apt-get install -y wrk >/dev/null; }
 SECS=${BENCH_SECONDS:-10}
 STARTS=${BENCH_STARTS:-5}
@@ -126,6 +127,7 @@ declare -A ratios speeds
 cap_total=0 cap_bad=0
 LUA_EVENT=scripts/benchanalytics/event.lua LUA_RPC=scripts/benchmcp/rpc.lua
 echo "== wrk -t2 -c64 -d${SECS}s, $ROUNDS rounds ($store)"
+quiet
 wrk -t2 -c64 -d2s "$BARE" >/dev/null # warm-up
 for round in $(seq 1 "$ROUNDS"); do
 	wrk_run bare "$BARE"
@@ -154,8 +156,9 @@ for round in $(seq 1 "$ROUNDS"); do
 	accepted=$((cap_total - cap_bad))
 	settled=$(date +%s%N) stored=0
 	for _ in $(seq 1 1200); do stored=$(pageviews); [ "${stored%.*}" -ge "$accepted" ] && break; sleep 0.1; done
+	quiet
 	settled=$(( ($(date +%s%N) - settled) / 1000000 ))
-	echo "round $round: capture $(awk -v r="${rps[capture]}" -v b="${rps[bare_post]}" 'BEGIN{printf "%.3f", r/b}') of bare POST, dashboard $(awk -v r="${rps[dashboard]}" -v b="${rps[health]}" 'BEGIN{printf "%.3f", r/b}') of /health; the round's events folded $settled ms after its capture row"
+	echo "round $round: capture $(awk -v r="${rps[capture]}" -v b="${rps[bare_post]}" 'BEGIN{printf "%.3f", r/b}') of bare POST, dashboard $(awk -v r="${rps[dashboard]}" -v b="${rps[health]}" 'BEGIN{printf "%.3f", r/b}') of /health; the round's events folded and the machine quiet $settled ms after its capture row"
 done
 
 median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }

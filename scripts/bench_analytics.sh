@@ -18,6 +18,7 @@
 set -euo pipefail
 BIN=${1:-bin/holdco}
 cd "$(dirname "$0")/.."
+. scripts/quiet.sh
 command -v wrk >/dev/null || { echo "installing wrk (Debian)"; apt-get install -y wrk >/dev/null || sudo apt-get install -y wrk >/dev/null; }
 
 DATA=.cache/bench-analytics
@@ -55,6 +56,7 @@ pageviews() { curl -fs "${auth[@]}" "$API/companies/$CO/analytics/summary?range=
 LUA=scripts/benchanalytics/event.lua
 wrk_run() { wrk -t2 -c64 -d"${SECS}s" --latency -s $LUA "$@"; }
 summary() { awk '/Requests\/sec/{rps=$2} /requests in/{n=$1} /Non-2xx/{bad=$5} / 99%/{p99=$2} END{printf "%s %s %s %s\n", rps, n, bad+0, p99}'; }
+quiet
 wrk -t2 -c64 -d2s -s $LUA http://127.0.0.1:$BARE_PORT/ >/dev/null # warm-up
 read -r bare_rps _ _ bare_p99 < <(wrk_run http://127.0.0.1:$BARE_PORT/ | summary)
 prof=""
