@@ -54,6 +54,38 @@ func BenchmarkMeWithPAT(b *testing.B) {
 // documents and three open tasks: the use case's statements plus the
 // REST layer (huma's encoding of the answer).
 func BenchmarkDashboardWithPAT(b *testing.B) {
+	w, path := dashboardWorld(b)
+	benchGET(b, w, path)
+}
+
+// BenchmarkDashboardWithPATParallel is the dashboard with 64 requests in
+// flight, as wrk's connections send them (without the network): ns/op is
+// the inverse of the throughput on this machine's cores, cpu-ns/op the
+// process's CPU time per request.
+func BenchmarkDashboardWithPATParallel(b *testing.B) {
+	w, path := dashboardWorld(b)
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.Header.Set("Authorization", "Bearer "+w.creds[pat])
+	b.SetParallelism(32) // 64 clients on 2 cores
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := processCPU()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			rec := httptest.NewRecorder()
+			w.handler.ServeHTTP(rec, req.Clone(req.Context()))
+			if rec.Code != http.StatusOK {
+				b.Error(rec.Code, rec.Body.String())
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+}
+
+// dashboardWorld is a company with ten activity events, ten documents
+// and three open tasks, and the path of its dashboard.
+func dashboardWorld(b *testing.B) (*world, string) {
 	st, db, style := testenv.NewStoreAndSQL(b)
 	w := newWorldOn(b, st, usecases.Options{})
 	start := time.Now().UTC().Add(-time.Hour).Truncate(time.Microsecond)
@@ -71,7 +103,7 @@ func BenchmarkDashboardWithPAT(b *testing.B) {
 	for i := range 3 {
 		w.call(http.MethodPost, "/companies/"+w.adaCo+"/tasks", pat, fmt.Sprintf(`{"title":"task %d"}`, i), http.StatusCreated, nil)
 	}
-	benchGET(b, w, "/companies/"+w.adaCo+"/dashboard")
+	return w, "/companies/" + w.adaCo + "/dashboard"
 }
 
 // benchGET measures GET path with the personal access token, each answer
