@@ -19,8 +19,9 @@
 # and the range); BENCH_STARTS=0
 # skips the start-up timings; BENCH_PROFILE=1 writes a CPU profile of the
 # server during each of its rows in the first round (HOLDCO_PPROF_ADDR) to
-# .cache/bench-profiles/<store>-<row>.pprof. Figures go to
-# docs/benchmarks.md by hand.
+# .cache/bench-profiles/<store>-<row>.pprof. The first row, and each
+# round after its capture row, start once the machine is quiet
+# (scripts/quiet.sh). Figures go to docs/benchmarks.md by hand.
 set -euo pipefail
 BIN=${1:-bin/holdco}
 cd "$(dirname "$0")/.."

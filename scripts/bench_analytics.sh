@@ -14,6 +14,7 @@
 # capture rows' length (default 10); BENCH_PROFILE=1 writes a CPU profile
 # of the server during the capture row (HOLDCO_PPROF_ADDR) to
 # .cache/bench-profiles/analytics-<store>-capture.pprof.
+# The bare row starts once the machine is quiet (scripts/quiet.sh).
 # Figures go to docs/benchmarks.md by hand.
 set -euo pipefail
 BIN=${1:-bin/holdco}
