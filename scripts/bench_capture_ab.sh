@@ -28,7 +28,12 @@ go build -o .cache/bin/barehttp ./scripts/barehttp
 go build -o .cache/bin/benchtoken ./scripts/benchtoken
 
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; }
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+	if [ "${BENCH_AB_POSTGRES:-0}" = 1 ]; then
+		psql -q "$PG_ADMIN" -c "DROP DATABASE IF EXISTS holdco_bench_a" -c "DROP DATABASE IF EXISTS holdco_bench_b" || true
+	fi
+}
 trap cleanup EXIT
 .cache/bin/barehttp -addr 127.0.0.1:$BARE_PORT & pids+=($!)
 
@@ -37,7 +42,8 @@ start() { # name binary port
 	rm -rf "$data"
 	if [ "${BENCH_AB_POSTGRES:-0}" = 1 ]; then
 		psql -q "$PG_ADMIN" -c "DROP DATABASE IF EXISTS holdco_bench_$1" -c "CREATE DATABASE holdco_bench_$1"
-		db="${PG_ADMIN%%/postgres\?*}/holdco_bench_$1?sslmode=disable"
+		db=${PG_ADMIN%%\?*}
+		db="${db%/*}/holdco_bench_$1?sslmode=disable"
 	fi
 	DATABASE_URL=$db HOLDCO_DATA_DIR=$data HOLDCO_API_ADDR=127.0.0.1:$3 HOLDCO_SITES_ADDR=127.0.0.1:0 HOLDCO_MCP_ADDR=127.0.0.1:0 \
 		HOLDCO_OAUTH_ADDR=127.0.0.1:0 HOLDCO_WORKER_HEALTH_ADDR=127.0.0.1:0 HOLDCO_TEMPORAL_PORT=$(($3 + 50)) HOLDCO_TEMPORAL_UI_PORT=0 \
