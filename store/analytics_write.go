@@ -40,7 +40,7 @@ func (s Analytics) RecordAnalyticsEvents(ctx context.Context, events []models.An
 // runs first, inside it; none: nothing else is done) with their rollups.
 func (s Analytics) record(ctx context.Context, take func(context.Context, *Store) ([]models.AnalyticsEvent, error)) error {
 	if s.dialect != DialectPostgres {
-		return s.store().InTx(ctx, func(tx *Store) error {
+		return s.store().InTx(withMemoryTemp(ctx), func(tx *Store) error {
 			events, err := take(ctx, tx)
 			if err != nil || len(events) == 0 {
 				return err

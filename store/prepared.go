@@ -221,19 +221,68 @@ func (p *preparedPool) QueryRowContext(ctx context.Context, query string, args .
 	return row
 }
 
+// memoryTempKey marks a context whose transactions keep SQLite's temporary
+// storage in memory (withMemoryTemp).
+type memoryTempKey struct{}
+
+// withMemoryTemp makes the SQLite transactions begun with ctx keep their
+// temporary storage in memory: their connection runs PRAGMA
+// temp_store=MEMORY before BEGIN and goes back to the pool with the
+// default again. For the analytics writer: its multi-row INSERTs and
+// upserts inside one transaction need statement journals, which past
+// 64 KiB went to a temporary file one write(2) per page (a sixth of the
+// fold's CPU, docs/benchmarks.md). It is not the store's setting, since a
+// report's COUNT(DISTINCT …) over a large site would then build its
+// temporary B-tree in memory too (the file keeps a bounded cache). No
+// effect on Postgres.
+func withMemoryTemp(ctx context.Context) context.Context {
+	return context.WithValue(ctx, memoryTempKey{}, true)
+}
+
 // BeginTx makes gorm's transactions run the pool's statements.
 func (p *preparedPool) BeginTx(ctx context.Context, opts *sql.TxOptions) (gorm.ConnPool, error) {
-	tx, err := p.db.BeginTx(ctx, opts)
+	if ctx.Value(memoryTempKey{}) == nil {
+		tx, err := p.db.BeginTx(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		return &preparedTx{tx: tx, pool: p}, nil
+	}
+	conn, err := p.db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &preparedTx{tx: tx, pool: p}, nil
+	t := &preparedTx{pool: p, conn: conn}
+	if _, err = conn.ExecContext(ctx, "PRAGMA temp_store=MEMORY"); err == nil {
+		t.tx, err = conn.BeginTx(ctx, opts)
+	}
+	if err != nil {
+		t.end()
+		return nil, err
+	}
+	return t, nil
 }
 
 // preparedTx is one transaction of a preparedPool.
 type preparedTx struct {
 	tx   *sql.Tx
 	pool *preparedPool
+	// conn is the connection a withMemoryTemp transaction took from the
+	// pool; nil for the others (database/sql gives theirs back).
+	conn *sql.Conn
+}
+
+// end gives back the connection of a withMemoryTemp transaction with the
+// default temporary storage, or closes it when that cannot be set.
+func (t *preparedTx) end() {
+	if t.conn == nil {
+		return
+	}
+	if _, err := t.conn.ExecContext(context.Background(), "PRAGMA temp_store=DEFAULT"); err != nil {
+		_ = t.conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	_ = t.conn.Close()
+	t.conn = nil
 }
 
 // stmt is query's pool statement bound to the transaction, or nil: the
@@ -296,8 +345,17 @@ func (t *preparedTx) StmtContext(ctx context.Context, stmt *sql.Stmt) *sql.Stmt 
 	return t.tx.StmtContext(ctx, stmt)
 }
 
-func (t *preparedTx) Commit() error   { return t.tx.Commit() }
-func (t *preparedTx) Rollback() error { return t.tx.Rollback() }
+func (t *preparedTx) Commit() error {
+	err := t.tx.Commit()
+	t.end()
+	return err
+}
+
+func (t *preparedTx) Rollback() error {
+	err := t.tx.Rollback()
+	t.end()
+	return err
+}
 
 // GetDBConn is gorm's way to the *sql.DB from a transaction.
 func (t *preparedTx) GetDBConn() (*sql.DB, error) { return t.pool.db, nil }

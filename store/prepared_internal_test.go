@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -126,4 +127,42 @@ func TestPreparedStatementsEvictedUnderUse(t *testing.T) {
 	assert.LessOrEqual(t, p.order.Len(), 3)
 	assert.Len(t, p.stmts, p.order.Len())
 	p.mu.Unlock()
+}
+
+// A withMemoryTemp transaction keeps SQLite's temporary storage in memory
+// (the analytics writer's statement journals) and gives its connection
+// back with the default, whether it commits or rolls back; the store's
+// other transactions and statements keep the default.
+func TestMemoryTempIsTheTransactionsOnly(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openPrepared(t)
+	sqlDB, err := s.db.DB()
+	require.NoError(t, err)
+	// One connection: the one the transaction had is the one read after.
+	sqlDB.SetMaxOpenConns(1)
+	tempStore := func(db *Store) int {
+		var n int
+		require.NoError(t, db.db.WithContext(ctx).Raw("PRAGMA temp_store").Scan(&n).Error)
+		return n
+	}
+	require.Equal(t, 0, tempStore(s), "the store's default")
+	failed := errors.New("rolled back")
+	for _, end := range []error{nil, failed} {
+		err := s.InTx(withMemoryTemp(ctx), func(tx *Store) error {
+			assert.Equal(t, 2, tempStore(tx), "in memory inside the transaction")
+			if err := tx.db.WithContext(ctx).Exec("CREATE TABLE IF NOT EXISTS temp_probe (n INTEGER)").Error; err != nil {
+				return err
+			}
+			return end
+		})
+		require.ErrorIs(t, err, end)
+		assert.Equal(t, 0, tempStore(s), "the default again after the transaction (ended with %v)", end)
+		require.NoError(t, s.InTx(ctx, func(tx *Store) error {
+			assert.Equal(t, 0, tempStore(tx), "another transaction keeps the default")
+			return nil
+		}))
+	}
+	var tables int
+	require.NoError(t, s.db.Raw("SELECT COUNT(*) FROM sqlite_master WHERE name = 'temp_probe'").Scan(&tables).Error)
+	assert.Equal(t, 1, tables, "the committed transaction's write is kept")
 }
