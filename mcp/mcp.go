@@ -91,6 +91,7 @@ func newConnector(d Deps, sdkCallsOnly bool) (http.Handler, *handler) {
 	sdkLogger := slog.New(sdkLogHandler{d.Logger.Handler()})
 	impl := &sdk.Implementation{Name: "holdco", Title: "holdco businesses", Version: d.Version}
 	h := &handler{conn: d.Connector, logger: d.Logger, names: map[string]bool{}, impl: impl, sdkCallsOnly: sdkCallsOnly}
+	h.serverMeta, _ = json.Marshal(sdk.Meta{sdk.MetaKeyServerInfo: impl})
 	server := sdk.NewServer(impl, &sdk.ServerOptions{
 		Instructions: "Found and run AI-operated businesses: list them, send a message to a business's agent (a task when you " +
 			"declare the tasks extension), poll its turn, read credits and billing links. Every business tool takes `business`, a handle or id.",
@@ -145,6 +146,8 @@ type handler struct {
 	// (toolscall.go); impl is the server's identity its results carry.
 	calls map[string]registeredCall
 	impl  *sdk.Implementation
+	// serverMeta is a result's _meta with impl, encoded once.
+	serverMeta []byte
 	// sdkCallsOnly turns the tools/call fast path off (tests compare);
 	// fastCalls counts the calls it answered.
 	sdkCallsOnly bool

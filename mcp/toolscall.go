@@ -285,17 +285,10 @@ func (h *handler) serveToolsCall(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		var id any
-		_ = json.Unmarshal(cr.id, &id)
-		rpcID, err := jsonrpc.MakeID(id)
-		if err != nil {
-			next.ServeHTTP(w, r)
-			return
-		}
 		// As under the SDK (its stateless session waits for the call), a
 		// client that goes away does not cancel a call half done.
 		ctx := withTokenPrincipal(context.WithoutCancel(r.Context()), auth.TokenInfoFromContext(r.Context()))
-		body, err := h.encodeResult(rpcID, tool.call(ctx, cr.args))
+		body, err := h.encodeResult(cr.id, tool.call(ctx, cr.args))
 		if err != nil {
 			h.logFailure(ctx, "connector: encoding a tool's result", err, "tool", cr.name)
 			writeRPCError(w, http.StatusInternalServerError, cr.id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "The tool's result could not be encoded."})
@@ -311,10 +304,57 @@ func (h *handler) serveToolsCall(next http.Handler) http.Handler {
 }
 
 // encodeResult is the SDK's JSON-RPC response to a tools/call whose handler
-// returned res: empty content as [], the server's identity in _meta and
-// resultType complete (2026-07-28 results carry both), the envelope
-// encoded without HTML escaping.
-func (h *handler) encodeResult(id jsonrpc.ID, res *sdk.CallToolResult) ([]byte, error) {
+// returned res, byte for byte: the envelope with the request's id (as
+// sent: plainToolsCall took only ids the SDK writes back the same), the
+// result with empty content as [], the server's identity in _meta and
+// resultType complete (2026-07-28 results carry both). The SDK encodes the
+// result with json.Marshal (HTML escaped) and the envelope without
+// escaping, compacting the result twice more on the way; a result of the
+// tools' usual shape (plainResult) is written here in one pass instead.
+func (h *handler) encodeResult(id json.RawMessage, res *sdk.CallToolResult) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(256 + len(h.serverMeta))
+	buf.WriteString(`{"jsonrpc":"2.0","id":`)
+	buf.Write(id)
+	buf.WriteString(`,"result":`)
+	if err := h.appendResult(&buf, res); err != nil {
+		return nil, err
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// appendResult writes res as the result of encodeResult.
+func (h *handler) appendResult(buf *bytes.Buffer, res *sdk.CallToolResult) error {
+	// An Encoder escapes HTML as json.Marshal does; Encode adds a newline.
+	enc := json.NewEncoder(buf)
+	encode := func(v any) error {
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		buf.Truncate(buf.Len() - 1)
+		return nil
+	}
+	if text, structured, ok := plainResult(res); ok {
+		buf.WriteString(`{"_meta":`)
+		buf.Write(h.serverMeta)
+		buf.WriteString(`,"content":[{"type":"text","text":`)
+		if err := encode(text); err != nil {
+			return err
+		}
+		buf.WriteString(`}]`)
+		if structured != nil {
+			buf.WriteString(`,"structuredContent":`)
+			if err := encode(structured); err != nil {
+				return err
+			}
+		}
+		if res.IsError {
+			buf.WriteString(`,"isError":true`)
+		}
+		buf.WriteString(`,"resultType":"complete"}`)
+		return nil
+	}
 	if res.Content == nil {
 		res.Content = []sdk.Content{}
 	}
@@ -324,18 +364,36 @@ func (h *handler) encodeResult(id jsonrpc.ID, res *sdk.CallToolResult) ([]byte, 
 		}
 		res.Meta[sdk.MetaKeyServerInfo] = h.impl
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(res); err != nil {
-		return nil, err
+	start := buf.Len()
+	if err := encode(res); err != nil {
+		return err
 	}
 	// The SDK marks a 2026-07-28 result complete; CallToolResult encodes
 	// that mark (unexported) last, after its own fields.
-	out := bytes.TrimRight(buf.Bytes(), "\n")
-	if len(out) < 2 || out[len(out)-1] != '}' {
-		return nil, errors.New("a tool result is not a JSON object")
+	if buf.Len()-start < 2 || buf.Bytes()[buf.Len()-1] != '}' {
+		return errors.New("a tool result is not a JSON object")
 	}
-	out = append(out[:len(out)-1], `,"resultType":"complete"}`...)
-	return jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: out})
+	buf.Truncate(buf.Len() - 1)
+	buf.WriteString(`,"resultType":"complete"}`)
+	return nil
+}
+
+// plainResult reports whether res has the shape of the tools' results
+// (handler.result): no _meta, one text content without _meta or
+// annotations, structured content as JSON or none, no input requests. It
+// returns the text and the structured content.
+func plainResult(res *sdk.CallToolResult) (text string, structured json.RawMessage, ok bool) {
+	if res.Meta != nil || len(res.Content) != 1 || res.InputRequests != nil || res.RequestState != "" {
+		return "", nil, false
+	}
+	tc, ok := res.Content[0].(*sdk.TextContent)
+	if !ok || tc == nil || tc.Meta != nil || tc.Annotations != nil {
+		return "", nil, false
+	}
+	if res.StructuredContent != nil {
+		if structured, ok = res.StructuredContent.(json.RawMessage); !ok || len(structured) == 0 {
+			return "", nil, false
+		}
+	}
+	return tc.Text, structured, true
 }
