@@ -60,13 +60,11 @@ func migrations() []*gormigrate.Migration {
 // in one transaction, which on SQLite begins IMMEDIATE (one writer at a time)
 // and on Postgres first takes an advisory lock scoped to the current schema.
 // A failed migration leaves nothing behind.
+//
+// On Postgres it then makes the company summaries again when their
+// triggers name another schema than the current one (summary_heal.go).
 func (s *Store) Migrate(ctx context.Context) error {
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if s.dialect == DialectPostgres {
-			if err := tx.Exec("SELECT pg_advisory_xact_lock(hashtext('holdco.migrate.' || current_schema()))").Error; err != nil {
-				return fmt.Errorf("lock: %w", err)
-			}
-		}
+	return s.migrationTx(ctx, func(tx *gorm.DB) error {
 		m := gormigrate.New(tx, &gormigrate.Options{
 			TableName:    MigrationsTable,
 			IDColumnName: "id",
@@ -78,7 +76,31 @@ func (s *Store) Migrate(ctx context.Context) error {
 			// deploy must keep working, so unknown ids are allowed.
 			ValidateUnknownMigrations: false,
 		}, migrations())
-		return m.Migrate()
+		if err := m.Migrate(); err != nil {
+			return err
+		}
+		stale, err := summaryTriggersStale(tx)
+		if err != nil {
+			return fmt.Errorf("check the company summaries' triggers: %w", err)
+		}
+		if !stale {
+			return nil
+		}
+		s.logger.Warn("store: the company summaries' triggers name another schema (the database was moved); making them again")
+		return rebuildSummaries(tx)
+	})
+}
+
+// migrationTx runs fn in one transaction, on Postgres after taking the
+// migrations' advisory lock of the current schema.
+func (s *Store) migrationTx(ctx context.Context, fn func(tx *gorm.DB) error) error {
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if s.dialect == DialectPostgres {
+			if err := tx.Exec("SELECT pg_advisory_xact_lock(hashtext('holdco.migrate.' || current_schema()))").Error; err != nil {
+				return fmt.Errorf("lock: %w", err)
+			}
+		}
+		return fn(tx)
 	})
 	if err != nil {
 		return fmt.Errorf("store: migrate: %w", err)

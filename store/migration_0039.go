@@ -175,7 +175,7 @@ func m0039Statements(postgres bool, schema string) []string {
 		return s
 	}
 	if postgres {
-		q := `"` + strings.ReplaceAll(schema, `"`, `""`) + `".`
+		q := m0039Qualifier(schema)
 		qualify = func(s string) string {
 			s = strings.ReplaceAll(s, "{S}", q+"company_summaries")
 			s = strings.ReplaceAll(s, "{T}", q+"turns")

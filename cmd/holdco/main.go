@@ -28,7 +28,9 @@ Usage:
   holdco serve [--roles R,...]        run the service: roles api, mcp, oauth, sites, worker (default: all,
                                       with embedded Temporal when TEMPORAL_ADDRESS is empty)
   holdco worker                       run only the Temporal worker (same as serve --roles worker)
-  holdco migrate                      apply database migrations and exit
+  holdco migrate [--rebuild-summaries]
+                                      apply database migrations and exit; --rebuild-summaries then makes the
+                                      company summaries and their triggers again from the companies' rows
   holdco temporal [--port P] [--ui-port P] [--host IP]
                                       run the Temporal development server alone (state in <data dir>/temporal.db)
                                       for holdco processes on one machine: point their TEMPORAL_ADDRESS at it
@@ -149,6 +151,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 func migrate(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	rebuild := fs.Bool("rebuild-summaries", false, "then make the company summaries and their triggers again from the companies' rows "+
+		"(after moving the database to another schema, or to check the dashboards' figures)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -165,5 +169,11 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 		return fmt.Errorf("DATABASE_URL: migrate: %w", err)
 	}
 	logger.Info("migrations applied", "database", config.Redact(cfg.Database.URL))
+	if *rebuild {
+		if err := s.RebuildCompanySummaries(ctx); err != nil {
+			return fmt.Errorf("DATABASE_URL: rebuild the company summaries: %w", err)
+		}
+		logger.Info("company summaries made again", "database", config.Redact(cfg.Database.URL))
+	}
 	return nil
 }
