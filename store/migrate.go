@@ -64,7 +64,7 @@ func migrations() []*gormigrate.Migration {
 // On Postgres it then makes the company summaries again when their
 // triggers name another schema than the current one (summary_heal.go).
 func (s *Store) Migrate(ctx context.Context) error {
-	return s.migrationTx(ctx, func(tx *gorm.DB) error {
+	return migrationTx(ctx, s, func(tx *gorm.DB) error {
 		m := gormigrate.New(tx, &gormigrate.Options{
 			TableName:    MigrationsTable,
 			IDColumnName: "id",
@@ -91,9 +91,9 @@ func (s *Store) Migrate(ctx context.Context) error {
 	})
 }
 
-// migrationTx runs fn in one transaction, on Postgres after taking the
-// migrations' advisory lock of the current schema.
-func (s *Store) migrationTx(ctx context.Context, fn func(tx *gorm.DB) error) error {
+// migrationTx runs fn in one transaction of s, on Postgres after taking
+// the migrations' advisory lock of the current schema.
+func migrationTx(ctx context.Context, s *Store, fn func(tx *gorm.DB) error) error {
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if s.dialect == DialectPostgres {
 			if err := tx.Exec("SELECT pg_advisory_xact_lock(hashtext('holdco.migrate.' || current_schema()))").Error; err != nil {

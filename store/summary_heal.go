@@ -64,7 +64,7 @@ func rebuildSummaries(tx *gorm.DB) error {
 // by itself when it finds the triggers naming another schema), or to
 // check a summary against the rows it sums.
 func (s *Store) RebuildCompanySummaries(ctx context.Context) error {
-	return s.migrationTx(ctx, rebuildSummaries)
+	return migrationTx(ctx, s, rebuildSummaries)
 }
 
 // m0039Qualifier is how migration 0039 qualifies a name with schema on
