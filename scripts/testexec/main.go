@@ -117,13 +117,6 @@ func (ps *processes) signal(sig os.Signal) {
 	}
 }
 
-// testGOGC is the test binaries' GOGC (and so that of the processes they
-// start: the tests' Temporal server, holdco's own) unless the environment
-// sets one. The suite is CPU-bound on 2 cores; the api package's run
-// under -race took 6–12 % less CPU at 200 than at the default 100, for
-// about 45 % more memory (244 -> 355 MB), docs/benchmarks.md.
-const testGOGC = "200"
-
 // run runs the binary on one database, its output (and then how long it
 // took) to stdout and stderr.
 func run(pass, bin string, args []string, databaseURL string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -134,9 +127,6 @@ func run(pass, bin string, args []string, databaseURL string, stdin io.Reader, s
 	})
 	if databaseURL != "" {
 		env = append(env, "TEST_DATABASE_URL="+databaseURL)
-	}
-	if os.Getenv("GOGC") == "" {
-		env = append(env, "GOGC="+testGOGC)
 	}
 	cmd.Env = env
 	// A testexec killed (go test's last resort after a timeout) takes

@@ -12,7 +12,7 @@ import (
 )
 
 // The test binary plays the test binary testexec runs when fakeEnv is set:
-// it prints the pass it runs (its TEST_DATABASE_URL) and its GOGC, exits with
+// it prints the pass it runs (its TEST_DATABASE_URL), exits with
 // FAKE_EXIT_<pass>, and, given FAKE_SYNC, the SQLite run waits until the
 // Postgres run has started (a file it creates) so that the two must run
 // side by side to end.
@@ -27,7 +27,6 @@ func TestMain(m *testing.M) {
 		pass = "postgres"
 	}
 	fmt.Printf("=== RUN %s\n", pass)
-	fmt.Printf("GOGC of %s: %q\n", pass, os.Getenv("GOGC"))
 	fmt.Fprintf(os.Stderr, "stderr of %s\n", pass)
 	if dir := os.Getenv("FAKE_SYNC"); dir != "" {
 		started := filepath.Join(dir, "postgres-started")
@@ -134,23 +133,5 @@ func assertPasses(t *testing.T, out, sqliteExit, postgresExit string) {
 	m := took.FindAllStringSubmatch(out, -1)
 	if len(m) != 2 || m[0][1] != "sqlite" || m[0][2] != sqliteExit || m[1][1] != "postgres" || m[1][2] != postgresExit {
 		t.Errorf("took lines %v, want sqlite exit %s then postgres exit %s", m, sqliteExit, postgresExit)
-	}
-}
-
-// The test binaries run with GOGC=200 unless the environment sets GOGC.
-func TestTestBinariesCollectLessOftenUnlessGOGCIsSet(t *testing.T) {
-	fake(t)
-	t.Setenv("GOGC", "")
-	os.Unsetenv("GOGC")
-	_, out := execFake()
-	for _, pass := range []string{"sqlite", "postgres"} {
-		if want := fmt.Sprintf("GOGC of %s: %q", pass, testGOGC); !strings.Contains(out, want) {
-			t.Errorf("%q missing in:\n%s", want, out)
-		}
-	}
-	t.Setenv("GOGC", "50")
-	_, out = execFake()
-	if want := `GOGC of sqlite: "50"`; !strings.Contains(out, want) {
-		t.Errorf("the environment's GOGC not kept: %q missing in:\n%s", want, out)
 	}
 }
