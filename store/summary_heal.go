@@ -28,18 +28,15 @@ func summaryTriggersStale(tx *gorm.DB) (bool, error) {
 	if tx.Dialector.Name() != "postgres" {
 		return false, nil
 	}
-	var schema string
-	if err := tx.Raw("SELECT current_schema()").Scan(&schema).Error; err != nil {
-		return false, err
-	}
 	names := make([]string, 0, len(m0039Triggers()))
 	for _, t := range m0039Triggers() {
 		names = append(names, t.name())
 	}
+	// The current schema's company_summaries as m0039Qualifier writes it.
 	var stale int64
 	err := tx.Raw(`SELECT COUNT(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-		WHERE n.nspname = current_schema() AND p.proname IN ? AND strpos(p.prosrc, ?) = 0`,
-		names, m0039Qualifier(schema)+"company_summaries").Scan(&stale).Error
+		WHERE n.nspname = current_schema() AND p.proname IN ?
+		AND strpos(p.prosrc, '"' || replace(current_schema(), '"', '""') || '".company_summaries') = 0`, names).Scan(&stale).Error
 	return stale > 0, err
 }
 
