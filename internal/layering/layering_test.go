@@ -2,6 +2,7 @@ package layering_test
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -280,12 +281,55 @@ func TestOnlyTheServersTestBinariesLinkTemporalsServer(t *testing.T) {
 	if len(binaries) < 10 {
 		t.Fatalf("only %d test binaries listed: the walk checks nothing", len(binaries))
 	}
-	server := rule{forbid: []string{"go.temporal.io/server/..."}}
-	for _, bin := range binaries {
-		if chains := forbiddenLinks(graph, bin, server); len(chains) > 0 {
-			t.Errorf("the test binary %s links Temporal's server: %s (move the test to devserver's)", bin, strings.Join(chains[0], " → "))
+	serverOnly := makeList(t, "SERVER_ONLY")
+	if !slices.Contains(serverOnly, "go.temporal.io/server/...") {
+		t.Fatalf("the Makefile's SERVER_ONLY %v does not name Temporal's server", serverOnly)
+	}
+	for _, p := range serverOnly {
+		server := rule{forbid: []string{p}}
+		for _, bin := range binaries {
+			if chains := forbiddenLinks(graph, bin, server); len(chains) > 0 {
+				if p == "go.temporal.io/server/..." {
+					t.Errorf("the test binary %s links Temporal's server: %s (move the test to devserver's)", bin, strings.Join(chains[0], " → "))
+				} else {
+					t.Errorf("the test binary %s links %s, which the Makefile's SERVER_ONLY compiles without the race detector for the tests' Temporal server alone: %s (take it out of SERVER_ONLY)",
+						bin, p, strings.Join(chains[0], " → "))
+				}
+				break
+			}
 		}
 	}
+}
+
+// makeList is the Makefile's variable name (`name := a b \` and its
+// continuation lines), split on spaces.
+func makeList(t *testing.T, name string) []string {
+	t.Helper()
+	data, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var words []string
+	in := false
+	for line := range strings.Lines(string(data)) {
+		line = strings.TrimRight(line, "\n")
+		if !in {
+			rest, ok := strings.CutPrefix(line, name+" :=")
+			if !ok {
+				continue
+			}
+			in, line = true, rest
+		}
+		more := strings.HasSuffix(line, "\\")
+		words = append(words, strings.Fields(strings.TrimSuffix(line, "\\"))...)
+		if !more {
+			break
+		}
+	}
+	if len(words) == 0 {
+		t.Fatalf("the Makefile has no %s", name)
+	}
+	return words
 }
 
 // serverPkgs is the Makefile's SERVER_PKGS.
