@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -103,6 +104,9 @@ func TestActivityAndDashboardOverREST(t *testing.T) {
 	}
 	assert.Len(t, dash["documents"], 3)
 	assert.Equal(t, false, dash["documents_more"])
+	rec := w.do(http.MethodGet, co+"/dashboard", userA, "")
+	assert.Equal(t, strconv.Itoa(rec.Body.Len()), rec.Header().Get("Content-Length"), "the answer is written whole, with its length")
+	assert.Equal(t, "application/json", rec.Header().Get("Content-Type"))
 
 	var ms map[string]any
 	w.call(http.MethodGet, co+"/milestones", userA, "", http.StatusOK, &ms)

@@ -78,6 +78,7 @@ func New(d Deps) *Router {
 	// and responses carry no $schema links.
 	config.AllowAdditionalPropertiesByDefault = true
 	config.CreateHooks = nil
+	config.Formats = map[string]huma.Format{"application/json": jsonFormat, "json": jsonFormat}
 	// /docs is served from the binary (docs.go), not from a CDN.
 	config.DocsPath = ""
 	config.Info.Description = "REST interface of holdco: found and run AI-operated companies grouped under a conglomerate. " +
