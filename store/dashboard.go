@@ -523,22 +523,32 @@ func (s Companies) DashboardLists(ctx context.Context, c CompanyScope, activity,
 // dashboardListsArgs are dashboardListsSQL's arguments for the company.
 func dashboardListsArgs(companyID string) []any {
 	company := any(companyID)
-	args := make([]any, 0, 3+len(openTaskStatusArgs))
-	args = append(args, company, company, visibleArg, company)
-	return append(args, openTaskStatusArgs...)
+	return []any{company, company, visibleArg, company}
 }
 
-// The lists' constant arguments, boxed once.
-var (
-	visibleArg         any = string(models.DocumentVisible)
-	openTaskStatusArgs     = func() []any {
-		out := make([]any, len(models.OpenTaskStatuses))
-		for i, st := range models.OpenTaskStatuses {
-			out[i] = string(st)
+// visibleArg is the lists' constant argument, boxed once.
+var visibleArg any = string(models.DocumentVisible)
+
+// openTaskStatuses is models.OpenTaskStatuses as an SQL list, written into
+// the statements that read open tasks rather than bound: a partial index's
+// condition (migration 0040's) is matched against the statement's text, so
+// an index over the open tasks is used only when their statuses are
+// written out.
+var openTaskStatuses = func() string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, st := range models.OpenTaskStatuses {
+		if !plainWord(string(st)) {
+			panic(fmt.Sprintf("store: task status %q is not a plain word", st))
 		}
-		return out
-	}()
-)
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("'" + string(st) + "'")
+	}
+	b.WriteByte(')')
+	return b.String()
+}()
 
 // scanLists reads dashboardListsSQL's rows for the company (documents:
 // the documents list's limit, one row more was read) and puts each list
@@ -670,7 +680,7 @@ var dashboardListsText = `SELECT part, s1, s2, s3, s4, s5, s6, s7, s8, n1, n2, t
 	UNION ALL
 	SELECT * FROM (SELECT 2, id, title, description, status, priority, created_by, last_run_id, failure_reason,
 		CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), created_at, updated_at, due_at
-		FROM company_tasks WHERE company_id = ? AND status IN ` + placeholders(1, len(models.OpenTaskStatuses)) + ` ORDER BY created_at DESC, id DESC LIMIT %d) t
+		FROM company_tasks WHERE company_id = ? AND status IN ` + openTaskStatuses + ` ORDER BY created_at DESC, id DESC LIMIT %d) t
 ) l`
 
 // anyTime scans a time column of a compound statement: Postgres and a

@@ -77,3 +77,7 @@ func NewAnyTime() any { return new(anyTime) }
 
 // EmptyIfNull is the destination that reads a NULL text as "".
 func EmptyIfNull(s *string) any { return emptyIfNull{s} }
+
+// OpenTaskStatuses is the open statuses as the store's statements write
+// them, and Migration0040OpenStatuses as migration 0040's index does.
+var OpenTaskStatuses, Migration0040OpenStatuses = openTaskStatuses, migration0040OpenStatuses

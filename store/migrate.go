@@ -52,6 +52,7 @@ func migrations() []*gormigrate.Migration {
 		migration0037AnalyticsInbox(),
 		migration0038OneActiveTurn(),
 		migration0039CompanySummaries(),
+		migration0040OpenTasksIndex(),
 	}
 }
 
