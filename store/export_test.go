@@ -58,7 +58,7 @@ func ScanBothWays(ctx context.Context, s *Store, q string, args []any, dest func
 
 // DashboardStatements are the dashboard's two pipelined statements for
 // the company, with their arguments and destinations.
-func DashboardStatements(companyID string, h HeadlineDays) (qs []string, args [][]any, dests []func() []any) {
+func DashboardStatements(dialect, companyID string, h HeadlineDays) (qs []string, args [][]any, dests []func() []any) {
 	summary := func() []any {
 		var c models.Company
 		var r summaryRow
@@ -68,7 +68,7 @@ func DashboardStatements(companyID string, h HeadlineDays) (qs []string, args []
 		var l listRow
 		return l.dest()
 	}
-	return []string{authorizedSummarySQL.sqlite, dashboardListsSQL(10, 21, 20).sqlite},
+	return []string{authorizedSummarySQL.sqlite, dashboardListsQuery(dialect, 10, 21, 20)},
 		[][]any{companySummaryArgs("", companyID, h), dashboardListsArgs(companyID)}, []func() []any{summary, lists}
 }
 

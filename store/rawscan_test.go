@@ -143,7 +143,7 @@ func TestDashboardStatementsAreDecodedRaw(t *testing.T) {
 	require.NoError(t, err)
 
 	day := at.Format(time.DateOnly)
-	qs, args, dests := store.DashboardStatements(c.ID, store.HeadlineDays{From: day, PrevFrom: day, To: day})
+	qs, args, dests := store.DashboardStatements(s.Dialect(), c.ID, store.HeadlineDays{From: day, PrevFrom: day, To: day})
 	for i, q := range qs {
 		rows, err := store.ScanBothWays(ctx, s, q, args[i], dests[i])
 		require.NoError(t, err)
