@@ -677,6 +677,8 @@ func dashboardListsQuery(dialect string, activity, documents, tasks int) string 
 
 var dashboardListsTexts sync.Map // [3]int → fixedSQL
 
+// dashboardListsSQLite is the lists statement's text on SQLite, with the
+// limits to fill in (dashboardListsPostgres, the same rows, on Postgres).
 var dashboardListsSQLite = `SELECT part, s1, s2, s3, s4, s5, s6, s7, s8, n1, n2, t1, t2, t3 FROM (
 	SELECT * FROM (SELECT 0 AS part, id AS s1, kind AS s2, actor AS s3, summary AS s4, subject AS s5, data AS s6,
 		CAST(NULL AS TEXT) AS s7, CAST(NULL AS TEXT) AS s8, CAST(NULL AS BIGINT) AS n1, CAST(NULL AS BIGINT) AS n2,
