@@ -246,12 +246,15 @@ func TestDirectRuleSeesOnlyOwnImports(t *testing.T) {
 
 // serverLinkers are the packages that may link Temporal's server (about a
 // thousand packages): the holdco command, whose embedded default runs it
-// in process, and the tests' server. Everything else, testenv included,
-// stays without it: a test binary that links the server links a thousand
-// packages more, and go test's vet of it needs their analysis facts. The
-// command links the server only when built without -race
-// (cmd/holdco/embedded.go), so its -race test binary does not.
-var serverLinkers = append([]string{"holdco/cmd/holdco"}, serverPkgs...)
+// in process, and the tests' server (the Makefile's SERVER_PKGS).
+// Everything else, testenv included, stays without it: a test binary that
+// links the server links a thousand packages more, and go test's vet of it
+// needs their analysis facts. The command links the server only when
+// built without -race (cmd/holdco/embedded.go), so its -race test binary
+// does not.
+func serverLinkers(t *testing.T) []string {
+	return append([]string{"holdco/cmd/holdco"}, makeList(t, "SERVER_PKGS")...)
+}
 
 // TestOnlyTheServersTestBinariesLinkTemporalsServer: make test's test
 // binaries, test files included, link none of Temporal's server, but
@@ -267,6 +270,7 @@ func TestOnlyTheServersTestBinariesLinkTemporalsServer(t *testing.T) {
 	}
 	graph := map[string][]string{}
 	var binaries []string
+	serverPkgs := makeList(t, "SERVER_PKGS")
 	for line := range strings.Lines(strings.TrimSpace(string(out))) {
 		fields := strings.Fields(line)
 		id, deps := fields[0], fields[1:]
@@ -332,9 +336,6 @@ func makeList(t *testing.T, name string) []string {
 	return words
 }
 
-// serverPkgs is the Makefile's SERVER_PKGS.
-var serverPkgs = []string{"holdco/devserver", "holdco/testenv/temporaldev"}
-
 // joinVariants puts a test variant's bracket back on its import path:
 // go list prints "holdco/store [holdco/store.test]" as two fields.
 func joinVariants(fields []string) []string {
@@ -352,6 +353,7 @@ func joinVariants(fields []string) []string {
 func TestOnlyTheCommandLinksTemporalsServer(t *testing.T) {
 	graph := importGraph(t)
 	r := rule{forbid: []string{"go.temporal.io/server/..."}}
+	serverLinkers := serverLinkers(t)
 	linked := 0
 	for pkg := range graph {
 		if !matches(pkg, []string{"holdco/..."}) {
