@@ -26,7 +26,7 @@ func (a *App) startAnalyticsWriter(svc *analytics.Service) {
 		st := svc.Stats()
 		return observability.CaptureCounts{Stored: st.Stored, UnknownKey: st.UnknownKey, Malformed: st.Malformed, QueueFull: st.QueueFull,
 			WriteFailed: st.WriteFailed, RateLimited: st.RateLimited, Queued: st.Queued,
-			Unfolded: st.Unfolded}
+			Unfolded: st.Unfolded, Commits: st.Commits, CommitSeconds: st.CommitTime.Seconds()}
 	})
 	svc.StartFolder()
 	stopFold := a.sweepRunner().Start(background.Sweep{Name: "analytics_fold", Every: analytics.FoldSweepEvery,

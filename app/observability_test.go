@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -66,7 +68,8 @@ func TestOneMessageIsOneTrace(t *testing.T) {
 
 	// Analytics capture, served ahead of the REST router's gin chain, gets
 	// the same middleware: request id, access log, route label, span name.
-	capReq, err := http.NewRequest("POST", base+"/analytics/e/", strings.NewReader(`{"event":"$pageview","distinct_id":"t1"}`))
+	siteKey := authedJSON(t, "GET", base+"/companies/"+id+"/analytics/summary?range=1d", key, "", 200)["key"].(string)
+	capReq, err := http.NewRequest("POST", base+"/analytics/e/", strings.NewReader(`{"event":"$pageview","distinct_id":"t1","properties":{"token":"`+siteKey+`"}}`))
 	require.NoError(t, err)
 	capReq.Header.Set("X-Request-Id", "capture-trace-1")
 	capResp, err := http.DefaultClient.Do(capReq)
@@ -218,6 +221,15 @@ func TestOneMessageIsOneTrace(t *testing.T) {
 	assert.Contains(t, scrape, "holdco_credits_spent_total{")
 	assert.Contains(t, scrape, "temporal_workflow_completed_total{")
 	assert.Contains(t, scrape, "temporal_activity_execution_latency_seconds_bucket{")
+	// The page view captured above was committed: its commit is counted
+	// and timed.
+	for _, name := range []string{"holdco_analytics_capture_commits_total", "holdco_analytics_capture_commit_seconds_total"} {
+		m := regexp.MustCompile(`(?m)^` + name + ` (\S+)$`).FindStringSubmatch(scrape)
+		require.NotNil(t, m, name)
+		v, err := strconv.ParseFloat(m[1], 64)
+		require.NoError(t, err)
+		assert.Positive(t, v, name)
+	}
 	problems, err := promlint.New(strings.NewReader(scrape)).Lint()
 	require.NoError(t, err)
 	assert.Empty(t, problems)

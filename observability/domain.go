@@ -102,12 +102,17 @@ type CaptureCounts struct {
 	// Unfolded events are stored in the inbox and not yet folded into
 	// the reports' tables.
 	Unfolded int64
+	// Commits is how many transactions committed the stored events (group
+	// commit: one holds the events of many requests), CommitSeconds the
+	// time they took in all, the sync included.
+	Commits       int64
+	CommitSeconds float64
 }
 
 func (c CaptureCounts) add(o CaptureCounts) CaptureCounts {
 	return CaptureCounts{Stored: c.Stored + o.Stored, UnknownKey: c.UnknownKey + o.UnknownKey, Malformed: c.Malformed + o.Malformed,
 		QueueFull: c.QueueFull + o.QueueFull, WriteFailed: c.WriteFailed + o.WriteFailed, RateLimited: c.RateLimited + o.RateLimited,
-		Queued: c.Queued + o.Queued, Unfolded: c.Unfolded + o.Unfolded}
+		Queued: c.Queued + o.Queued, Unfolded: c.Unfolded + o.Unfolded, Commits: c.Commits + o.Commits, CommitSeconds: c.CommitSeconds + o.CommitSeconds}
 }
 
 // captureCollector reads the capture services' own counters when scraped,
@@ -119,6 +124,8 @@ type captureCollector struct {
 	events   *prometheus.Desc
 	queue    *prometheus.Desc
 	unfolded *prometheus.Desc
+	commits  *prometheus.Desc
+	commitS  *prometheus.Desc
 }
 
 var capture = &captureCollector{sources: map[*func() CaptureCounts]bool{},
@@ -127,7 +134,11 @@ var capture = &captureCollector{sources: map[*func() CaptureCounts]bool{},
 		[]string{"outcome"}, nil),
 	queue: prometheus.NewDesc("holdco_analytics_capture_queue_events", "Captured analytics events waiting for the writer's commit.", nil, nil),
 	unfolded: prometheus.NewDesc("holdco_analytics_capture_unfolded_events",
-		"Captured analytics events stored in the inbox and not yet folded into the reports (at most; capture answers 503 past 1,000,000).", nil, nil)}
+		"Captured analytics events stored in the inbox and not yet folded into the reports (at most; capture answers 503 past 1,000,000).", nil, nil),
+	commits: prometheus.NewDesc("holdco_analytics_capture_commits_total",
+		"Transactions that committed captured events to the inbox; each holds the events of every request waiting for it (accepted events / commits is the mean batch).", nil, nil),
+	commitS: prometheus.NewDesc("holdco_analytics_capture_commit_seconds_total",
+		"Time the capture commits took, the sync included (/ commits_total: the mean commit each capture request waits for before its 200).", nil, nil)}
 
 // CaptureSource adds a capture service's counters (an api role's); remove
 // takes it away at shutdown, keeping what it counted.
@@ -152,6 +163,8 @@ func (c *captureCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.events
 	ch <- c.queue
 	ch <- c.unfolded
+	ch <- c.commits
+	ch <- c.commitS
 }
 
 func (c *captureCollector) Collect(ch chan<- prometheus.Metric) {
@@ -171,6 +184,8 @@ func (c *captureCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(c.queue, prometheus.GaugeValue, float64(sum.Queued))
 	ch <- prometheus.MustNewConstMetric(c.unfolded, prometheus.GaugeValue, float64(sum.Unfolded))
+	ch <- prometheus.MustNewConstMetric(c.commits, prometheus.CounterValue, float64(sum.Commits))
+	ch <- prometheus.MustNewConstMetric(c.commitS, prometheus.CounterValue, sum.CommitSeconds)
 }
 
 // Provisioned counts one resource's provisioning outcome (ready, failed).

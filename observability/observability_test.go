@@ -39,7 +39,9 @@ func TestMetricNamesPassPromlint(t *testing.T) {
 	AgentToolCalled("made_up", false, models.Errorf(models.CodeRateLimited, "slow down"))
 	CreditsSpent(string(models.EntryTokenUsagePartial), 3)
 	CreditsGranted(string(models.EntryGrantWelcome), 15)
-	remove := CaptureSource(func() CaptureCounts { return CaptureCounts{Stored: 4, Malformed: 1, Queued: 2, Unfolded: 3} })
+	remove := CaptureSource(func() CaptureCounts {
+		return CaptureCounts{Stored: 4, Malformed: 1, Queued: 2, Unfolded: 3, Commits: 2, CommitSeconds: 0.001}
+	})
 	defer remove()
 	Provisioned(string(models.ResourceRepository), string(models.ResourceReady))
 	Healed(true)
@@ -54,7 +56,8 @@ func TestMetricNamesPassPromlint(t *testing.T) {
 	body := scrape(t)
 	for _, name := range []string{"holdco_turns_ended_total", "holdco_model_calls_total", "holdco_model_call_duration_seconds_bucket",
 		"holdco_agent_tool_calls_total", "holdco_credits_spent_total", "holdco_credits_granted_total", "holdco_analytics_capture_events_total",
-		"holdco_analytics_capture_queue_events", "holdco_analytics_capture_unfolded_events", "holdco_provisioning_outcomes_total", "holdco_heals_total", "holdco_sweep_runs_total",
+		"holdco_analytics_capture_queue_events", "holdco_analytics_capture_unfolded_events",
+		"holdco_analytics_capture_commits_total", "holdco_analytics_capture_commit_seconds_total", "holdco_provisioning_outcomes_total", "holdco_heals_total", "holdco_sweep_runs_total",
 		"holdco_rate_limit_refusals_total", "holdco_connector_tool_calls_total", "holdco_http_request_duration_seconds_bucket",
 		"temporal_request_total", "temporal_num_pollers", "temporal_request_latency_seconds_bucket", "go_goroutines", "process_cpu_seconds_total"} {
 		assert.Contains(t, body, "\n"+name, name)
@@ -148,23 +151,32 @@ func TestTemporalMetricsUnionLabels(t *testing.T) {
 // TestCaptureSourceKeepsRetiredCounts: a capture service that stops keeps
 // its counts in the totals (counters never go back).
 func TestCaptureSourceKeepsRetiredCounts(t *testing.T) {
-	before := captureTotal(t)
-	remove := CaptureSource(func() CaptureCounts { return CaptureCounts{Stored: 10, Queued: 5} })
-	assert.Equal(t, before+10, captureTotal(t))
+	const accepted, commits, commitSeconds = "holdco_analytics_capture_events_total", "holdco_analytics_capture_commits_total", "holdco_analytics_capture_commit_seconds_total"
+	before := map[string]float64{accepted: captureCounter(t, accepted), commits: captureCounter(t, commits), commitSeconds: captureCounter(t, commitSeconds)}
+	remove := CaptureSource(func() CaptureCounts { return CaptureCounts{Stored: 10, Queued: 5, Commits: 4, CommitSeconds: 0.25} })
+	check := func(when string) {
+		assert.Equal(t, before[accepted]+10, captureCounter(t, accepted), when)
+		assert.Equal(t, before[commits]+4, captureCounter(t, commits), when)
+		assert.InDelta(t, before[commitSeconds]+0.25, captureCounter(t, commitSeconds), 1e-9, when)
+	}
+	check("while the source is there")
 	remove()
-	assert.Equal(t, before+10, captureTotal(t))
+	check("once it is removed")
 }
 
-func captureTotal(t *testing.T) float64 {
+// captureCounter is a capture counter's value in the scrape (the accepted
+// events of holdco_analytics_capture_events_total).
+func captureCounter(t *testing.T, name string) float64 {
 	t.Helper()
 	mfs, err := Registry.Gather()
 	require.NoError(t, err)
 	for _, mf := range mfs {
-		if mf.GetName() == "holdco_analytics_capture_events_total" {
-			for _, m := range mf.GetMetric() {
-				if m.GetLabel()[0].GetValue() == "accepted" {
-					return m.GetCounter().GetValue()
-				}
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if l := m.GetLabel(); len(l) == 0 || l[0].GetValue() == "accepted" {
+				return m.GetCounter().GetValue()
 			}
 		}
 	}

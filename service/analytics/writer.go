@@ -202,8 +202,9 @@ func (q *Queue) Len() int {
 type Counters struct {
 	Accepted, Stored, UnknownKey, Malformed, QueueFull, WriteFailed, RateLimited atomic.Int64
 	// Commits counts the writer's committed batches (stored / commits is
-	// the mean batch).
-	Commits atomic.Int64
+	// the mean batch); CommitNanos is the time their transactions took,
+	// the sync included (a request waits for one or two of them).
+	Commits, CommitNanos atomic.Int64
 	// Folded counts the events this process folded from the inbox into
 	// the reports' tables (fold.go).
 	Folded atomic.Int64
@@ -213,6 +214,11 @@ type Counters struct {
 type Stats struct {
 	Accepted, Stored, UnknownKey, Malformed, QueueFull, WriteFailed, RateLimited int64
 	Queued                                                                       int
+	// Commits is how many batches were committed and CommitTime how long
+	// their transactions took in all (group commit: Stored / Commits is
+	// the mean batch, CommitTime / Commits the mean commit).
+	Commits    int64
+	CommitTime time.Duration
 	// Folded counts the events this process folded; Unfolded is how many
 	// it stored that wait in the inbox (at most).
 	Folded, Unfolded int64
@@ -223,6 +229,7 @@ func (s *Service) Stats() Stats {
 	c := &s.counter
 	return Stats{Accepted: c.Accepted.Load(), Stored: c.Stored.Load(), UnknownKey: c.UnknownKey.Load(), Malformed: c.Malformed.Load(),
 		QueueFull: c.QueueFull.Load(), WriteFailed: c.WriteFailed.Load(), RateLimited: c.RateLimited.Load(), Queued: s.queue.Len(),
+		Commits: c.Commits.Load(), CommitTime: time.Duration(c.CommitNanos.Load()),
 		Folded: c.Folded.Load(), Unfolded: max(s.fold.pending.Load(), 0)}
 }
 
@@ -284,10 +291,12 @@ func (s *Service) commit(events []models.AnalyticsEvent) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
+	began := time.Now()
 	err := s.store.Analytics().AppendAnalyticsInbox(ctx, events)
 	if err == nil {
 		// Counted before the folder hears of them: a folder woken by
 		// added measures the rate from Stored and must see these.
+		s.counter.CommitNanos.Add(int64(time.Since(began)))
 		s.counter.Stored.Add(int64(len(events)))
 		s.counter.Commits.Add(1)
 		s.added(len(events))
@@ -330,7 +339,7 @@ func (s *Service) StopWriter(ctx context.Context) {
 	s.stopFolder(ctx)
 	st := s.Stats()
 	s.logger.Info("analytics: capture stopped", "accepted", st.Accepted, "stored", st.Stored, "unknown_key", st.UnknownKey,
-		"malformed", st.Malformed, "queue_full", st.QueueFull, "rate_limited", st.RateLimited, "write_failed", st.WriteFailed, "commits", s.counter.Commits.Load(), "folded", st.Folded, "unfolded", st.Unfolded)
+		"malformed", st.Malformed, "queue_full", st.QueueFull, "rate_limited", st.RateLimited, "write_failed", st.WriteFailed, "commits", st.Commits, "folded", st.Folded, "unfolded", st.Unfolded)
 }
 
 // Flush waits until no batch waits or is being written, then folds the
