@@ -237,6 +237,10 @@ func TestOneMessageIsOneTrace(t *testing.T) {
 	require.NoError(t, err)
 	notFound.Body.Close()
 	assert.Equal(t, 404, notFound.StatusCode, "the metrics listener serves only /metrics")
+	onAPI, err := http.Get(base + "/metrics")
+	require.NoError(t, err)
+	onAPI.Body.Close()
+	assert.Equal(t, 404, onAPI.StatusCode, "the counters are never on the public API listener")
 }
 
 // TestMetricsPortClashNamesTheSetting: the metrics listener is bound with
