@@ -48,6 +48,8 @@ func TestMetricNamesPassPromlint(t *testing.T) {
 	SweepRan("turns", nil)
 	ConnectorToolCalled("get_turn", models.Errorf(models.CodeNotFound, "no turn"))
 	h := TemporalMetrics().WithTags(map[string]string{"namespace": "default", "task-queue": "holdco"})
+	series := map[string]string{"namespace": "default", "task_queue": "holdco"}
+	requests := counterValue(t, "temporal_request_total", series) // other runs (-count) counted before
 	h.Counter("temporal_request").Inc(1)
 	h.Gauge("temporal_num_pollers").Update(2)
 	h.Timer("temporal_request_latency").Record(15 * time.Millisecond)
@@ -65,7 +67,8 @@ func TestMetricNamesPassPromlint(t *testing.T) {
 	assert.Contains(t, body, `holdco_agent_tool_calls_total{outcome="error",tool="unknown"}`, "a name outside the catalog is not a label value")
 	assert.Contains(t, body, `holdco_rate_limit_refusals_total{surface="agent_tool"}`)
 	assert.Contains(t, body, `holdco_connector_tool_calls_total{outcome="not_found",tool="get_turn"}`)
-	assert.Contains(t, body, `temporal_request_total{namespace="default",task_queue="holdco"} 1`)
+	assert.Contains(t, body, `temporal_request_total{namespace="default",task_queue="holdco"}`, "the SDK's tags are labels")
+	assert.Equal(t, requests+1, counterValue(t, "temporal_request_total", series))
 
 	problems, err := promlint.New(strings.NewReader(body)).Lint()
 	require.NoError(t, err)
@@ -166,6 +169,32 @@ func TestCaptureSourceKeepsRetiredCounts(t *testing.T) {
 
 // captureCounter is a capture counter's value in the scrape (the accepted
 // events of holdco_analytics_capture_events_total).
+// counterValue is the value of the counter series name{labels}, 0 when
+// it is not there yet.
+func counterValue(t *testing.T, name string, labels map[string]string) float64 {
+	t.Helper()
+	mfs, err := Registry.Gather()
+	require.NoError(t, err)
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+	series:
+		for _, m := range mf.GetMetric() {
+			if len(m.GetLabel()) != len(labels) {
+				continue
+			}
+			for _, l := range m.GetLabel() {
+				if v, ok := labels[l.GetName()]; !ok || v != l.GetValue() {
+					continue series
+				}
+			}
+			return m.GetCounter().GetValue()
+		}
+	}
+	return 0
+}
+
 func captureCounter(t *testing.T, name string) float64 {
 	t.Helper()
 	mfs, err := Registry.Gather()
