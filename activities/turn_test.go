@@ -114,7 +114,7 @@ func TestTurnActivitiesRunATurnThroughTheEngine(t *testing.T) {
 	require.NoError(t, err)
 	var step contract.ModelStepResult
 	require.NoError(t, v.Get(&step))
-	assert.Equal(t, []contract.ToolCallRef{{Index: 0, ID: "call_1", Name: "list_documents"}}, step.Calls)
+	assert.Equal(t, []contract.ToolCallRef{{Index: 0, ID: "call_1", Name: "list_documents", Quick: true}}, step.Calls)
 
 	v, err = activityEnv(acts).ExecuteActivity(acts.ToolStep, contract.ToolStepInput{StepInput: contract.StepInput{TurnRef: ref, Step: 1}, Index: 0})
 	require.NoError(t, err)

@@ -67,12 +67,27 @@ var localBookkeeping = workflow.LocalActivityOptions{
 	RetryPolicy:         bookkeeping.RetryPolicy,
 }
 
+// localToolActivity runs a quick tool's call (contract.ToolCallRef.Quick)
+// as a local activity: in the workflow task that got the model's answer,
+// with no activity task and no workflow task of its own. Its retries are
+// the tool activity's. ToolStep is idempotent (a call whose result is
+// stored is not made again), so one run again after a worker died
+// mid-task does nothing twice. An interrupt reaches the workflow once the
+// call returns: quick calls take milliseconds.
+var localToolActivity = workflow.LocalActivityOptions{
+	StartToCloseTimeout: toolActivity.StartToCloseTimeout,
+	RetryPolicy:         toolActivity.RetryPolicy,
+}
+
 // Versions of the turn workflow (workflow.GetVersion). Runs started before
 // a version replay with the code they started with.
 const (
 	// changeLocalBookkeeping: StartTurn and FinishTurn are local
 	// activities (before: activities).
 	changeLocalBookkeeping = "turn-local-bookkeeping"
+	// changeLocalTools: quick tools' calls are local activities (before:
+	// every tool call was an activity).
+	changeLocalTools = "turn-local-tools"
 )
 
 // turnWorkflow is one agent turn: its state, the handlers that read and
@@ -90,6 +105,9 @@ type turnWorkflow struct {
 	// local: the bookkeeping steps run as local activities (the version
 	// of this run, changeLocalBookkeeping).
 	local bool
+	// localTools: quick tools' calls run as local activities
+	// (changeLocalTools).
+	localTools bool
 }
 
 // eventsPerCall is the history a call adds: scheduled, started, completed
@@ -139,6 +157,7 @@ func (w *turnWorkflow) interrupt(ctx workflow.Context, _ string) (contract.TurnS
 func (w *turnWorkflow) run(ctx workflow.Context) (contract.TurnState, error) {
 	var a *activities.Turns
 	w.local = workflow.GetVersion(ctx, changeLocalBookkeeping, workflow.DefaultVersion, 1) >= 1
+	w.localTools = workflow.GetVersion(ctx, changeLocalTools, workflow.DefaultVersion, 1) >= 1
 	if w.in.Step == 0 {
 		var started contract.StartTurnResult
 		if err := w.bookkeep(ctx, a.StartTurn, w.ref).Get(ctx, &started); err != nil {
@@ -186,7 +205,7 @@ func (w *turnWorkflow) run(ctx workflow.Context) (contract.TurnState, error) {
 			}
 			w.state.Doing = "tool:" + c.Name
 			var res contract.ToolStepResult
-			if err := w.call(ctx, toolActivity, a.ToolStep, contract.ToolStepInput{StepInput: in, Index: c.Index}, &res); err != nil {
+			if err := w.callTool(ctx, c, contract.ToolStepInput{StepInput: in, Index: c.Index}, &res); err != nil {
 				return w.finish(ctx, models.TurnFailed, "", err)
 			}
 			if res.Question != "" && question == "" {
@@ -207,6 +226,20 @@ func (w *turnWorkflow) call(ctx workflow.Context, opts workflow.ActivityOptions,
 	w.calls++
 	defer func() { w.cancel = nil; cancel() }()
 	return workflow.ExecuteActivity(callCtx, fn, in).Get(callCtx, out)
+}
+
+// callTool runs a tool call: a quick tool's as a local activity (in runs
+// of changeLocalTools), any other as an activity.
+func (w *turnWorkflow) callTool(ctx workflow.Context, c contract.ToolCallRef, in contract.ToolStepInput, out *contract.ToolStepResult) error {
+	var a *activities.Turns
+	if !w.localTools || !c.Quick {
+		return w.call(ctx, toolActivity, a.ToolStep, in, out)
+	}
+	callCtx, cancel := workflow.WithCancel(workflow.WithLocalActivityOptions(ctx, localToolActivity))
+	w.cancel = cancel
+	w.calls++
+	defer func() { w.cancel = nil; cancel() }()
+	return workflow.ExecuteLocalActivity(callCtx, a.ToolStep, in).Get(callCtx, out)
 }
 
 // finish writes the turn's end (in a context an interrupt does not

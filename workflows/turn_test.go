@@ -3,8 +3,10 @@ package workflows_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -231,10 +233,15 @@ func TestLongTurnContinuesAsNew(t *testing.T) {
 // after an intended change: UPDATE_TURN_HISTORIES=1 go test -run TestReplayTurn ./workflows/
 // (a change of what a run does needs a new version and new files; the
 // files of earlier versions stay).
-var turnHistories = []string{"turn_tools_question.json", "turn_interrupted.json", "turn_tools_question_v1.json", "turn_interrupted_v1.json"}
+var turnHistories = []string{"turn_tools_question.json", "turn_interrupted.json", "turn_tools_question_v1.json", "turn_interrupted_v1.json",
+	"turn_tools_question_v2.json", "turn_interrupted_v2.json"}
 
 // legacyTurnHistories were recorded before the bookkeeping was local.
 var legacyTurnHistories = map[string]bool{"turn_tools_question.json": true, "turn_interrupted.json": true}
+
+// localToolHistories were recorded once quick tools' calls were local
+// (changeLocalTools); UPDATE_TURN_HISTORIES records these.
+var localToolHistories = map[string]bool{"turn_tools_question_v2.json": true, "turn_interrupted_v2.json": true}
 
 func TestReplayTurnHistories(t *testing.T) {
 	if os.Getenv("UPDATE_TURN_HISTORIES") != "" {
@@ -254,10 +261,11 @@ func recordTurnHistories(t *testing.T) {
 				<-ctx.Done()
 				return contract.ModelStepResult{}, ctx.Err()
 			}
-			if step == 1 {
-				return contract.ModelStepResult{Calls: []contract.ToolCallRef{{Index: 0, ID: "call_1", Name: "write_document"}, {Index: 1, ID: "call_2", Name: "create_task"}}}, nil
+			if step == 1 { // a quick call and one that is not
+				return contract.ModelStepResult{Calls: []contract.ToolCallRef{{Index: 0, ID: "call_1", Name: "write_document", Quick: true},
+					{Index: 1, ID: "call_2", Name: "send_email"}}}, nil
 			}
-			return toolCall("ask_question"), nil
+			return contract.ModelStepResult{Calls: []contract.ToolCallRef{{Index: 0, ID: "call_1", Name: "ask_question", Control: true, Quick: true}}}, nil
 		},
 		tool: func(_ context.Context, in contract.ToolStepInput) (contract.ToolStepResult, error) {
 			if in.Step == 2 {
@@ -290,8 +298,8 @@ func recordTurnHistories(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join("testdata", file), b, 0o644))
 	}
-	record("turn:tools", "turn_tools_question_v1.json", nil)
-	record("turn:interrupted", "turn_interrupted_v1.json", func() {
+	record("turn:tools", "turn_tools_question_v2.json", nil)
+	record("turn:interrupted", "turn_interrupted_v2.json", func() {
 		time.Sleep(time.Second)
 		h, err := env.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: "turn:interrupted", UpdateName: contract.UpdateInterrupt,
 			Args: []any{"turn:interrupted"}, WaitForStage: client.WorkflowUpdateStageCompleted})
@@ -332,10 +340,98 @@ func TestTurnHistoriesCoverBothBookkeepingPaths(t *testing.T) {
 			assert.Empty(t, local, name)
 			continue
 		}
-		assert.Equal(t, map[string]int{"StartTurn": 1, "FinishTurn": 1}, local, name)
+		assert.Equal(t, 1, local["StartTurn"], name)
+		assert.Equal(t, 1, local["FinishTurn"], name)
 		assert.Zero(t, scheduled["StartTurn"]+scheduled["FinishTurn"], name)
 		assert.NotZero(t, scheduled["ModelStep"], name)
+		if localToolHistories[name] && strings.Contains(name, "tools") {
+			// write_document and ask_question local, send_email not.
+			assert.Equal(t, 2, local["ToolStep"], name)
+			assert.Equal(t, 1, scheduled["ToolStep"], name)
+		} else {
+			assert.Zero(t, local["ToolStep"], name)
+		}
 	}
+}
+
+// TestQuickToolCallsRunAsLocalActivities: a quick tool's call runs inside
+// the workflow task (a local activity), any other as an activity.
+func TestQuickToolCallsRunAsLocalActivities(t *testing.T) {
+	var mu sync.Mutex
+	var calls []string
+	f := &fakeTurn{
+		model: func(_ context.Context, step int) (contract.ModelStepResult, error) {
+			switch step {
+			case 1:
+				return contract.ModelStepResult{Calls: []contract.ToolCallRef{{Index: 0, ID: "call_1", Name: "write_document", Quick: true}}}, nil
+			case 2:
+				return toolCall("send_email"), nil
+			}
+			return contract.ModelStepResult{}, nil
+		},
+		tool: func(_ context.Context, in contract.ToolStepInput) (contract.ToolStepResult, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			calls = append(calls, fmt.Sprintf("%d/%d", in.Step, in.Index))
+			return contract.ToolStepResult{}, nil
+		},
+	}
+	env := turnEnv(f)
+	var local, remote []string
+	env.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []any) {
+		mu.Lock()
+		defer mu.Unlock()
+		local = append(local, info.ActivityType.Name)
+	})
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		mu.Lock()
+		defer mu.Unlock()
+		remote = append(remote, info.ActivityType.Name)
+	})
+	env.ExecuteWorkflow(workflows.Turn, turnIn)
+	require.NoError(t, env.GetWorkflowError())
+	assert.Equal(t, models.TurnCompleted, f.end(t).Status)
+	assert.Equal(t, []string{"StartTurn", "ToolStep", "FinishTurn"}, local)
+	assert.Equal(t, []string{"ModelStep", "ModelStep", "ToolStep", "ModelStep"}, remote)
+	assert.Equal(t, []string{"1/0", "2/0"}, calls, "each call made once")
+}
+
+// TestInterruptDuringAQuickToolCall: an interrupt that arrives while a
+// quick call runs ends the turn interrupted once the call returns, before
+// the next model call.
+func TestInterruptDuringAQuickToolCall(t *testing.T) {
+	var modelCalls atomic.Int32
+	f := &fakeTurn{
+		model: func(context.Context, int) (contract.ModelStepResult, error) {
+			modelCalls.Add(1)
+			return contract.ModelStepResult{Calls: []contract.ToolCallRef{{Index: 0, ID: "call_1", Name: "write_document", Quick: true}}}, nil
+		},
+		tool: func(ctx context.Context, _ contract.ToolStepInput) (contract.ToolStepResult, error) {
+			select { // slower than a quick call would be, so the interrupt meets it
+			case <-ctx.Done():
+				return contract.ToolStepResult{}, ctx.Err()
+			case <-time.After(2 * time.Second):
+			}
+			return contract.ToolStepResult{}, nil
+		},
+	}
+	env := turnEnv(f)
+	var answered contract.TurnState
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(contract.UpdateInterrupt, "interrupt-1", &testsuite.TestUpdateCallback{
+			OnReject: func(err error) { t.Errorf("interrupt rejected: %v", err) },
+			OnAccept: func() {},
+			OnComplete: func(v any, err error) {
+				require.NoError(t, err)
+				answered = v.(contract.TurnState)
+			},
+		}, turnIn.TurnID)
+	}, time.Second)
+	env.ExecuteWorkflow(workflows.Turn, turnIn)
+	require.NoError(t, env.GetWorkflowError())
+	assert.Equal(t, models.TurnInterrupted, f.end(t).Status)
+	assert.Equal(t, models.TurnInterrupted, answered.Status, "the update answers once the turn ended")
+	assert.Equal(t, int32(1), modelCalls.Load(), "no model call after the interrupt")
 }
 
 // TestBookkeepingRunsAsLocalActivities: a new run starts and ends the turn

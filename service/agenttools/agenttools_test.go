@@ -318,6 +318,20 @@ func TestAskQuestionIsAControlTool(t *testing.T) {
 	assert.Contains(t, de.Detail, "turn")
 }
 
+// TestQuickToolsAreHoldcosOwnRows: the tools a turn runs as local
+// activities touch only holdco's rows; whatever calls a provider, blob
+// storage or the company's database stays an activity.
+func TestQuickToolsAreHoldcosOwnRows(t *testing.T) {
+	w := newWorld(t, usecases.Options{})
+	for _, name := range []string{"ask_question", "write_document", "read_document", "create_task", "update_task", "list_activity", "add_prospect"} {
+		assert.True(t, w.cat.IsQuick(name), name)
+	}
+	for _, name := range []string{"send_email", "write_file", "query_database", "get_analytics", "web_research", "create_payment_link",
+		"commit_repository_files", "search_domains", "made_up"} {
+		assert.False(t, w.cat.IsQuick(name), name)
+	}
+}
+
 func TestAnotherTenantsCompanyIsForbidden(t *testing.T) {
 	w := newWorld(t, usecases.Options{})
 	bob, bobCong := w.e.User(t, "bob@example.com")

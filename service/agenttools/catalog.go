@@ -44,6 +44,8 @@ type tool struct {
 	// control tools are declared to the model but handled by the turn
 	// workflow, not by Call.
 	control bool
+	// quick tools read or write only holdco's own rows (IsQuick).
+	quick bool
 	call    func(ctx context.Context, companyID string, raw json.RawMessage) (any, error)
 }
 
@@ -175,6 +177,27 @@ func (c *Catalog) Specs() []models.ToolSpec {
 func (c *Catalog) IsControl(name string) bool {
 	t := c.tools[name]
 	return t != nil && t.control
+}
+
+// IsQuick reports whether a tool reads or writes only holdco's own rows,
+// with no provider, network or company database behind it, and answers in
+// milliseconds: a turn runs its calls as local activities (workflows,
+// changeLocalTools), without a round trip through Temporal's server.
+func (c *Catalog) IsQuick(name string) bool {
+	t := c.tools[name]
+	return t != nil && t.quick
+}
+
+// markQuick declares the named tools quick (IsQuick); it panics on a name
+// the catalog does not have, like Register on a bad tool.
+func (c *Catalog) markQuick(names ...string) {
+	for _, n := range names {
+		t := c.tools[n]
+		if t == nil {
+			panic("agenttools: quick tool " + n + " is not registered")
+		}
+		t.quick = true
+	}
 }
 
 // Has reports whether the catalog has a tool of that name.

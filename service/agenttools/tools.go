@@ -81,6 +81,12 @@ func New(svc Services) *Catalog {
 	}
 	registerRepository(c, svc.Repository, authorize)
 	registerDatabase(c, svc.Database, authorize)
+	// Holdco's own rows only. Not quick: whatever calls a provider (mail,
+	// payments, domains, ads, research, images, the repository), the
+	// files (blob storage), the company's database (a query of its own
+	// length) and the analytics reports (which may fold first).
+	c.markQuick(ToolAskQuestion, "list_documents", "read_document", ToolWriteDocument, "delete_document",
+		"list_tasks", ToolCreateTask, "update_task", "list_activity", "list_prospects", "add_prospect", "update_prospect")
 	return c
 }
 

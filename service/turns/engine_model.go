@@ -57,7 +57,8 @@ func (e *Engine) ModelStep(ctx context.Context, sc Scopes, in contract.StepInput
 	var out contract.ModelStepResult
 	for _, b := range msg.Content {
 		if b.Type == models.ContentToolUse {
-			out.Calls = append(out.Calls, contract.ToolCallRef{Index: len(out.Calls), ID: b.ToolUseID, Name: b.ToolName, Control: e.Tools.IsControl(b.ToolName)})
+			out.Calls = append(out.Calls, contract.ToolCallRef{Index: len(out.Calls), ID: b.ToolUseID, Name: b.ToolName,
+				Control: e.Tools.IsControl(b.ToolName), Quick: e.Tools.IsQuick(b.ToolName)})
 		}
 	}
 	return out, nil

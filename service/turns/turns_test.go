@@ -188,6 +188,20 @@ func TestMessageRunsATurnThatCallsToolsAndIsCharged(t *testing.T) {
 	require.NotNil(t, dash.LastTurn)
 	assert.Equal(t, st.TurnID, dash.LastTurn.ID)
 
+	// write_document and create_task are quick tools: their calls ran as
+	// local activities, and only the model calls were activity tasks.
+	ctx := context.Background()
+	require.NoError(t, w.tmp.Client.GetWorkflow(ctx, contract.TurnWorkflowID(w.company), "").Get(ctx, nil))
+	scheduled := map[string]int{}
+	for it := w.tmp.Client.GetWorkflowHistory(ctx, contract.TurnWorkflowID(w.company), "", false, 0); it.HasNext(); {
+		e, err := it.Next()
+		require.NoError(t, err)
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil {
+			scheduled[a.GetActivityType().GetName()]++
+		}
+	}
+	assert.Equal(t, map[string]int{"ModelStep": 3}, scheduled)
+
 	// The run's trace: one JSONL line per event, start to end.
 	raw, err := w.e.Svc.CreateAdminToken(context.Background(), "ops")
 	require.NoError(t, err)

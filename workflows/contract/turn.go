@@ -81,6 +81,12 @@ type ToolCallRef struct {
 	Name  string
 	// Control: the workflow handles the call (ask_question).
 	Control bool
+	// Quick: the tool reads or writes only holdco's own rows and returns
+	// in milliseconds (agenttools.Catalog.IsQuick); the workflow runs it
+	// as a local activity, inside the workflow task that got the model's
+	// answer, when the run started after the change
+	// (workflows.changeLocalTools).
+	Quick bool `json:",omitempty"`
 }
 
 // ModelStepResult is a model call's outcome: the tool calls to make, or
