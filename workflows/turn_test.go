@@ -377,22 +377,12 @@ func TestQuickToolCallsRunAsLocalActivities(t *testing.T) {
 		},
 	}
 	env := turnEnv(f)
-	var local, remote []string
-	env.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []any) {
-		mu.Lock()
-		defer mu.Unlock()
-		local = append(local, info.ActivityType.Name)
-	})
-	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
-		mu.Lock()
-		defer mu.Unlock()
-		remote = append(remote, info.ActivityType.Name)
-	})
+	started := watchActivities(env)
 	env.ExecuteWorkflow(workflows.Turn, turnIn)
 	require.NoError(t, env.GetWorkflowError())
 	assert.Equal(t, models.TurnCompleted, f.end(t).Status)
-	assert.Equal(t, []string{"StartTurn", "ToolStep", "FinishTurn"}, local)
-	assert.Equal(t, []string{"ModelStep", "ModelStep", "ToolStep", "ModelStep"}, remote)
+	assert.Equal(t, []string{"StartTurn", "ToolStep", "FinishTurn"}, started.local)
+	assert.Equal(t, []string{"ModelStep", "ModelStep", "ToolStep", "ModelStep"}, started.remote)
 	assert.Equal(t, []string{"1/0", "2/0"}, calls, "each call made once")
 }
 
@@ -445,21 +435,32 @@ func TestBookkeepingRunsAsLocalActivities(t *testing.T) {
 		return contract.ModelStepResult{}, nil
 	}}
 	env := turnEnv(f)
-	var mu sync.Mutex
-	var local, remote []string
-	env.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []any) {
-		mu.Lock()
-		defer mu.Unlock()
-		local = append(local, info.ActivityType.Name)
-	})
-	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
-		mu.Lock()
-		defer mu.Unlock()
-		remote = append(remote, info.ActivityType.Name)
-	})
+	started := watchActivities(env)
 	env.ExecuteWorkflow(workflows.Turn, turnIn)
 	require.NoError(t, env.GetWorkflowError())
 	assert.Equal(t, models.TurnCompleted, f.end(t).Status)
-	assert.Equal(t, []string{"StartTurn", "FinishTurn"}, local)
-	assert.Equal(t, []string{"ModelStep", "ToolStep", "ModelStep"}, remote)
+	assert.Equal(t, []string{"StartTurn", "FinishTurn"}, started.local)
+	assert.Equal(t, []string{"ModelStep", "ToolStep", "ModelStep"}, started.remote)
+}
+
+// startedActivities are the names of the activities a test environment
+// started, in order: local ones and the others.
+type startedActivities struct {
+	mu            sync.Mutex
+	local, remote []string
+}
+
+func watchActivities(env *testsuite.TestWorkflowEnvironment) *startedActivities {
+	s := &startedActivities{}
+	env.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []any) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.local = append(s.local, info.ActivityType.Name)
+	})
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.remote = append(s.remote, info.ActivityType.Name)
+	})
+	return s
 }
