@@ -46,7 +46,7 @@ type tool struct {
 	control bool
 	// quick tools read or write only holdco's own rows (IsQuick).
 	quick bool
-	call    func(ctx context.Context, companyID string, raw json.RawMessage) (any, error)
+	call  func(ctx context.Context, companyID string, raw json.RawMessage) (any, error)
 }
 
 // Register adds a tool. The input schema is generated from In (an object:
