@@ -129,22 +129,12 @@ func TestInterruptCancelsTheToolCallInFlight(t *testing.T) {
 			canceled.Store(true)
 		}
 	})
-	var answered contract.TurnState
-	env.RegisterDelayedCallback(func() {
-		env.UpdateWorkflow(contract.UpdateInterrupt, "interrupt-1", &testsuite.TestUpdateCallback{
-			OnReject: func(err error) { t.Errorf("interrupt rejected: %v", err) },
-			OnAccept: func() {},
-			OnComplete: func(v any, err error) {
-				require.NoError(t, err)
-				answered = v.(contract.TurnState)
-			},
-		}, turnIn.TurnID)
-	}, time.Second)
+	answered := interruptAfter(t, env, time.Second)
 	env.ExecuteWorkflow(workflows.Turn, turnIn)
 	require.NoError(t, env.GetWorkflowError())
 	assert.True(t, canceled.Load(), "the workflow cancelled the tool call")
 	assert.Equal(t, models.TurnInterrupted, f.end(t).Status)
-	assert.Equal(t, models.TurnInterrupted, answered.Status, "the update answers once the turn ended")
+	assert.Equal(t, models.TurnInterrupted, answered().Status, "the update answers once the turn ended")
 }
 
 func TestInterruptOfAnotherTurnIsRejected(t *testing.T) {
@@ -406,6 +396,17 @@ func TestInterruptDuringAQuickToolCall(t *testing.T) {
 		},
 	}
 	env := turnEnv(f)
+	answered := interruptAfter(t, env, time.Second)
+	env.ExecuteWorkflow(workflows.Turn, turnIn)
+	require.NoError(t, env.GetWorkflowError())
+	assert.Equal(t, models.TurnInterrupted, f.end(t).Status)
+	assert.Equal(t, models.TurnInterrupted, answered().Status, "the update answers once the turn ended")
+	assert.Equal(t, int32(1), modelCalls.Load(), "no model call after the interrupt")
+}
+
+// interruptAfter sends the turn's interrupt update after d of workflow
+// time; the returned function reads its answer once the workflow ran.
+func interruptAfter(t *testing.T, env *testsuite.TestWorkflowEnvironment, d time.Duration) func() contract.TurnState {
 	var answered contract.TurnState
 	env.RegisterDelayedCallback(func() {
 		env.UpdateWorkflow(contract.UpdateInterrupt, "interrupt-1", &testsuite.TestUpdateCallback{
@@ -416,12 +417,8 @@ func TestInterruptDuringAQuickToolCall(t *testing.T) {
 				answered = v.(contract.TurnState)
 			},
 		}, turnIn.TurnID)
-	}, time.Second)
-	env.ExecuteWorkflow(workflows.Turn, turnIn)
-	require.NoError(t, env.GetWorkflowError())
-	assert.Equal(t, models.TurnInterrupted, f.end(t).Status)
-	assert.Equal(t, models.TurnInterrupted, answered.Status, "the update answers once the turn ended")
-	assert.Equal(t, int32(1), modelCalls.Load(), "no model call after the interrupt")
+	}, d)
+	return func() contract.TurnState { return answered }
 }
 
 // TestBookkeepingRunsAsLocalActivities: a new run starts and ends the turn
