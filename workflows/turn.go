@@ -71,9 +71,10 @@ var localBookkeeping = workflow.LocalActivityOptions{
 // as a local activity: in the workflow task that got the model's answer,
 // with no activity task and no workflow task of its own. Its retries are
 // the tool activity's. ToolStep is idempotent (a call whose result is
-// stored is not made again), so one run again after a worker died
-// mid-task does nothing twice. An interrupt reaches the workflow once the
-// call returns: quick calls take milliseconds.
+// stored is not made again), so an attempt run again after a worker died
+// mid-task finds the stored result, as a retried activity does. An
+// interrupt reaches the workflow once the call returns: quick calls take
+// milliseconds.
 var localToolActivity = workflow.LocalActivityOptions{
 	StartToCloseTimeout: toolActivity.StartToCloseTimeout,
 	RetryPolicy:         toolActivity.RetryPolicy,
