@@ -222,10 +222,8 @@ func (w *turnWorkflow) run(ctx workflow.Context) (contract.TurnState, error) {
 
 // call runs an activity that an interrupt can cancel.
 func (w *turnWorkflow) call(ctx workflow.Context, opts workflow.ActivityOptions, fn, in, out any) error {
-	callCtx, cancel := workflow.WithCancel(workflow.WithActivityOptions(ctx, opts))
-	w.cancel = cancel
-	w.calls++
-	defer func() { w.cancel = nil; cancel() }()
+	callCtx, done := w.cancellable(workflow.WithActivityOptions(ctx, opts))
+	defer done()
 	return workflow.ExecuteActivity(callCtx, fn, in).Get(callCtx, out)
 }
 
@@ -236,11 +234,18 @@ func (w *turnWorkflow) callTool(ctx workflow.Context, c contract.ToolCallRef, in
 	if !w.localTools || !c.Quick {
 		return w.call(ctx, toolActivity, a.ToolStep, in, out)
 	}
-	callCtx, cancel := workflow.WithCancel(workflow.WithLocalActivityOptions(ctx, localToolActivity))
+	callCtx, done := w.cancellable(workflow.WithLocalActivityOptions(ctx, localToolActivity))
+	defer done()
+	return workflow.ExecuteLocalActivity(callCtx, a.ToolStep, in).Get(callCtx, out)
+}
+
+// cancellable is ctx for the call in flight, which an interrupt cancels
+// (w.cancel) until done; it counts the call.
+func (w *turnWorkflow) cancellable(ctx workflow.Context) (callCtx workflow.Context, done func()) {
+	callCtx, cancel := workflow.WithCancel(ctx)
 	w.cancel = cancel
 	w.calls++
-	defer func() { w.cancel = nil; cancel() }()
-	return workflow.ExecuteLocalActivity(callCtx, a.ToolStep, in).Get(callCtx, out)
+	return callCtx, func() { w.cancel = nil; cancel() }
 }
 
 // finish writes the turn's end (in a context an interrupt does not
