@@ -85,6 +85,19 @@ func (w *Writer) Append(ctx context.Context, runID, part string, events ...Event
 	if !partPattern.MatchString(part) || part+fileExt == TraceName {
 		return models.Errorf(models.CodeInvalidArgument, "A trace part is 1 to 64 lower-case letters, digits and dashes, and not %q.", strings.TrimSuffix(TraceName, fileExt)).WithField("part")
 	}
+	b, err := w.encode(events)
+	if err != nil {
+		return fmt.Errorf("traces: append %s: %w", part, err)
+	}
+	if _, err := w.blobs.Put(ctx, RunPrefix(runID)+part+fileExt, bytes.NewReader(b), int64(len(b)), ContentType); err != nil {
+		return fmt.Errorf("traces: append %s: %w", part, err)
+	}
+	return nil
+}
+
+// encode is events as JSON lines, each sanitized (Sanitize) and stamped
+// with the writer's clock when it has no time.
+func (w *Writer) encode(events []Event) ([]byte, error) {
 	var buf bytes.Buffer
 	for _, e := range events {
 		if e.Time.IsZero() {
@@ -93,27 +106,30 @@ func (w *Writer) Append(ctx context.Context, runID, part string, events ...Event
 		e.Time = e.Time.UTC()
 		line, err := encodeLine(Sanitize(e))
 		if err != nil {
-			return fmt.Errorf("traces: append %s: encode %s event: %w", part, e.Type, err)
+			return nil, fmt.Errorf("encode %s event: %w", e.Type, err)
 		}
 		buf.Write(line)
 	}
-	size := int64(buf.Len())
-	if _, err := w.blobs.Put(ctx, RunPrefix(runID)+part+fileExt, &buf, size, ContentType); err != nil {
-		return fmt.Errorf("traces: append %s: %w", part, err)
-	}
-	return nil
+	return buf.Bytes(), nil
 }
 
-// Finish joins the parts in name order into runs/<run_id>/trace.jsonl and
-// removes the parts once trace.jsonl is stored. It is idempotent: once
-// trace.jsonl exists it only removes the parts left behind (a crash between
-// the two steps), and a run without parts stores nothing.
-func (w *Writer) Finish(ctx context.Context, runID string) error {
+// Finish joins the parts in name order, then the last events (sanitized
+// and stamped as Append does: the run's end), into runs/<run_id>/trace.jsonl
+// and removes the parts once trace.jsonl is stored. The last events are
+// written there only, not as a part first: one blob written and read less
+// a run. It is idempotent: once trace.jsonl exists it only removes the
+// parts left behind (a crash between the two steps), and a run without
+// parts or last events stores nothing.
+func (w *Writer) Finish(ctx context.Context, runID string, last ...Event) error {
 	if err := w.needBlobs(); err != nil {
 		return err
 	}
 	if err := checkRunID(runID); err != nil {
 		return err
+	}
+	tail, err := w.encode(last)
+	if err != nil {
+		return fmt.Errorf("traces: finish: %w", err)
 	}
 	prefix := RunPrefix(runID)
 	listed, err := w.blobs.List(ctx, prefix)
@@ -131,9 +147,9 @@ func (w *Writer) Finish(ctx context.Context, runID string) error {
 		parts = append(parts, b.BlobInfo)
 		size += b.Size
 	}
-	if !joined && len(parts) > 0 {
+	if !joined && (len(parts) > 0 || len(tail) > 0) {
 		body := &joinedParts{ctx: ctx, blobs: w.blobs, parts: parts}
-		_, err := w.blobs.Put(ctx, prefix+TraceName, body, size, ContentType)
+		_, err := w.blobs.Put(ctx, prefix+TraceName, io.MultiReader(body, bytes.NewReader(tail)), size+int64(len(tail)), ContentType)
 		body.Close()
 		if err != nil {
 			return fmt.Errorf("traces: finish: %w", err)

@@ -187,3 +187,30 @@ func TestFinishWithoutPartsStoresNothing(t *testing.T) {
 	require.NoError(t, traces.NewWriter(blobs).Finish(ctx, run))
 	assert.Empty(t, runKeys(t, blobs, run))
 }
+
+func TestFinishWritesTheLastEventsAfterTheParts(t *testing.T) {
+	ctx := context.Background()
+	blobs := newBlobs(t)
+	at := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	w := traces.NewWriter(blobs).WithClock(func() time.Time { return at })
+	run := uuid.NewString()
+	require.NoError(t, w.Append(ctx, run, "000000-start", traces.Event{Type: traces.EventTurnStarted}))
+	require.NoError(t, w.Append(ctx, run, "000001-model", traces.Event{Type: traces.EventModelRequest, Step: 1}))
+
+	end := traces.Event{Type: traces.EventTurnEnded, Data: map[string]any{"status": "completed", "api_key": "sk-ant-0123456789abcdef"}}
+	require.NoError(t, w.Finish(ctx, run, end))
+	assert.Equal(t, []string{traces.TraceName}, runKeys(t, blobs, run), "the last events are never a part")
+	events := readEvents(t, blobs, traces.RunPrefix(run)+traces.TraceName)
+	assert.Equal(t, []string{"turn_started", "model_request", "turn_ended"}, types(events))
+	assert.Equal(t, "2026-12-07T12:00:00Z", events[2]["time"], "stamped with the writer's clock")
+	assert.Equal(t, map[string]any{"status": "completed", "api_key": "[redacted]"}, events[2]["data"], "sanitized as a part is")
+
+	// A retry after trace.jsonl was stored adds nothing.
+	require.NoError(t, w.Finish(ctx, run, end))
+	assert.Len(t, readEvents(t, blobs, traces.RunPrefix(run)+traces.TraceName), 3)
+
+	// A run with only last events has a trace of them.
+	alone := uuid.NewString()
+	require.NoError(t, w.Finish(ctx, alone, traces.Event{Type: traces.EventTurnEnded}))
+	assert.Equal(t, []string{"turn_ended"}, types(readEvents(t, blobs, traces.RunPrefix(alone)+traces.TraceName)))
+}

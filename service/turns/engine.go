@@ -178,11 +178,12 @@ func (e *Engine) FinishTurn(ctx context.Context, sc Scopes, in contract.FinishTu
 	if move != nil {
 		return "", move
 	}
-	// The trace is complete before the turn reads as ended.
-	e.trace(ctx, turn.ID, "999999-end", traces.Event{Type: traces.EventTurnEnded,
-		Data: map[string]any{"status": string(in.Status), "error": in.ErrorCode, "credits": cost}})
+	// The trace is complete before the turn reads as ended; its end
+	// event goes straight into the joined trace.
 	if e.Traces != nil {
-		if err := e.Traces.Finish(ctx, turn.ID); err != nil {
+		end := traces.Event{Type: traces.EventTurnEnded, Time: time.Now().UTC(),
+			Data: map[string]any{"status": string(in.Status), "error": in.ErrorCode, "credits": cost}}
+		if err := e.Traces.Finish(ctx, turn.ID, end); err != nil {
 			e.Logger.WarnContext(ctx, "turn trace: finish", "turn", turn.ID, "error", err)
 		}
 	}
@@ -223,6 +224,22 @@ func (e *Engine) moveTask(ctx context.Context, scope store.CompanyScope, turn mo
 		return nil
 	}
 	return err
+}
+
+// traceAside is trace while the caller goes on with the step's own
+// writes; wait returns once the part is stored or its failure logged. A
+// step waits before it returns, so the part of a finished step is there
+// for FinishTurn's join.
+func (e *Engine) traceAside(ctx context.Context, runID, part string, events ...traces.Event) (wait func()) {
+	if e.Traces == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.trace(ctx, runID, part, events...)
+	}()
+	return func() { <-done }
 }
 
 // trace stores events as one part of the run's trace; a failure is logged

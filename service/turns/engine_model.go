@@ -42,7 +42,13 @@ func (e *Engine) ModelStep(ctx context.Context, sc Scopes, in contract.StepInput
 	msg, err := e.Store.Turns().GetTurnMessage(ctx, scope, in.TurnID, in.Step, 0)
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		msg, err = e.callModel(ctx, sc, turn, in.Step)
+		var traced func()
+		msg, traced, err = e.callModel(ctx, sc, turn, in.Step)
+		if traced != nil {
+			// The step's trace part is written beside the answer and
+			// the charge.
+			defer traced()
+		}
 		if err != nil {
 			return contract.ModelStepResult{}, err
 		}
@@ -64,16 +70,18 @@ func (e *Engine) ModelStep(ctx context.Context, sc Scopes, in contract.StepInput
 	return out, nil
 }
 
-// callModel makes the step's model call and stores the answer.
-func (e *Engine) callModel(ctx context.Context, sc Scopes, turn models.Turn, step int) (models.TurnMessage, error) {
+// callModel makes the step's model call and stores the answer. Once the
+// model answered, the step's trace part is being written (traceAside);
+// traced waits for it.
+func (e *Engine) callModel(ctx context.Context, sc Scopes, turn models.Turn, step int) (_ models.TurnMessage, traced func(), _ error) {
 	scope, cong := sc.Company, sc.Conglomerate
 	company, err := e.Store.Companies().GetCompany(ctx, scope)
 	if err != nil {
-		return models.TurnMessage{}, err
+		return models.TurnMessage{}, nil, err
 	}
 	history, err := e.Store.Turns().SessionMessages(ctx, scope, turn.SessionID)
 	if err != nil {
-		return models.TurnMessage{}, err
+		return models.TurnMessage{}, nil, err
 	}
 	// The text of this turn's earlier steps: what the agent said so far.
 	var earlier []string
@@ -97,7 +105,7 @@ func (e *Engine) callModel(ctx context.Context, sc Scopes, turn models.Turn, ste
 	inputCredits := maxInputCredits(req)
 	held, paid, err := e.Billing.Reserve(ctx, cong, hold, inputCredits+1)
 	if err != nil {
-		return models.TurnMessage{}, chargeError(err, "The account has no credits left for the next model call; top up to continue.")
+		return models.TurnMessage{}, nil, chargeError(err, "The account has no credits left for the next model call; top up to continue.")
 	}
 	if !paid && held < hold.Credits {
 		req.MaxTokens = int((held - inputCredits) * billing.OutputTokensPerCredit)
@@ -120,14 +128,14 @@ func (e *Engine) callModel(ctx context.Context, sc Scopes, turn models.Turn, ste
 		Data: map[string]any{"messages": len(req.Messages), "tools": len(req.Tools), "system_chars": len(req.System)}}
 	if err != nil {
 		e.trace(ctx, turn.ID, part, request, traces.Event{Type: traces.EventError, Step: step, Error: err.Error()})
-		return models.TurnMessage{}, modelError(ctx, err)
+		return models.TurnMessage{}, nil, modelError(ctx, err)
 	}
 	var calls []map[string]any
 	for _, c := range resp.ToolCalls() {
 		calls = append(calls, map[string]any{"id": c.ToolUseID, "name": c.ToolName, "input": string(c.Input)})
 	}
 	usage := models.ModelUsage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}
-	e.trace(ctx, turn.ID, part, request,
+	traced = e.traceAside(ctx, turn.ID, part, request,
 		traces.Event{Type: traces.EventModelResponse, Step: step, Model: resp.Model,
 			Data: map[string]any{"stop_reason": string(resp.StopReason), "text": resp.Text(), "tool_calls": calls, "ms": time.Since(began).Milliseconds()}},
 		traces.Event{Type: traces.EventUsage, Step: step, Model: resp.Model,
@@ -140,7 +148,7 @@ func (e *Engine) callModel(ctx context.Context, sc Scopes, turn models.Turn, ste
 	msg, _, err := e.Store.Turns().PutTurnAnswer(ctx, scope, models.TurnMessage{TurnID: turn.ID, Step: step, Part: 0, Role: models.RoleAssistant,
 		Content: content, Model: resp.Model, InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens},
 		stream.full(textOf(content)))
-	return msg, err
+	return msg, traced, err
 }
 
 // streamText writes the streamed text to the turn row at most every

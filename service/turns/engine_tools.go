@@ -67,13 +67,6 @@ func (e *Engine) ToolStep(ctx context.Context, sc Scopes, in contract.ToolStepIn
 	switch {
 	case errors.Is(err, models.ErrNotFound):
 		stored, err = e.callTool(ctx, scope, in, *call, out.Question, attempt)
-		if err == nil && len(stored.Content) > 0 {
-			res := stored.Content[0]
-			e.trace(ctx, in.TurnID, fmt.Sprintf("%06d-tool-%02d", in.Step, index),
-				traces.Event{Type: traces.EventToolCall, Step: in.Step, Tool: call.ToolName, CallID: call.ToolUseID, Data: string(call.Input)},
-				traces.Event{Type: traces.EventToolResult, Step: in.Step, Tool: call.ToolName, CallID: call.ToolUseID,
-					Data: map[string]any{"is_error": res.IsError, "result": res.Text}})
-		}
 		if err != nil {
 			return contract.ToolStepResult{}, err
 		}
@@ -112,6 +105,13 @@ func (e *Engine) callTool(ctx context.Context, scope store.CompanyScope, in cont
 		result = res
 	}
 	observability.AgentToolCalled(call.ToolName, e.Tools.Has(call.ToolName), refusal)
+	// The call's trace part is written beside its stored result (a retry
+	// that stores it after a failure writes the part again, replacing it).
+	traced := e.traceAside(ctx, in.TurnID, fmt.Sprintf("%06d-tool-%02d", in.Step, in.Index),
+		traces.Event{Type: traces.EventToolCall, Step: in.Step, Tool: call.ToolName, CallID: call.ToolUseID, Data: string(call.Input)},
+		traces.Event{Type: traces.EventToolResult, Step: in.Step, Tool: call.ToolName, CallID: call.ToolUseID,
+			Data: map[string]any{"is_error": isError, "result": string(result)}})
+	defer traced()
 	msg, _, err := e.Store.Turns().PutTurnMessage(ctx, scope, models.TurnMessage{TurnID: in.TurnID, Step: in.Step, Part: in.Index + 1,
 		Role: models.RoleUser, Content: []models.ContentBlock{{Type: models.ContentToolResult, ToolUseID: call.ToolUseID, Text: string(result), IsError: isError}}})
 	return msg, err
