@@ -181,7 +181,7 @@ func (e *Engine) FinishTurn(ctx context.Context, sc Scopes, in contract.FinishTu
 	// The trace is complete before the turn reads as ended; its end
 	// event goes straight into the joined trace.
 	if e.Traces != nil {
-		end := traces.Event{Type: traces.EventTurnEnded, Time: time.Now().UTC(),
+		end := traces.Event{Type: traces.EventTurnEnded, // stamped by the writer
 			Data: map[string]any{"status": string(in.Status), "error": in.ErrorCode, "credits": cost}}
 		if err := e.Traces.Finish(ctx, turn.ID, end); err != nil {
 			e.Logger.WarnContext(ctx, "turn trace: finish", "turn", turn.ID, "error", err)
