@@ -25,6 +25,9 @@ type CreditOutcome struct {
 	// Held is what live reservations (other than the entry's own) hold of
 	// the balance: a spend can use Balance-Held.
 	Held int64
+	// Charged is what a spend took (SettleCreditEntry may take less than
+	// asked); 0 when nothing was written.
+	Charged int64
 	// Woken are the account's ad campaigns a grant (a positive entry)
 	// marked to resume: they waited for credits. Their marks commit with
 	// the grant; whoever can signals their reconcilers after the commit
@@ -48,13 +51,31 @@ func GroupKey(e models.CreditLedgerEntry) string {
 // transaction). A spend (negative amount) that would take the balance
 // minus the other live reservations below zero is refused with
 // ErrInsufficientCredits, and a spend over dailyCap (credits per UTC day
-// since dayStart) with ErrDailyCapReached; nothing is written then. A
+// since dayStart) with ErrDailyCapReached; nothing is written then. The
+// cap was checked for what a live reservation holds when it was made, so
+// a spend that settles one for no more than it holds is never refused by
+// the cap (it was lowered meanwhile, say): the work it pays for is done. A
 // second welcome grant fails with models.ErrDuplicate. The scope's
 // conglomerate wins over e.ConglomerateID. A grant (a positive amount)
 // marks, in the same transaction, the account's ad campaigns waiting for
 // credits to resume (CreditOutcome.Woken): a grant wakes them whichever
 // process made it.
 func (s Billing) ApplyCreditEntry(ctx context.Context, cong ConglomerateScope, e models.CreditLedgerEntry, dailyCap *int64, dayStart time.Time) (CreditOutcome, error) {
+	return s.applyCreditEntry(ctx, cong, e, dailyCap, dayStart, false)
+}
+
+// SettleCreditEntry is ApplyCreditEntry for the charge of work already
+// done (a model call, whose price is known only after it ran): a spend
+// the balance or the cap cannot take in full takes what they allow, and
+// at least what the entry's own live reservation holds, and returns
+// ErrInsufficientCredits or ErrDailyCapReached (whichever bound it)
+// after committing that; CreditOutcome.Charged says what was taken (0:
+// nothing was written).
+func (s Billing) SettleCreditEntry(ctx context.Context, cong ConglomerateScope, e models.CreditLedgerEntry, dailyCap *int64, dayStart time.Time) (CreditOutcome, error) {
+	return s.applyCreditEntry(ctx, cong, e, dailyCap, dayStart, true)
+}
+
+func (s Billing) applyCreditEntry(ctx context.Context, cong ConglomerateScope, e models.CreditLedgerEntry, dailyCap *int64, dayStart time.Time, partial bool) (CreditOutcome, error) {
 	var out CreditOutcome
 	if err := cong.check("apply credit entry"); err != nil {
 		return out, err
@@ -67,6 +88,7 @@ func (s Billing) ApplyCreditEntry(ctx context.Context, cong ConglomerateScope, e
 		e.CreatedAt = now()
 	}
 	e.GroupKey = GroupKey(e)
+	var short error // partial: what bound a spend taken in part
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		acct, err := s.store().lockCreditAccount(tx, e.ConglomerateID, e.CreatedAt)
 		if err != nil {
@@ -76,16 +98,28 @@ func (s Billing) ApplyCreditEntry(ctx context.Context, cong ConglomerateScope, e
 		if e.Amount < 0 {
 			// Credits other charges hold are not this entry's to spend; the
 			// hold with this entry's id is the one it settles.
-			held, err := heldCredits(tx, e.ConglomerateID, e.CreatedAt, e.ID)
+			held, own, err := holds(tx, e.ConglomerateID, e.CreatedAt, e.ID)
 			if err != nil {
 				return err
 			}
 			out.Held = held
-			if dailyCap != nil && e.Type.Spends() && out.SpentToday+held-e.Amount > *dailyCap {
-				return ErrDailyCapReached
-			}
-			if acct.Balance-held+e.Amount < 0 {
-				return ErrInsufficientCredits
+			want := -e.Amount
+			allowed, why := spendable(want, own, acct.Balance-held, out.SpentToday+held, dailyCap, e.Type.Spends())
+			if why != nil {
+				// A keyed spend made before (its hold settled, a partial
+				// settle's rest unpaid) is answered as made, as it is
+				// when the account could pay it all.
+				var made int64
+				if err := tx.Model(&models.CreditLedgerEntry{}).Where("id = ?", e.ID).Count(&made).Error; err != nil {
+					return err
+				}
+				if made > 0 {
+					return models.ErrDuplicate
+				}
+				if !partial || allowed == 0 {
+					return why
+				}
+				e.Amount, short = -allowed, why
 			}
 		}
 		if err := tx.Create(&e).Error; err != nil {
@@ -111,13 +145,41 @@ func (s Billing) ApplyCreditEntry(ctx context.Context, cong ConglomerateScope, e
 		}
 		if e.Amount > 0 {
 			out.Woken, err = wakeStalledCampaigns(tx, e.ConglomerateID)
+		} else {
+			out.Charged = -e.Amount
 		}
 		return err
 	})
 	if errors.Is(err, ErrInsufficientCredits) || errors.Is(err, ErrDailyCapReached) {
 		return out, err
 	}
-	return out, wrap("apply credit entry", err)
+	if err != nil {
+		return CreditOutcome{Balance: out.Balance, SpentToday: out.SpentToday, Held: out.Held}, wrap("apply credit entry", err)
+	}
+	return out, short
+}
+
+// spendable is how much of a spend of want credits the account allows,
+// and what bound it (nil: all of it): balanceRoom is the balance less the
+// other live reservations (never overdrawn), committed what today's spend
+// and those reservations take of dailyCap (nil: none). own is what the
+// spend's own live reservation holds: the cap was checked for it when it
+// was made, so the cap never takes the spend below it. The cap is named
+// when both bind, as a whole spend's refusal always did.
+func spendable(want, own, balanceRoom, committed int64, dailyCap *int64, spends bool) (int64, error) {
+	allowed, why := want, error(nil)
+	if dailyCap != nil && spends && want > own {
+		if room := max(*dailyCap-committed, own); room < want {
+			allowed, why = room, ErrDailyCapReached
+		}
+	}
+	if balanceRoom < allowed {
+		allowed = max(balanceRoom, 0)
+		if why == nil {
+			why = ErrInsufficientCredits
+		}
+	}
+	return allowed, why
 }
 
 // addToGroup adds the entry to its page group and reports whether the

@@ -23,6 +23,16 @@ func heldCredits(tx *gorm.DB, conglomerateID string, now time.Time, except strin
 	return held, err
 }
 
+// holds is what the conglomerate's live reservations hold at now: others
+// those but id's, own id's (0 when it has none, or it lapsed).
+func holds(tx *gorm.DB, conglomerateID string, now time.Time, id string) (others, own int64, err error) {
+	var row struct{ Others, Own int64 }
+	err = tx.Model(&models.CreditReservation{}).
+		Select("COALESCE(SUM(CASE WHEN id <> ? THEN amount ELSE 0 END), 0) AS others, COALESCE(SUM(CASE WHEN id = ? THEN amount ELSE 0 END), 0) AS own", id, id).
+		Where("conglomerate_id = ? AND expires_at > ?", conglomerateID, now).Scan(&row).Error
+	return row.Others, row.Own, err
+}
+
 // ReserveCredits holds r.Amount credits of the scope's conglomerate under
 // r.ID (the id of the ledger entry that will settle it), in the same
 // transaction and lock as ApplyCreditEntry: the balance minus the other

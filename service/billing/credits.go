@@ -36,7 +36,7 @@ type CreditState struct {
 // authorization step made (a request's AuthorizeConglomerate, the worker's
 // system scope).
 func (s *Service) Spend(ctx context.Context, scope store.ConglomerateScope, companyID, runID string, typ models.LedgerEntryType, credits int64) (CreditState, error) {
-	st, _, err := s.spend(ctx, scope, Usage{CompanyID: companyID, RunID: runID, Type: typ, Credits: credits})
+	st, _, err := s.spend(ctx, scope, Usage{CompanyID: companyID, RunID: runID, Type: typ, Credits: credits}, false)
 	return st, err
 }
 
@@ -59,7 +59,23 @@ func (s *Service) SpendOnce(ctx context.Context, scope store.ConglomerateScope, 
 	if u.Key == "" {
 		return CreditState{}, false, models.Errorf(models.CodeInvalidArgument, "A charge needs its key.").WithField("key")
 	}
-	return s.spend(ctx, scope, u)
+	st, n, err := s.spend(ctx, scope, u, false)
+	return st, n > 0, err
+}
+
+// SettleOnce charges work already done whose price was held before it
+// ran (a model call): as SpendOnce, but when the balance or the daily cap
+// cannot take all of u.Credits it takes what they allow, and always what
+// u.Key's live hold covers (the cap was checked for the hold when it was
+// made, and lowering it meanwhile does not make the work free), and then
+// answers insufficient_credits or rate_limited as SpendOnce does.
+// charged is what this call took: 0 when the key was charged before or
+// nothing could be taken.
+func (s *Service) SettleOnce(ctx context.Context, scope store.ConglomerateScope, u Usage) (st CreditState, charged int64, err error) {
+	if u.Key == "" {
+		return CreditState{}, 0, models.Errorf(models.CodeInvalidArgument, "A charge needs its key.").WithField("key")
+	}
+	return s.spend(ctx, scope, u, true)
 }
 
 // chargeNamespace derives ledger entry ids from charge keys.
@@ -70,14 +86,16 @@ func chargeID(conglomerateID, key string) string {
 	return uuid.NewSHA1(chargeNamespace, []byte(conglomerateID+"\x00"+key)).String()
 }
 
-func (s *Service) spend(ctx context.Context, scope store.ConglomerateScope, u Usage) (CreditState, bool, error) {
+// spend charges u (partial: what the account allows of it, SettleOnce)
+// and returns what it took.
+func (s *Service) spend(ctx context.Context, scope store.ConglomerateScope, u Usage, partial bool) (CreditState, int64, error) {
 	conglomerateID := scope.ID()
 	if !u.Type.Spends() || u.Credits <= 0 {
-		return CreditState{}, false, models.Errorf(models.CodeInvalidArgument, "A spend is a positive number of credits of a usage type.").WithField("credits")
+		return CreditState{}, 0, models.Errorf(models.CodeInvalidArgument, "A spend is a positive number of credits of a usage type.").WithField("credits")
 	}
 	cong, err := s.store.Identity().GetConglomerate(ctx, conglomerateID)
 	if err != nil {
-		return CreditState{}, false, err
+		return CreditState{}, 0, err
 	}
 	e := models.CreditLedgerEntry{ConglomerateID: conglomerateID, Type: u.Type, Amount: -u.Credits, CreatedAt: s.now()}
 	if u.Key != "" {
@@ -89,25 +107,31 @@ func (s *Service) spend(ctx context.Context, scope store.ConglomerateScope, u Us
 	if u.RunID != "" {
 		e.RunID = &u.RunID
 	}
-	out, err := s.store.Billing().ApplyCreditEntry(ctx, scope, e, cong.DailyCreditCap, dayStart(s.now()))
+	apply := s.store.Billing().ApplyCreditEntry
+	if partial {
+		apply = s.store.Billing().SettleCreditEntry
+	}
+	out, err := apply(ctx, scope, e, cong.DailyCreditCap, dayStart(s.now()))
 	st := CreditState{Balance: out.Balance, SpentToday: out.SpentToday, DailyCreditCap: cong.DailyCreditCap}
+	if out.Charged > 0 {
+		observability.CreditsSpent(string(u.Type), out.Charged)
+		s.afterSpend(ctx, cong, st)
+	}
 	switch {
 	case errors.Is(err, store.ErrInsufficientCredits):
 		// What calls in progress hold is not there to spend.
 		st.Balance = out.Balance - out.Held
-		return st, false, s.InsufficientCredits(cong, st.Balance, u.Credits)
+		return st, out.Charged, s.InsufficientCredits(cong, st.Balance, u.Credits-out.Charged)
 	case errors.Is(err, store.ErrDailyCapReached):
-		return st, false, models.Errorf(models.CodeRateLimited, "The daily credit cap of %d credits is reached: %d spent today (UTC), %d more needed. Raise the cap or wait until midnight UTC.",
-			*cong.DailyCreditCap, out.SpentToday, u.Credits).With("spent_today", out.SpentToday).With("daily_credit_cap", *cong.DailyCreditCap).With("needed", u.Credits)
+		return st, out.Charged, models.Errorf(models.CodeRateLimited, "The daily credit cap of %d credits is reached: %d spent today (UTC), %d more needed. Raise the cap or wait until midnight UTC.",
+			*cong.DailyCreditCap, out.SpentToday, u.Credits-out.Charged).With("spent_today", out.SpentToday).With("daily_credit_cap", *cong.DailyCreditCap).With("needed", u.Credits-out.Charged)
 	case u.Key != "" && errors.Is(err, models.ErrDuplicate):
 		cur, err := s.store.Billing().CreditBalance(ctx, scope, dayStart(s.now()))
-		return CreditState{Balance: cur.Balance, SpentToday: cur.SpentToday, DailyCreditCap: cong.DailyCreditCap}, false, err
+		return CreditState{Balance: cur.Balance, SpentToday: cur.SpentToday, DailyCreditCap: cong.DailyCreditCap}, 0, err
 	case err != nil:
-		return st, false, err
+		return st, 0, err
 	}
-	observability.CreditsSpent(string(u.Type), u.Credits)
-	s.afterSpend(ctx, cong, st)
-	return st, true, nil
+	return st, out.Charged, nil
 }
 
 // ChargedCredits is what a keyed charge (SpendOnce) took, 0 when the key

@@ -10,6 +10,7 @@ import (
 
 	"holdco/models"
 	"holdco/service/billing"
+	"holdco/service/companies"
 	"holdco/service/servicetest"
 )
 
@@ -92,4 +93,81 @@ func domainErr(t *testing.T, err error) *models.Error {
 	var de *models.Error
 	require.ErrorAs(t, err, &de)
 	return de
+}
+
+// Lowering the daily cap while paid work runs does not make the work
+// free: the cap was checked for the hold when it was made, so the charge
+// that settles the hold is taken (an email sent during the PATCH, a model
+// call answered). What a call costs above its hold still meets the cap:
+// SettleOnce takes what the cap allows and says it is reached.
+func TestLoweringTheCapDuringWorkDoesNotMakeItFree(t *testing.T) {
+	e := servicetest.New(t)
+	ada, cong := e.User(t, "ada@example.com")
+	ctx, scope := context.Background(), e.Store.SystemConglomerateScope(cong)
+	_, err := e.Svc.GrantCredits(ctx, scope, models.EntryAdminAdjustment, 100, "test credits")
+	require.NoError(t, err)
+	setCap := func(v int64) {
+		t.Helper()
+		var u companies.ConglomerateUpdate
+		u.DailyCreditCap.Set, u.DailyCreditCap.Value = true, &v
+		_, err := e.Svc.UpdateConglomerate(ada, cong, u)
+		require.NoError(t, err)
+	}
+	balance := func() int64 {
+		t.Helper()
+		state, err := e.Svc.Credits(ada, cong)
+		require.NoError(t, err)
+		return state.Balance
+	}
+
+	// A billable act: the owner sets the cap to 0 while the email goes out.
+	act := billing.Usage{RunID: "run-1", Type: models.EntryToolUsage, Credits: 1, Key: "run-1/tool/1/0"}
+	require.NoError(t, e.Svc.PayFor(ctx, scope, act, func(context.Context) error { setCap(0); return nil }))
+	assert.Equal(t, int64(99), balance(), "the act done is paid")
+	err = e.Svc.PayFor(ctx, scope, billing.Usage{RunID: "run-1", Type: models.EntryToolUsage, Credits: 1, Key: "run-1/tool/2/0"},
+		func(context.Context) error { t.Error("an act past the cap ran"); return nil })
+	assert.Equal(t, models.CodeRateLimited, domainErr(t, err).Code, "the next act meets the lowered cap")
+
+	// A model call holds 6 at a cap of 20, then costs 9 with the cap
+	// lowered to 3 meanwhile: the 6 held are charged, not the 3 over.
+	setCap(20)
+	call := billing.Usage{RunID: "run-2", Type: models.EntryTokenUsagePartial, Credits: 6, Key: "run-2/model/1"}
+	held, _, err := e.Svc.Reserve(ctx, scope, call, 1)
+	require.NoError(t, err)
+	require.Equal(t, int64(6), held)
+	setCap(3)
+	call.Credits = 9
+	_, _, err = e.Svc.SpendOnce(ctx, scope, call)
+	assert.Equal(t, models.CodeRateLimited, domainErr(t, err).Code, "a whole spend over the cap is refused")
+	_, charged, err := e.Svc.SettleOnce(ctx, scope, call)
+	de := domainErr(t, err)
+	assert.Equal(t, models.CodeRateLimited, de.Code)
+	assert.Equal(t, int64(3), de.Extra["needed"], "what was left unpaid")
+	assert.Equal(t, int64(6), charged, "at least the hold")
+	assert.Equal(t, int64(93), balance())
+	_, charged, err = e.Svc.SettleOnce(ctx, scope, call)
+	require.NoError(t, err, "a retry of the settled charge")
+	assert.Zero(t, charged, "pays nothing more")
+
+	// With room under the cap, the overrun is charged as far as it goes.
+	setCap(12) // 7 spent today: 5 of room
+	call = billing.Usage{RunID: "run-3", Type: models.EntryTokenUsagePartial, Credits: 2, Key: "run-3/model/1"}
+	_, _, err = e.Svc.Reserve(ctx, scope, call, 1)
+	require.NoError(t, err)
+	call.Credits = 8
+	_, charged, err = e.Svc.SettleOnce(ctx, scope, call)
+	assert.Equal(t, models.CodeRateLimited, domainErr(t, err).Code)
+	assert.Equal(t, int64(5), charged, "up to the cap, more than the hold")
+	assert.Equal(t, int64(88), balance())
+
+	// The balance binds a settle as it always did: never overdrawn.
+	setCap(1000)
+	call = billing.Usage{RunID: "run-4", Type: models.EntryTokenUsagePartial, Credits: 80, Key: "run-4/model/1"}
+	_, _, err = e.Svc.Reserve(ctx, scope, call, 1)
+	require.NoError(t, err)
+	call.Credits = 200
+	_, charged, err = e.Svc.SettleOnce(ctx, scope, call)
+	assert.Equal(t, models.CodeInsufficientCredits, domainErr(t, err).Code)
+	assert.Equal(t, int64(88), charged, "all there was")
+	assert.Zero(t, balance())
 }

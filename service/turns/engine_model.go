@@ -181,22 +181,15 @@ func (e *Engine) streamText(ctx context.Context, scope store.CompanyScope, turnI
 	return func() { close(done); wg.Wait() }
 }
 
-// charge spends a call's credits once (by its key). When the balance
-// cannot cover it, what is left is charged under the same key (nothing
-// is overdrawn, and a retry pays nothing more) and the turn fails with
-// insufficient_credits; the daily cap fails it with rate_limited.
-//
-// The charge settles the call's hold (same key): the held credits are the
-// charge's, so a call that cost no more than it held is always paid.
+// charge spends a call's credits once (by its key), settling the call's
+// hold (same key). When the balance or the daily cap cannot take it all,
+// what they allow is charged under the same key, and always what the hold
+// covers: the call was made, and lowering the cap while it ran does not
+// make it free. Nothing is overdrawn, a retry pays nothing more, and the
+// turn then fails with insufficient_credits (the balance) or rate_limited
+// (the cap).
 func (e *Engine) charge(ctx context.Context, cong store.ConglomerateScope, u billing.Usage) error {
-	st, _, err := e.Billing.SpendOnce(ctx, cong, u)
-	if isCode(err, models.CodeInsufficientCredits) && st.Balance > 0 {
-		rest := u
-		rest.Credits = st.Balance
-		if _, _, err := e.Billing.SpendOnce(ctx, cong, rest); err != nil && !isCode(err, models.CodeInsufficientCredits) {
-			return err
-		}
-	}
+	_, _, err := e.Billing.SettleOnce(ctx, cong, u)
 	return chargeError(err, "The account ran out of credits during the turn; top up to continue.")
 }
 

@@ -369,6 +369,65 @@ func TestTurnThatRunsOutOfCreditsStopsWithoutOverdrawing(t *testing.T) {
 	assert.Equal(t, 10-left, *v.CreditsCost, "the turn's cost is what the ledger took")
 }
 
+// capModel is greedyModel that sets the account's daily cap while its
+// first call runs, as an owner's PATCH during a turn would.
+type capModel struct {
+	greedyModel
+	once   sync.Once
+	setCap func(int64)
+	to     int64
+}
+
+func (m *capModel) Complete(ctx context.Context, req models.ModelRequest, onText func(string)) (models.ModelResponse, error) {
+	m.once.Do(func() { m.setCap(m.to) })
+	return m.greedyModel.Complete(ctx, req, onText)
+}
+
+// A model call is charged though the daily cap was lowered while it ran
+// (before, the charge met the new cap and the call was free, over and
+// over): what it held is taken, and what it cost above the hold as far
+// as the cap goes. The turn then stops at the cap.
+func TestLoweringTheCapDuringAModelCallDoesNotMakeItFree(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name   string
+		tokens int64 // 10: 2 credits, within the hold; 40,000: 11, above it
+		cap    int64
+		cost   int64
+	}{
+		{"within the hold", 10, 0, 2},
+		{"above the hold", 40_000, 7, 7},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			m := &capModel{greedyModel: greedyModel{tokens: c.tokens, tool: true}, to: c.cap}
+			w := newWorld(t, m, 100)
+			m.setCap = func(v int64) {
+				var u companies.ConglomerateUpdate
+				u.DailyCreditCap.Set, u.DailyCreditCap.Value = true, &v
+				if _, err := w.e.Svc.UpdateConglomerate(w.owner, w.cong, u); err != nil {
+					t.Error(err)
+				}
+			}
+			if c.cap > 0 {
+				// The hold is what the cap leaves: 7 credits, the call's
+				// input estimate (6) and one credit of answer; the call
+				// reports more input than estimated and costs 11.
+				m.setCap(c.cap)
+				m.once.Do(func() {}) // the cap stays during the call
+			}
+			st := w.send(t, "Work")
+			v := w.wait(t, st.TurnID, ended)
+			require.Equal(t, models.TurnFailed, v.Status)
+			assert.Equal(t, string(models.CodeRateLimited), v.ErrorCode, v.ErrorDetail)
+			require.NotNil(t, v.CreditsCost)
+			assert.Equal(t, c.cost, *v.CreditsCost, "the call made is paid")
+			assert.Equal(t, 100-c.cost, w.balance(t))
+			assert.Equal(t, int64(1), m.calls.Load(), "no call past the cap")
+		})
+	}
+}
+
 func TestWorkerStoppedMidTurnResumesWithoutChargingTwice(t *testing.T) {
 	t.Parallel()
 	m := &stopAt{Model: scripted.New(1500 * time.Millisecond), call: 2, reached: make(chan struct{})}
