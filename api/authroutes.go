@@ -71,8 +71,10 @@ func registerAuthRoutes(api huma.API, h *authHandlers) {
 	}, h.callback)
 	huma.Register(api, huma.Operation{
 		OperationID: "auth-session", Method: http.MethodPost, Path: "/auth/session", Tags: []string{"auth"},
-		Summary:     "Exchange a sign-in's login code for a web session token",
-		Description: "The code from `?login_code=` is single use and valid for 60 seconds; the first attempt uses it up. An unknown, expired or spent code answers 400 `bad_request`.",
+		Summary: "Exchange a sign-in's login code for a web session token",
+		Description: "The code from `?login_code=` is single use and valid for 60 seconds; the first attempt uses it up. " +
+			"It is bound to the browser that signed in: the request must carry the `holdco_sso` cookie the sign-in set (a page or frontend on holdco's origin sends it), so a code sent to another browser signs nobody in. " +
+			"An unknown, expired or spent code, or one without its browser's cookie, answers 400 `bad_request`.",
 	}, h.session)
 	huma.Register(api, huma.Operation{
 		OperationID: "auth-logout", Method: http.MethodGet, Path: "/auth/logout", Tags: []string{"auth"},
@@ -176,14 +178,19 @@ type WebSessionResponse struct {
 	ExpiresAt    time.Time `json:"expires_at"`
 }
 
-type sessionInput struct{ Body LoginCodeRequest }
+type sessionInput struct {
+	// SSO is the browser's SSO cookie: a code is spent only by the browser
+	// whose sign-in it came from (the cookie set with it).
+	SSO  string `cookie:"holdco_sso"`
+	Body LoginCodeRequest
+}
 type sessionOutput struct {
 	CacheControl string `header:"Cache-Control"`
 	Body         WebSessionResponse
 }
 
 func (h *authHandlers) session(ctx context.Context, in *sessionInput) (*sessionOutput, error) {
-	ws, err := h.svc.ExchangeLoginCode(ctx, in.Body.Code)
+	ws, err := h.svc.ExchangeLoginCode(ctx, in.Body.Code, in.SSO)
 	if err != nil {
 		return nil, err
 	}

@@ -182,7 +182,7 @@ func (w *world) webLogin(email, subject string) (bearer, sso string) {
 	require.NoError(w.t, err)
 	landing, err := url.Parse(res.RedirectURL)
 	require.NoError(w.t, err)
-	ws, err := w.svc.Identity.ExchangeLoginCode(ctx, landing.Query().Get("login_code"))
+	ws, err := w.svc.Identity.ExchangeLoginCode(ctx, landing.Query().Get("login_code"), res.Cookie)
 	require.NoError(w.t, err)
 	return ws.Token, res.Cookie
 }
@@ -697,13 +697,24 @@ func TestBrowserRedirects(t *testing.T) {
 	assert.Contains(t, cookie, "holdco_sso=")
 	assert.Contains(t, cookie, "HttpOnly")
 
+	sso := strings.TrimPrefix(strings.Split(cookie, ";")[0], "holdco_sso=")
+	// Login CSRF: the code is spent only with the SSO cookie of the
+	// browser that signed in; without it, or with another browser's, it
+	// is refused and stays spendable.
+	for _, other := range []http.Header{nil, {"Cookie": {"holdco_sso=holdco_page_other"}}} {
+		rec := w.doWith("POST", "/auth/session", anon, `{"code":"`+code+`"}`, other)
+		require.Equal(t, http.StatusBadRequest, rec.Code, rec.Body.String())
+		assert.Contains(t, rec.Body.String(), "another browser")
+	}
+	withSSO := http.Header{"Cookie": {"holdco_sso=" + sso}}
 	var ws map[string]any
-	exchange := w.do("POST", "/auth/session", anon, `{"code":"`+code+`"}`)
+	exchange := w.doWith("POST", "/auth/session", anon, `{"code":"`+code+`"}`, withSSO)
 	require.Equal(t, http.StatusOK, exchange.Code, exchange.Body.String())
 	assert.Equal(t, "no-store", exchange.Header().Get("Cache-Control"))
 	require.NoError(t, json.Unmarshal(exchange.Body.Bytes(), &ws))
 	assert.NotContains(t, rec.Header().Get("Location"), ws["session_token"].(string))
-	w.call("POST", "/auth/session", anon, `{"code":"`+code+`"}`, 400, nil)
+	rec = w.doWith("POST", "/auth/session", anon, `{"code":"`+code+`"}`, withSSO)
+	assert.Equal(t, http.StatusBadRequest, rec.Code, "single use")
 
 	// Attack (a): a tenant site as the landing page is refused.
 	for _, target := range []string{"/sites/attacker/", "http://holdco.test/sites/attacker/"} {

@@ -117,7 +117,8 @@ func (p *pages) home(c *gin.Context) {
 	// The landing page of a sign-in without a frontend: it exchanges the
 	// one-time code itself, as a frontend would with POST /auth/session.
 	if code := c.Query("login_code"); code != "" {
-		ws, err := p.svc.ExchangeLoginCode(c.Request.Context(), code)
+		cookie, _ := c.Cookie(ssoCookie) // the sign-in's browser has it
+		ws, err := p.svc.ExchangeLoginCode(c.Request.Context(), code, cookie)
 		if err != nil {
 			p.failed(c, d, err)
 			return

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -91,12 +92,31 @@ func TestSignInCannotHandASessionToATenantSite(t *testing.T) {
 	code := landing.Query().Get("login_code")
 	require.NotEmpty(t, code)
 
+	// The code is spent only with the SSO cookie of the browser that
+	// signed in (login CSRF): without it, it is refused.
+	exchange := func(cookie string, want int, out any) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, s.api+"/auth/session", strings.NewReader(`{"code":"`+code+`"}`))
+		req.Header.Set("Content-Type", "application/json")
+		if cookie != "" {
+			req.AddCookie(&http.Cookie{Name: "holdco_sso", Value: cookie})
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		require.Equal(t, want, resp.StatusCode, "%s", raw)
+		if out != nil {
+			require.NoError(t, json.Unmarshal(raw, out))
+		}
+	}
+	exchange("", http.StatusBadRequest, nil)
 	var ws map[string]any
-	postJSON(t, s.api+"/auth/session", "", `{"code":"`+code+`"}`, http.StatusOK, &ws)
+	exchange(sso, http.StatusOK, &ws)
 	status, me := whoami(t, s.api, ws["session_token"].(string))
 	require.Equal(t, http.StatusOK, status)
 	assert.Equal(t, "ada@example.com", me["user"].(map[string]any)["email"])
-	postJSON(t, s.api+"/auth/session", "", `{"code":"`+code+`"}`, http.StatusBadRequest, nil)
+	exchange(sso, http.StatusBadRequest, nil)
 
 	// holdco's own landing page exchanges the code itself.
 	authURL = location(t, browser, s.api+"/auth/login?redirect_url=%2F")

@@ -40,11 +40,19 @@ func (s Identity) GetWebSession(ctx context.Context, id string) (models.WebSessi
 	return sess, wrap("get web session", err)
 }
 
-// RevokeWebSessionsOfUser ends every live web session of the user.
+// RevokeWebSessionsOfUser ends every live sign-in session of the user,
+// in one transaction: the web sessions (tokens and page cookies) and the
+// authorization server's sign-in sessions (its SSO cookie), so a logout
+// leaves no browser that can approve an assistant as the user.
 func (s Identity) RevokeWebSessionsOfUser(ctx context.Context, userID string, at time.Time) error {
-	err := s.db.WithContext(ctx).Model(&models.WebSession{}).
-		Where("user_id = ? AND revoked_at IS NULL", userID).
-		Update("revoked_at", at).Error
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		for _, row := range []any{&models.WebSession{}, &models.OAuthSession{}} {
+			if err := tx.Model(row).Where("user_id = ? AND revoked_at IS NULL", userID).Update("revoked_at", at).Error; err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	return wrap("revoke web sessions", err)
 }
 

@@ -135,9 +135,15 @@ func (s *Service) CompleteWebLogin(ctx context.Context, code, state, binding str
 	// A URL is seen by history, extensions and whatever script runs on the
 	// page it opens, so it carries only a code that is spent within a
 	// minute, never the 30-day token itself.
+	// The code is bound to this browser: it is stored under a hash of the
+	// code and the SSO cookie this response sets, so only a request that
+	// carries that cookie can spend it. An attacker's own code sent to
+	// someone else (a link to the landing page with it) signs nobody in
+	// as the attacker: their browser has another cookie or none (login
+	// CSRF, RFC 9700 §4.7.1, as the callback's binding cookie is).
 	loginCode := service.NewSecret(32)
 	if err := s.store.Identity().CreateWebLoginCode(ctx, &models.WebLoginCode{
-		CodeHash: service.HashSecret(loginCode), UserID: user.ID, ExpiresAt: s.now().Add(LoginCodeTTL),
+		CodeHash: loginCodeHash(loginCode, cookie), UserID: user.ID, ExpiresAt: s.now().Add(LoginCodeTTL),
 	}); err != nil {
 		return WebLoginResult{}, err
 	}
@@ -178,14 +184,24 @@ type WebSession struct {
 }
 
 func errBadLoginCode() *models.Error {
-	return models.Errorf(models.CodeBadRequest, "The login code is unknown, expired or already used; sign in again.")
+	return models.Errorf(models.CodeBadRequest, "The login code is unknown, expired, already used or from a sign-in in another browser; sign in again.")
 }
 
+// loginCodeHash is the stored form of a login code bound to the SSO
+// cookie (holdco_sso) set with it.
+func loginCodeHash(code, cookie string) string { return service.HashSecret(code + "\x00" + cookie) }
+
 // ExchangeLoginCode trades the one-time code of a browser sign-in for a
-// web session token. The first attempt uses the code up.
-func (s *Service) ExchangeLoginCode(ctx context.Context, code string) (WebSession, error) {
+// web session token. cookie is the SSO cookie the request carries: the
+// code is spent only with the cookie its sign-in set (the browser that
+// signed in), and the first such attempt uses it up. A code with another
+// cookie, or none, is unknown: it stays spendable by its own browser.
+func (s *Service) ExchangeLoginCode(ctx context.Context, code, cookie string) (WebSession, error) {
+	if code == "" || cookie == "" {
+		return WebSession{}, errBadLoginCode()
+	}
 	now := s.now()
-	c, err := s.store.Identity().ConsumeWebLoginCode(ctx, service.HashSecret(code), now)
+	c, err := s.store.Identity().ConsumeWebLoginCode(ctx, loginCodeHash(code, cookie), now)
 	if errors.Is(err, models.ErrNotFound) {
 		return WebSession{}, errBadLoginCode()
 	}

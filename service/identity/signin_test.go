@@ -35,7 +35,7 @@ func TestWebLoginCreatesAccountOnceAndSignsIn(t *testing.T) {
 	assert.NotContains(t, res.RedirectURL, res.Cookie, "no session token in a URL")
 	assert.NotContains(t, res.RedirectURL, "#", "nor in a fragment")
 
-	ws, err := e.Svc.ExchangeLoginCode(ctx, loginCodeOf(t, res.RedirectURL))
+	ws, err := e.Svc.ExchangeLoginCode(ctx, loginCodeOf(t, res.RedirectURL), res.Cookie)
 	require.NoError(t, err)
 	me, err := e.Svc.Me(e.As(t, ws.Token))
 	require.NoError(t, err)
@@ -84,30 +84,38 @@ func loginCodeOf(t *testing.T, redirect string) string {
 func TestLoginCodeIsExchangedOnceWithinAMinute(t *testing.T) {
 	e := servicetest.New(t)
 	ctx := context.Background()
-	login := func() string {
+	login := func() (code, cookie string) {
 		start, err := e.Svc.BeginWebLogin(ctx, "/companies?tab=all", "", "")
 		require.NoError(t, err)
 		res, err := e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(start.State, "ada@example.com", "ada"), start.State, start.Binding)
 		require.NoError(t, err)
 		assert.Equal(t, "all", mustQuery(t, res.RedirectURL).Get("tab"), "the frontend's own query is kept")
-		return loginCodeOf(t, res.RedirectURL)
+		return loginCodeOf(t, res.RedirectURL), res.Cookie
 	}
-	code := login()
-	ws, err := e.Svc.ExchangeLoginCode(ctx, code)
+	code, cookie := login()
+	// The code is bound to the browser that signed in (login CSRF): an
+	// attacker's code opened in another browser, which has no SSO cookie
+	// or another one, signs nobody in, and stays its own browser's.
+	_, other := login()
+	for _, wrong := range []string{"", other, "holdco_page_guessed"} {
+		_, err := e.Svc.ExchangeLoginCode(ctx, code, wrong)
+		assert.True(t, models.IsCode(err, models.CodeBadRequest), "cookie %q", wrong)
+	}
+	ws, err := e.Svc.ExchangeLoginCode(ctx, code, cookie)
 	require.NoError(t, err)
 	assert.Equal(t, e.Clock.Now().Add(identity.WebSessionTTL), ws.ExpiresAt)
 	me, err := e.Svc.Me(e.As(t, ws.Token))
 	require.NoError(t, err)
 	assert.Equal(t, "ada@example.com", me.User.Email)
 
-	_, err = e.Svc.ExchangeLoginCode(ctx, code)
+	_, err = e.Svc.ExchangeLoginCode(ctx, code, cookie)
 	assert.True(t, models.IsCode(err, models.CodeBadRequest), "single use")
-	_, err = e.Svc.ExchangeLoginCode(ctx, "guessed")
+	_, err = e.Svc.ExchangeLoginCode(ctx, "guessed", cookie)
 	assert.True(t, models.IsCode(err, models.CodeBadRequest))
 
-	late := login()
+	late, lateCookie := login()
 	e.Clock.Advance(identity.LoginCodeTTL + time.Second)
-	_, err = e.Svc.ExchangeLoginCode(ctx, late)
+	_, err = e.Svc.ExchangeLoginCode(ctx, late, lateCookie)
 	assert.True(t, models.IsCode(err, models.CodeBadRequest), "expired")
 }
 
@@ -159,6 +167,19 @@ func TestLogoutRevokesEverySessionOfTheUser(t *testing.T) {
 	first := e.WebLogin(t, "ada@example.com", "ada")
 	second := e.WebLogin(t, "ada@example.com", "ada")
 	bob := e.WebLogin(t, "bob@example.com", "bob")
+	// Each is signed in at the authorization server too (its SSO cookie,
+	// which approves assistants without asking again).
+	asSession := func(token string) string {
+		me, err := e.Svc.Me(e.As(t, token))
+		require.NoError(t, err)
+		raw, hash := service.NewCredential("hco_as_v1_")
+		require.NoError(t, e.Store.OAuth().CreateOAuthSession(context.Background(), &models.OAuthSession{TokenHash: hash, UserID: me.User.ID,
+			CreatedAt: e.Clock.Now(), ExpiresAt: e.Clock.Now().Add(time.Hour)}))
+		_, err = e.Svc.OAuth.SessionFromCookie(context.Background(), raw)
+		require.NoError(t, err)
+		return raw
+	}
+	adaAS, bobAS := asSession(first), asSession(bob)
 
 	to := e.Svc.Logout(context.Background(), first)
 	assert.Equal(t, "https://idp.test/logout?post_logout_redirect_uri="+url.QueryEscape("http://app.test/login"), to)
@@ -166,8 +187,12 @@ func TestLogoutRevokesEverySessionOfTheUser(t *testing.T) {
 		_, err := e.Svc.Authenticate(context.Background(), tok)
 		assert.True(t, models.IsCode(err, models.CodeUnauthenticated))
 	}
-	_, err := e.Svc.Authenticate(context.Background(), bob)
+	_, err := e.Svc.OAuth.SessionFromCookie(context.Background(), adaAS)
+	assert.True(t, models.IsCode(err, models.CodeUnauthenticated), "the authorization server's sign-in ends too: %v", err)
+	_, err = e.Svc.Authenticate(context.Background(), bob)
 	assert.NoError(t, err, "other users keep their sessions")
+	_, err = e.Svc.OAuth.SessionFromCookie(context.Background(), bobAS)
+	assert.NoError(t, err, "and their authorization server sign-in")
 	assert.Equal(t, "http://app.test/login", e.Svc.Logout(context.Background(), "garbage"), "a bad token still lands on login")
 }
 
@@ -287,7 +312,7 @@ func TestSSOCookieIsAPageSessionNotABearer(t *testing.T) {
 		state := start.State
 		res, err := e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(state, "ada@example.com", "ada"), state, start.Binding)
 		require.NoError(t, err)
-		ws, err := e.Svc.ExchangeLoginCode(ctx, loginCodeOf(t, res.RedirectURL))
+		ws, err := e.Svc.ExchangeLoginCode(ctx, loginCodeOf(t, res.RedirectURL), res.Cookie)
 		require.NoError(t, err)
 		return res.Cookie, ws.Token
 	}

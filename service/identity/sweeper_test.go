@@ -23,12 +23,12 @@ func TestExpiredSignInCodesAreDeleted(t *testing.T) {
 	e := servicetest.New(t)
 	ctx := context.Background()
 	sw := &identity.CodeSweeper{Store: e.Store, Now: e.Clock.Now}
-	loginCode := func() string {
+	loginCode := func() (code, cookie string) {
 		start, err := e.Svc.BeginWebLogin(ctx, "/companies", "", "")
 		require.NoError(t, err)
 		res, err := e.Svc.CompleteWebLogin(ctx, e.IdP.Approve(start.State, "ada@example.com", "ada"), start.State, start.Binding)
 		require.NoError(t, err)
-		return loginCodeOf(t, res.RedirectURL)
+		return loginCodeOf(t, res.RedirectURL), res.Cookie
 	}
 	cliCode := func() {
 		st, err := e.Svc.BeginCLILogin(ctx, 5000, service.PKCEChallenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"), "", "")
@@ -39,8 +39,8 @@ func TestExpiredSignInCodesAreDeleted(t *testing.T) {
 		u, _ := url.Parse(to)
 		require.NotEmpty(t, u.Query().Get("code"), to)
 	}
-	used := loginCode()
-	_, err := e.Svc.ExchangeLoginCode(ctx, used)
+	used, usedCookie := loginCode()
+	_, err := e.Svc.ExchangeLoginCode(ctx, used, usedCookie)
 	require.NoError(t, err)
 	loginCode() // never exchanged
 	cliCode()
@@ -63,7 +63,7 @@ func TestExpiredSignInCodesAreDeleted(t *testing.T) {
 	assert.Equal(t, identity.DeviceExpiredToken, p.Status)
 
 	e.Clock.Advance(identity.CodeRetention)
-	live := loginCode()
+	live, liveCookie := loginCode()
 	liveDevice, err := e.Svc.StartDevice(ctx, "192.0.2.9")
 	require.NoError(t, err)
 	n, err = sw.Sweep(ctx)
@@ -74,7 +74,7 @@ func TestExpiredSignInCodesAreDeleted(t *testing.T) {
 	p, err = e.Svc.PollDevice(ctx, liveDevice.DeviceCode)
 	require.NoError(t, err)
 	assert.Equal(t, identity.DeviceAuthorizationPending, p.Status, "a live grant stays")
-	_, err = e.Svc.ExchangeLoginCode(ctx, live)
+	_, err = e.Svc.ExchangeLoginCode(ctx, live, liveCookie)
 	assert.NoError(t, err, "a live login code stays")
 	n, err = sw.Sweep(ctx)
 	require.NoError(t, err)

@@ -204,7 +204,7 @@ func (e *Env) WebLogin(t testing.TB, email, subject string) string {
 	require.NoError(t, err)
 	u, err := url.Parse(res.RedirectURL)
 	require.NoError(t, err)
-	ws, err := e.Svc.ExchangeLoginCode(ctx, u.Query().Get("login_code"))
+	ws, err := e.Svc.ExchangeLoginCode(ctx, u.Query().Get("login_code"), res.Cookie)
 	require.NoError(t, err)
 	return ws.Token
 }
