@@ -419,8 +419,8 @@ func (h *analyticsHandlers) serveCapture(w http.ResponseWriter, r *http.Request)
 		w.Header()["Content-Type"] = headerJSON
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(captureOKBody)
-	case models.IsCode(err, models.CodeTooLarge):
-		writeError(w, models.CodeTooLarge, "The capture body inflates beyond 8 MB.")
+	case errors.As(err, &de) && de.Code == models.CodeTooLarge:
+		writeError(w, models.CodeTooLarge, de.Detail) // inflates too far, or too many events
 	case errors.As(err, &de) && de.Code == models.CodeRateLimited:
 		if v, ok := de.Extra["retry_after_seconds"].(int64); ok {
 			w.Header().Set("Retry-After", strconv.FormatInt(max(v, 1), 10))
@@ -513,7 +513,7 @@ func documentCapture(oapi *huma.OpenAPI, tags []string, id, path, what string) {
 		Responses: map[string]*huma.Response{
 			"200": {Description: "Stored (or dropped: unknown key, malformed, Do-Not-Track)", Content: map[string]*huma.MediaType{"application/json": {Schema: &huma.Schema{
 				Type: "object", Properties: map[string]*huma.Schema{"status": {Type: "integer"}}}}}},
-			"413": errResp("The body is over 1 MB (or inflates beyond 8 MB)"),
+			"413": errResp("The body is over 1 MB, inflates beyond 8 MB, or carries more than 1,000 events"),
 			"429": errResp("Too many events from this client address or for this key; retry after Retry-After seconds"),
 			"503": errResp("The events could not be stored (queue full, database unavailable, process stopping); nothing was kept: retry after Retry-After seconds"),
 		},

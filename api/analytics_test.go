@@ -117,6 +117,13 @@ func TestCaptureEndpoints(t *testing.T) {
 	w.handler.ServeHTTP(rec, chunked)
 	assert.Equal(t, http.StatusRequestEntityTooLarge, rec.Code)
 	assert.Contains(t, rec.Body.String(), `"too_large"`)
+
+	// More events than a request may carry: 413 with the numbers.
+	many := `{"api_key":"` + key + `","batch":[` + strings.Repeat(`{"event":"$pageview","distinct_id":"m"},`, analytics.MaxBatchEvents) +
+		`{"event":"$pageview","distinct_id":"m"}]}`
+	rec = w.post("/analytics/batch/", "application/json", strings.NewReader(many), nil)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, rec.Code)
+	assert.Contains(t, rec.Body.String(), "at most 1000 events, this one 1001")
 }
 
 func TestCaptureQueueFullAnswers503(t *testing.T) {

@@ -343,6 +343,29 @@ func TestCaptureLimitsEventsPerAddressAndPerKey(t *testing.T) {
 	assert.Positive(t, w.svc.Stats().RateLimited)
 }
 
+// One request carries at most MaxBatchEvents events: a larger batch
+// passed a full bucket before (a request costs at most one burst), 60
+// times the address's rate in one body. At the default rates a full
+// batch is the address's whole burst.
+func TestCaptureRefusesBatchesLargerThanMaxBatchEvents(t *testing.T) {
+	w := newWorld(t, analytics.Options{AddressRate: 100, KeyRate: 1000}) // the defaults
+	send := func(ip string, n int) error {
+		evs := make([]any, n)
+		for i := range evs {
+			evs[i] = event(w.key, fmt.Sprint("v", i), "$pageview", "https://site.example/", nil)
+		}
+		b, _ := json.Marshal(map[string]any{"api_key": w.key, "batch": evs})
+		_, err := w.svc.Capture(context.Background(), analytics.CaptureInput{Body: b, ClientIP: netip.MustParseAddr(ip)})
+		return err
+	}
+	err := send("8.8.8.8", analytics.MaxBatchEvents+1)
+	require.True(t, models.IsCode(err, models.CodeTooLarge), "%v", err)
+	assert.Contains(t, err.Error(), "at most 1000 events")
+	require.NoError(t, send("8.8.8.8", analytics.MaxBatchEvents), "a full batch on a full bucket")
+	assert.True(t, models.IsCode(send("8.8.8.8", 1), models.CodeRateLimited), "the batch took the address's burst")
+	assert.Equal(t, analytics.MaxBatchEvents, totalOf(storedEvents(t, w.e.SQL)), "nothing of the refused batch is stored")
+}
+
 func TestUnknownCountryIsEmpty(t *testing.T) {
 	w := newWorld(t)
 	w.capture(t, event(w.key, "lan", "$pageview", "https://site.example/", nil), func(in *analytics.CaptureInput) { in.ClientIP = netip.MustParseAddr("10.1.2.3") })

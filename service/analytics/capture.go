@@ -21,10 +21,15 @@ import (
 )
 
 // MaxBodyBytes is the largest capture body accepted as sent (413 above);
-// MaxDecodedBytes bounds it once decompressed.
+// MaxDecodedBytes bounds it once decompressed. MaxBatchEvents is the most
+// events one request carries (413 above; PostHog's clients send batches
+// of 50 to 100): a request costs at most one burst of the rate limits, so
+// without it one body of 60,000 small events (165 KB gzipped) passed a
+// full bucket and each of its unknown keys was looked up.
 const (
 	MaxBodyBytes    = 1 << 20
 	MaxDecodedBytes = 8 << 20
+	MaxBatchEvents  = 1_000
 )
 
 // Time window of an event's own timestamp: older events are dropped as
@@ -60,7 +65,7 @@ type CaptureResult struct{ Accepted int }
 // ErrQueueFull when the writer is behind,
 // ErrStopped after shutdown, an error wrapping models.ErrUnavailable while
 // the database cannot store events, too_large for a body that inflates
-// beyond MaxDecodedBytes.
+// beyond MaxDecodedBytes or carries more than MaxBatchEvents events.
 func (s *Service) Capture(ctx context.Context, in CaptureInput) (CaptureResult, error) {
 	now := s.now().UTC()
 	addr := ""
@@ -83,6 +88,9 @@ func (s *Service) Capture(ctx context.Context, in CaptureInput) (CaptureResult, 
 	}
 	var one [1]wireEvent
 	wires, top, n := splitEventsInto(one[:0], raw)
+	if n > MaxBatchEvents {
+		return CaptureResult{}, models.Errorf(models.CodeTooLarge, "A capture request carries at most %d events, this one %d; send them in smaller batches.", MaxBatchEvents, n)
+	}
 	if addr != "" {
 		ok, wait, err := s.byAddress.take(ctx, addr, n, now)
 		if err != nil {
@@ -242,7 +250,7 @@ func decodeBody(in CaptureInput) ([]byte, error) {
 			return nil, errMalformed
 		}
 		if len(out) > MaxDecodedBytes {
-			return nil, models.Errorf(models.CodeTooLarge, "The capture body inflates beyond %d bytes.", MaxDecodedBytes)
+			return nil, models.Errorf(models.CodeTooLarge, "The capture body inflates beyond %d MB.", MaxDecodedBytes>>20)
 		}
 		body = out
 	}
