@@ -61,6 +61,10 @@ func TestRegistrationRules(t *testing.T) {
 		{"native http elsewhere", `{"client_name":"A","application_type":"native","redirect_uris":["http://a.example/cb"]}`, 400, "invalid_redirect_uri"},
 		{"custom scheme", `{"client_name":"A","application_type":"native","redirect_uris":["com.example:/cb"]}`, 400, "invalid_redirect_uri"},
 		{"fragment", `{"client_name":"A","redirect_uris":["https://a.example/cb#x"]}`, 400, "invalid_redirect_uri"},
+		// Shown whole on the consent page: a right-to-left override would
+		// draw part of it reversed, a zero-width space hide in the host.
+		{"right-to-left override", `{"client_name":"A","redirect_uris":["https://evil.example/cb?x=\u202egro.elpmaxe-tsurt//:sptth"]}`, 400, "invalid_redirect_uri"},
+		{"zero-width space", `{"client_name":"A","redirect_uris":["https://a.example/c\u200bb"]}`, 400, "invalid_redirect_uri"},
 		{"bad application type", `{"client_name":"A","application_type":"desktop","redirect_uris":["https://a.example/cb"]}`, 400, "invalid_client_metadata"},
 		{"implicit grant", `{"client_name":"A","redirect_uris":["https://a.example/cb"],"grant_types":["implicit"]}`, 400, "invalid_client_metadata"},
 		{"client credentials", `{"client_name":"A","redirect_uris":["https://a.example/cb"],"grant_types":["authorization_code","client_credentials"]}`, 400, "invalid_client_metadata"},

@@ -244,6 +244,11 @@ func redirectProblem(raw, appType string) string {
 	if len(raw) > maxURILength || service.CheckText(raw, false) != nil || strings.ContainsAny(raw, " \\") {
 		return "is not a valid URI."
 	}
+	if r, hidden := HiddenRune(raw); hidden {
+		// Shown whole on the consent page: a right-to-left override would
+		// draw part of it reversed (…?x=\u202egro.elpmaxe//:sptth).
+		return fmt.Sprintf("must not contain the invisible character U+%04X.", r)
+	}
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "":
