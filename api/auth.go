@@ -49,6 +49,10 @@ func authenticate(api huma.API, svc *identity.Service) func(huma.Context, func(h
 			_ = huma.WriteErr(api, ctx, http.StatusForbidden, "", models.Errorf(models.CodeForbidden, "This endpoint needs the admin credential."))
 			return
 		}
+		// An answer for a credential is that principal's: no cache keeps it
+		// (a browser's or a proxy that ignores Authorization). A handler
+		// that means otherwise sets its own.
+		ctx.SetHeader("Cache-Control", "no-store")
 		next(huma.WithContext(ctx, service.WithPrincipalRef(ctx.Context(), p)))
 	}
 }

@@ -766,3 +766,20 @@ func TestCreditLedgerEndpoint(t *testing.T) {
 	w.call("GET", "/conglomerates/"+w.adaCong+"/credit-ledger?offset=3&limit=2", userA, "", 200, &page)
 	assert.Len(t, page["lines"], 1)
 }
+
+// An answer for a credential is that principal's: every authenticated
+// route says no-store (a route with its own Cache-Control keeps it), and
+// public ones do not.
+func TestAuthenticatedAnswersAreNotCached(t *testing.T) {
+	w := newWorld(t)
+	for _, path := range []string{"/auth/me", "/auth/tokens", "/companies/" + w.adaCo, "/conglomerates/" + w.adaCong + "/billing"} {
+		rec := w.do(http.MethodGet, path, userA, "")
+		require.Equal(t, http.StatusOK, rec.Code, "%s: %s", path, rec.Body.String())
+		assert.Equal(t, "no-store", rec.Header().Get("Cache-Control"), path)
+	}
+	rec := w.do(http.MethodGet, "/companies/"+w.adaCo, anon, "")
+	require.Equal(t, http.StatusUnauthorized, rec.Code)
+	rec = w.do(http.MethodGet, "/openapi.json", anon, "")
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.NotEqual(t, "no-store", rec.Header().Get("Cache-Control"), "a public document may be cached")
+}
