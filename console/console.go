@@ -234,15 +234,26 @@ func (c *Console) session(w http.ResponseWriter, r *http.Request) (*request, boo
 		return nil, false
 	}
 	if err != nil {
-		if r.Method == http.MethodGet && r.Header.Get("Accept") != "application/json" {
+		switch {
+		case wantsJSON(r):
+			// A page's fetch (found.json, handle-check.json): the error
+			// body REST answers, which its script reads.
+			c.failJSON(w, models.Errorf(models.CodeUnauthenticated, "Your session ended; sign in again."))
+		case r.Method == http.MethodGet:
 			http.Redirect(w, r, Path+"/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusFound)
-		} else {
+		default:
 			c.render(w, r, http.StatusUnauthorized, "error", page{Title: "Signed out", Error: "Your session ended; sign in again.",
 				Next: []link{{Path + "/login", "Sign in"}}})
 		}
 		return nil, false
 	}
 	return &request{ctx: service.WithPrincipal(r.Context(), p), principal: p, csrf: c.svc.Identity.PageCSRFToken(p)}, true
+}
+
+// wantsJSON reports whether the request is a page's fetch of a JSON
+// endpoint (its path, or its Accept header, says JSON).
+func wantsJSON(r *http.Request) bool {
+	return strings.HasSuffix(r.URL.Path, ".json") || strings.HasPrefix(r.Header.Get("Accept"), "application/json")
 }
 
 // post authenticates a form post or fetch: from holdco's own page, with

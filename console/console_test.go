@@ -165,6 +165,16 @@ func TestSignedOutBrowserIsSentToSignIn(t *testing.T) {
 	assert.Equal(t, "/console/login?error=other_browser", w.get("", "/login?error=other_browser").Header().Get("Location"))
 	assert.Equal(t, "/console/c/"+w.company["ada"], w.get("", "/dashboard?conglomerate_id=x&company_id="+w.company["ada"]).Header().Get("Location"))
 	assert.NotContains(t, w.get("", "/dashboard?action=archive_business").Header().Get("Location"), "/console", "the action pages stay REST's")
+
+	// A page's fetch of a JSON endpoint hears 401 in the error body its
+	// script reads, not a page.
+	for _, path := range []string{"/console/found.json", "/console/handle-check.json?handle=x"} {
+		rec := w.get("", path)
+		require.Equal(t, http.StatusUnauthorized, rec.Code, path)
+		assert.Equal(t, "application/json", rec.Header().Get("Content-Type"), path)
+		assert.Contains(t, rec.Body.String(), `"error":"unauthenticated"`, path)
+		assert.Contains(t, rec.Body.String(), "sign in again", path)
+	}
 }
 
 func TestPagesRunUnderAStrictCSPWithoutInlineScript(t *testing.T) {
