@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path"
 	"strings"
 	"time"
 
@@ -278,7 +279,7 @@ func (s *Service) safeRedirect(raw string) (string, error) {
 		}
 	}
 	t, err := url.Parse(target)
-	if err != nil || (s.cfg.SitesURL != "" && sameOrigin(t, s.cfg.SitesURL)) || t.Path == legacySitesPath || strings.HasPrefix(t.Path, legacySitesPath+"/") {
+	if err != nil || (s.cfg.SitesURL != "" && sameOrigin(t, s.cfg.SitesURL)) || underSites(t.Path) {
 		return "", models.Errorf(models.CodeInvalidArgument, "redirect_url must be a page of %s or of holdco, not a company site.", s.cfg.FrontendURL).WithField("redirect_url")
 	}
 	return target, nil
@@ -295,6 +296,14 @@ func (s *Service) IsOwnOrigin(origin string) bool {
 // legacySitesPath is where company sites were once served on the API's
 // origin; a sign-in never lands there.
 const legacySitesPath = "/sites"
+
+// underSites reports whether a browser would open p under legacySitesPath:
+// as it reads the path, with dot segments resolved and '\' as '/'
+// (/./sites/x, /a/../sites, /.\sites).
+func underSites(p string) bool {
+	p = path.Clean("/" + strings.ReplaceAll(p, "\\", "/"))
+	return p == legacySitesPath || strings.HasPrefix(p, legacySitesPath+"/")
+}
 
 // sameOrigin reports whether u has the scheme and host (default port
 // filled in) of the absolute URL base: one rule with the start-up check

@@ -139,7 +139,9 @@ func TestSignInNeverLandsOnTenantSites(t *testing.T) {
 	require.NoError(t, err)
 	svc := all.Identity
 	for _, bad := range []string{"/sites/attacker/", "/sites", "http://holdco.test/sites/attacker/", "http://app.test/sites/attacker/x.html",
-		"http://sites.test/attacker/", "http://sites.test:80/attacker/", "https://evil.example/", "//evil.example/", "http://holdco.test@evil.example/"} {
+		"http://sites.test/attacker/", "http://sites.test:80/attacker/", "https://evil.example/", "//evil.example/", "http://holdco.test@evil.example/",
+		// What a browser opens as /sites/…: dot segments, '\' as '/'.
+		"/./sites/attacker/", "/x/../sites/attacker/", "/%2e/sites/attacker/", "/.\\sites/attacker/", "http://holdco.test/a/../sites/x"} {
 		_, err := svc.BeginWebLogin(ctx, bad, "", "")
 		assert.True(t, models.IsCode(err, models.CodeInvalidArgument), "%q: %v", bad, err)
 		var de *models.Error
