@@ -149,24 +149,26 @@ func TestLoweringTheCapDuringWorkDoesNotMakeItFree(t *testing.T) {
 	require.NoError(t, err, "a retry of the settled charge")
 	assert.Zero(t, charged, "pays nothing more")
 
-	// With room under the cap, the overrun is charged as far as it goes.
-	setCap(12) // 7 spent today: 5 of room
-	call = billing.Usage{RunID: "run-3", Type: models.EntryTokenUsagePartial, Credits: 2, Key: "run-3/model/1"}
-	_, _, err = e.Svc.Reserve(ctx, scope, call, 1)
-	require.NoError(t, err)
-	call.Credits = 8
-	_, charged, err = e.Svc.SettleOnce(ctx, scope, call)
+	// A call holding hold at capValue that costs cost: what SettleOnce took.
+	settle := func(run string, capValue, hold, cost int64) (int64, error) {
+		t.Helper()
+		setCap(capValue)
+		call := billing.Usage{RunID: run, Type: models.EntryTokenUsagePartial, Credits: hold, Key: run + "/model/1"}
+		_, _, err := e.Svc.Reserve(ctx, scope, call, 1)
+		require.NoError(t, err)
+		call.Credits = cost
+		_, charged, err := e.Svc.SettleOnce(ctx, scope, call)
+		return charged, err
+	}
+	// With room under the cap, the overrun is charged as far as it goes:
+	// 7 spent today, 5 of room.
+	charged, err = settle("run-3", 12, 2, 8)
 	assert.Equal(t, models.CodeRateLimited, domainErr(t, err).Code)
 	assert.Equal(t, int64(5), charged, "up to the cap, more than the hold")
 	assert.Equal(t, int64(88), balance())
 
 	// The balance binds a settle as it always did: never overdrawn.
-	setCap(1000)
-	call = billing.Usage{RunID: "run-4", Type: models.EntryTokenUsagePartial, Credits: 80, Key: "run-4/model/1"}
-	_, _, err = e.Svc.Reserve(ctx, scope, call, 1)
-	require.NoError(t, err)
-	call.Credits = 200
-	_, charged, err = e.Svc.SettleOnce(ctx, scope, call)
+	charged, err = settle("run-4", 1000, 80, 200)
 	assert.Equal(t, models.CodeInsufficientCredits, domainErr(t, err).Code)
 	assert.Equal(t, int64(88), charged, "all there was")
 	assert.Zero(t, balance())

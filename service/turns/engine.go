@@ -279,8 +279,3 @@ func textOf(content []models.ContentBlock) string {
 	}
 	return strings.TrimSpace(b.String())
 }
-
-func isCode(err error, code models.ErrorCode) bool {
-	var de *models.Error
-	return errors.As(err, &de) && de.Code == code
-}
