@@ -364,6 +364,13 @@ func TestCaptureRefusesBatchesLargerThanMaxBatchEvents(t *testing.T) {
 	require.NoError(t, send("8.8.8.8", analytics.MaxBatchEvents), "a full batch on a full bucket")
 	assert.True(t, models.IsCode(send("8.8.8.8", 1), models.CodeRateLimited), "the batch took the address's burst")
 	assert.Equal(t, analytics.MaxBatchEvents, totalOf(storedEvents(t, w.e.SQL)), "nothing of the refused batch is stored")
+
+	// A full batch after an idle while, with one event owed to the
+	// cluster's count from before, passes: it was refused once.
+	w.e.Clock.Advance(20 * time.Second)
+	require.NoError(t, send("8.8.8.8", 1))
+	w.e.Clock.Advance(20 * time.Second)
+	require.NoError(t, send("8.8.8.8", analytics.MaxBatchEvents), "a full bucket takes a full batch")
 }
 
 func TestUnknownCountryIsEmpty(t *testing.T) {

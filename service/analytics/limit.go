@@ -157,6 +157,14 @@ func (l *limiter) take(ctx context.Context, key string, n int, now time.Time) (b
 			l.mu.Lock()
 			continue
 		}
+		if over := b.owed + c - int(l.burst); over > 0 {
+			// A batch near the burst with a few events owed from before
+			// would ask the shared bucket for more than it ever holds,
+			// and be refused however long the key was idle: the owed
+			// (at most a chunk, counted in this process's bucket) are
+			// forgiven as far as they are over.
+			b.owed -= over
+		}
 		want := b.owed + c
 		ch := make(chan struct{})
 		b.charging = ch
