@@ -83,6 +83,12 @@ func interrupted(op string, err error) error {
 	return &StepError{Interrupted: true, Message: op, Err: err}
 }
 
+// isInterrupt reports whether err is a step's interrupted end.
+func isInterrupt(err error) bool {
+	var se *StepError
+	return errors.As(err, &se) && se.Interrupted
+}
+
 // turnFailure ends the turn failed with code: not retried.
 func turnFailure(code models.ErrorCode, message string) error {
 	return &StepError{Code: code, Message: message}

@@ -116,7 +116,21 @@ func (e *Engine) callModel(ctx context.Context, sc Scopes, turn models.Turn, ste
 	began := time.Now()
 	resp, err := e.Model.Complete(ctx, req, stream.add)
 	stop()
-	if err != nil {
+	switch {
+	case err == nil:
+	case !paid && stream.streamed() > 0 && isInterrupt(modelError(ctx, err)):
+		// Interrupted once the model had written text, which the turn
+		// showed: the provider bills what it produced, so the call is
+		// charged its input and that text (estimated at
+		// paidBytesPerToken), at most what it held. Before, an answer
+		// interrupted near its end was free, as often as asked.
+		streamed := models.ModelUsage{InputTokens: estimatedTokens(inputBytes(req)), OutputTokens: estimatedTokens(stream.streamed())}
+		paidFor := hold
+		paidFor.Credits = min(billing.ModelCallCredits(streamed), held)
+		if cerr := e.charge(context.WithoutCancel(ctx), cong, paidFor); cerr != nil {
+			e.Logger.WarnContext(ctx, "turn: charging an interrupted model call", "turn", turn.ID, "error", cerr)
+		}
+	default:
 		// No answer, nothing to pay: the hold is freed (a retry holds
 		// again).
 		if rerr := e.Billing.Release(context.WithoutCancel(ctx), cong, hold.Key); rerr != nil {
@@ -231,6 +245,12 @@ func MaxModelCallCredits(req models.ModelRequest, maxOutput int) int64 {
 // InputBytesPerToken bytes of the system prompt, the messages and the
 // tool specs.
 func maxInputTokens(req models.ModelRequest) int64 {
+	return (int64(inputBytes(req)) + InputBytesPerToken - 1) / InputBytesPerToken
+}
+
+// inputBytes is the size of what a request sends the model: the system
+// prompt, the messages and the tool specs.
+func inputBytes(req models.ModelRequest) int {
 	n := len(req.System)
 	for _, m := range req.Messages {
 		for _, b := range m.Content {
@@ -240,8 +260,16 @@ func maxInputTokens(req models.ModelRequest) int64 {
 	for _, tl := range req.Tools {
 		n += len(tl.Name) + len(tl.Description) + len(tl.InputSchema)
 	}
-	return (int64(n) + InputBytesPerToken - 1) / InputBytesPerToken
+	return n
 }
+
+// paidBytesPerToken is the bytes per token an interrupted call is charged
+// by, having no usage of its own: English text's usual figure (a hold
+// assumes fewer, InputBytesPerToken, to stay above the price).
+const paidBytesPerToken = 4
+
+// estimatedTokens is n bytes counted at paidBytesPerToken.
+func estimatedTokens(n int) int64 { return (int64(n) + paidBytesPerToken - 1) / paidBytesPerToken }
 
 // maxInputCredits is what the request's input can cost (estimated high).
 func maxInputCredits(req models.ModelRequest) int64 {
@@ -356,6 +384,13 @@ func (s *textStream) take() (string, bool) {
 	}
 	s.changed = false
 	return join(s.base, strings.TrimSpace(s.b.String())), true
+}
+
+// streamed is how many bytes of text the step's call has written.
+func (s *textStream) streamed() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Len()
 }
 
 // full is the text so far with the step's whole text.

@@ -314,6 +314,38 @@ func TestInterruptCancelsTheCallInFlight(t *testing.T) {
 	require.NoError(t, err)
 }
 
+// chattyModel writes text, then waits until its call is cancelled.
+type chattyModel struct{ text string }
+
+func (m *chattyModel) Complete(ctx context.Context, _ models.ModelRequest, onText func(string)) (models.ModelResponse, error) {
+	onText(m.text)
+	<-ctx.Done()
+	return models.ModelResponse{}, ctx.Err()
+}
+
+// A call interrupted once the model had written text, which the turn
+// showed, is charged its input and that text, estimated, within what it
+// held (the provider bills them); before, it was free however much it
+// had written. A call interrupted before any text is not charged
+// (TestInterruptCancelsTheCallInFlight).
+func TestInterruptedCallIsChargedForTheTextItWrote(t *testing.T) {
+	t.Parallel()
+	text := strings.Repeat("A plan in many words. ", 100) // 2,200 bytes: 550 tokens, 1 credit
+	w := newWorld(t, &chattyModel{text: text}, 100)
+	st := w.send(t, "Write a long plan")
+	w.wait(t, st.TurnID, func(v turns.View) bool { return strings.Contains(v.Text, "A plan in many words.") })
+	v, err := w.e.Svc.Turns.InterruptTurn(w.owner, st.TurnID)
+	require.NoError(t, err)
+	require.Equal(t, models.TurnInterrupted, v.Status)
+	require.NotNil(t, v.CreditsCost)
+	// 1 credit of text and at least 1 of input (the system prompt and the
+	// tools' specs), less than a whole call's hold.
+	assert.GreaterOrEqual(t, *v.CreditsCost, int64(2))
+	assert.LessOrEqual(t, *v.CreditsCost, int64(12))
+	assert.Equal(t, 100-*v.CreditsCost, w.balance(t), "the ledger took what the turn says")
+	assert.Equal(t, int64(1), w.usageEntries(t, st.TurnID, models.EntryTokenUsagePartial))
+}
+
 // greedyModel answers with text only, reporting many tokens per call; the
 // first `failures` calls fail with a rate limit.
 type greedyModel struct {
