@@ -67,7 +67,7 @@ func (t *Turns) ModelStep(ctx context.Context, in contract.StepInput) (contract.
 	if err != nil {
 		return contract.ModelStepResult{}, err
 	}
-	out, err := t.Engine.ModelStep(ctx, sc, in)
+	out, err := t.Engine.ModelStep(turns.WithWorkerStop(ctx, activity.GetWorkerStopChannel(ctx)), sc, in)
 	return out, stepError(ctx, err)
 }
 

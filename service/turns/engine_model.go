@@ -118,12 +118,14 @@ func (e *Engine) callModel(ctx context.Context, sc Scopes, turn models.Turn, ste
 	stop()
 	switch {
 	case err == nil:
-	case !paid && stream.streamed() > 0 && isInterrupt(modelError(ctx, err)):
+	case !paid && stream.streamed() > 0 && !workerStopping(ctx) && isInterrupt(modelError(ctx, err)):
 		// Interrupted once the model had written text, which the turn
 		// showed: the provider bills what it produced, so the call is
 		// charged its input and that text (estimated at
 		// paidBytesPerToken), at most what it held. Before, an answer
-		// interrupted near its end was free, as often as asked.
+		// interrupted near its end was free, as often as asked. A call
+		// cut by its worker's stop is not an interrupt: it is released
+		// and made again, and the retry pays the whole call.
 		streamed := models.ModelUsage{InputTokens: estimatedTokens(inputBytes(req)), OutputTokens: estimatedTokens(stream.streamed())}
 		paidFor := hold
 		paidFor.Credits = min(billing.ModelCallCredits(streamed), held)
@@ -261,6 +263,29 @@ func inputBytes(req models.ModelRequest) int {
 		n += len(tl.Name) + len(tl.Description) + len(tl.InputSchema)
 	}
 	return n
+}
+
+type workerStopKey struct{}
+
+// WithWorkerStop gives a step the channel its worker closes when it stops
+// (activity.GetWorkerStopChannel): a call cancelled by the stop is made
+// again by the step's retry, not interrupted.
+func WithWorkerStop(ctx context.Context, stop <-chan struct{}) context.Context {
+	return context.WithValue(ctx, workerStopKey{}, stop)
+}
+
+// workerStopping reports whether ctx's worker is stopping.
+func workerStopping(ctx context.Context) bool {
+	stop, _ := ctx.Value(workerStopKey{}).(<-chan struct{})
+	if stop == nil {
+		return false
+	}
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // paidBytesPerToken is the bytes per token an interrupted call is charged

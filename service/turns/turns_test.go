@@ -346,6 +346,51 @@ func TestInterruptedCallIsChargedForTheTextItWrote(t *testing.T) {
 	assert.Equal(t, int64(1), w.usageEntries(t, st.TurnID, models.EntryTokenUsagePartial))
 }
 
+// cutModel's first call writes text, then waits until it is cancelled;
+// the next answers with usage worth 4 credits (10 input tokens, 3,000
+// output).
+type cutModel struct {
+	calls atomic.Int32
+	wrote chan struct{}
+}
+
+func (m *cutModel) Complete(ctx context.Context, _ models.ModelRequest, onText func(string)) (models.ModelResponse, error) {
+	if m.calls.Add(1) == 1 {
+		onText("Thinking about it")
+		close(m.wrote)
+		<-ctx.Done()
+		return models.ModelResponse{}, ctx.Err()
+	}
+	onText("Done.")
+	return models.ModelResponse{Usage: models.ModelUsage{InputTokens: 10, OutputTokens: 3000}, Model: "cut", StopReason: models.StopEndTurn,
+		Content: []models.ContentBlock{{Type: models.ContentText, Text: "Done."}}}, nil
+}
+
+// A call cut by its worker's stop after it wrote text is not an
+// interrupt: its hold is released, the step's retry makes the call again
+// and pays all of it (were the cut charged as an interrupt, under the
+// call's key, the retry would find it paid and the whole call would cost
+// the cut's estimate).
+func TestCallCutByAWorkerStopIsPaidInFullWhenMadeAgain(t *testing.T) {
+	t.Parallel()
+	m := &cutModel{wrote: make(chan struct{})}
+	w := newWorld(t, m, 100)
+	st := w.send(t, "Plan the launch")
+	select {
+	case <-m.wrote:
+	case <-time.After(turnBound):
+		t.Fatal("the model call never wrote")
+	}
+	w.wait(t, st.TurnID, func(v turns.View) bool { return strings.Contains(v.Text, "Thinking") })
+	w.worker.Stop()
+	w.startWorker(t)
+	v := w.wait(t, st.TurnID, ended)
+	require.Equal(t, models.TurnCompleted, v.Status, "%s: %s", v.ErrorCode, v.ErrorDetail)
+	assert.Equal(t, int32(2), m.calls.Load())
+	assert.Equal(t, int64(4), *v.CreditsCost, "the call made again, paid in full")
+	assert.Equal(t, int64(96), w.balance(t))
+}
+
 // greedyModel answers with text only, reporting many tokens per call; the
 // first `failures` calls fail with a rate limit.
 type greedyModel struct {
