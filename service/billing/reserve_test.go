@@ -12,16 +12,14 @@ import (
 	"holdco/service/billing"
 	"holdco/service/companies"
 	"holdco/service/servicetest"
+	"holdco/store"
 )
 
 // Holds are seen by every spend and every other hold, and the charge with
 // the hold's key takes its place.
 func TestHoldsBoundSpendsAndSettleIntoTheirCharge(t *testing.T) {
-	e := servicetest.New(t)
-	ada, cong := e.User(t, "ada@example.com")
-	ctx, scope := context.Background(), e.Store.SystemConglomerateScope(cong)
-	_, err := e.Svc.GrantCredits(ctx, scope, models.EntryAdminAdjustment, 10, "test credits")
-	require.NoError(t, err)
+	e, ada, cong, scope := funded(t, 10)
+	ctx := context.Background()
 	usage := func(key string, credits int64) billing.Usage {
 		return billing.Usage{RunID: "run-1", Type: models.EntryTokenUsagePartial, Credits: credits, Key: key}
 	}
@@ -88,6 +86,17 @@ func TestPayForHoldsThePriceBeforeTheEffect(t *testing.T) {
 	assert.Equal(t, int64(1), state.Balance, "one charge: the failed call and the repeated key paid nothing")
 }
 
+// funded is a service environment with ada's account holding credits.
+func funded(t *testing.T, credits int64) (*servicetest.Env, context.Context, string, store.ConglomerateScope) {
+	t.Helper()
+	e := servicetest.New(t)
+	ada, cong := e.User(t, "ada@example.com")
+	scope := e.Store.SystemConglomerateScope(cong)
+	_, err := e.Svc.GrantCredits(context.Background(), scope, models.EntryAdminAdjustment, credits, "test credits")
+	require.NoError(t, err)
+	return e, ada, cong, scope
+}
+
 func domainErr(t *testing.T, err error) *models.Error {
 	t.Helper()
 	var de *models.Error
@@ -101,11 +110,9 @@ func domainErr(t *testing.T, err error) *models.Error {
 // call answered). What a call costs above its hold still meets the cap:
 // SettleOnce takes what the cap allows and says it is reached.
 func TestLoweringTheCapDuringWorkDoesNotMakeItFree(t *testing.T) {
-	e := servicetest.New(t)
-	ada, cong := e.User(t, "ada@example.com")
-	ctx, scope := context.Background(), e.Store.SystemConglomerateScope(cong)
-	_, err := e.Svc.GrantCredits(ctx, scope, models.EntryAdminAdjustment, 100, "test credits")
-	require.NoError(t, err)
+	e, ada, cong, scope := funded(t, 100)
+	ctx := context.Background()
+	var err error
 	setCap := func(v int64) {
 		t.Helper()
 		var u companies.ConglomerateUpdate

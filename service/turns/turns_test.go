@@ -346,6 +346,16 @@ func TestInterruptedCallIsChargedForTheTextItWrote(t *testing.T) {
 	assert.Equal(t, int64(1), w.usageEntries(t, st.TurnID, models.EntryTokenUsagePartial))
 }
 
+// await waits for ch to close, failing with why after turnBound.
+func await(t *testing.T, ch <-chan struct{}, why string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(turnBound):
+		t.Fatal(why)
+	}
+}
+
 // cutModel's first call writes text, then waits until it is cancelled;
 // the next answers with usage worth 4 credits (10 input tokens, 3,000
 // output).
@@ -376,11 +386,7 @@ func TestCallCutByAWorkerStopIsPaidInFullWhenMadeAgain(t *testing.T) {
 	m := &cutModel{wrote: make(chan struct{})}
 	w := newWorld(t, m, 100)
 	st := w.send(t, "Plan the launch")
-	select {
-	case <-m.wrote:
-	case <-time.After(turnBound):
-		t.Fatal("the model call never wrote")
-	}
+	await(t, m.wrote, "the model call never wrote")
 	w.wait(t, st.TurnID, func(v turns.View) bool { return strings.Contains(v.Text, "Thinking") })
 	w.worker.Stop()
 	w.startWorker(t)
@@ -515,11 +521,7 @@ func TestWorkerStoppedMidTurnResumesWithoutChargingTwice(t *testing.T) {
 	// worker had taken but not started), the server would wait out the
 	// task's heartbeat timeout before giving it to the next worker: a
 	// minute under -race, for what this test does not check.
-	select {
-	case <-m.reached:
-	case <-time.After(turnBound):
-		t.Fatal("the second model call never started")
-	}
+	await(t, m.reached, "the second model call never started")
 	require.Equal(t, int64(1), w.usageEntries(t, st.TurnID, models.EntryTokenUsagePartial), "the first call charged")
 	w.worker.Stop()
 	w.startWorker(t)
