@@ -109,6 +109,20 @@ func TestRegistrationRules(t *testing.T) {
 	})
 }
 
+// A native client's loopback port is a port it can listen on, written
+// plainly (its own world: the registration table above fills one
+// address's registration burst).
+func TestRegistrationRefusesLoopbackPortsNoClientListensOn(t *testing.T) {
+	w := newWorld(t, nil, nil)
+	for port, want := range map[string]int{"0": 400, "080": 400, "65536": 400, "+80": 400, "65535": 201, "1": 201} {
+		status, m := w.register(`{"client_name":"A","application_type":"native","redirect_uris":["http://127.0.0.1:` + port + `/cb"]}`)
+		require.Equal(t, want, status, "port %s: %v", port, m)
+		if want == 400 {
+			assert.Equal(t, "invalid_redirect_uri", m["error"], port)
+		}
+	}
+}
+
 // Rules 2–9 at the authorization endpoint, for a pre-registered client
 // (errors go back to the client with iss) and a self-registered one
 // (errors stay on a service page until a user approved the redirect).

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -260,16 +261,22 @@ func redirectProblem(raw, appType string) string {
 	case u.Scheme == "https":
 		return ""
 	case u.Scheme == "http" && appType == AppNative && isLoopbackHost(u.Hostname()):
-		if p := u.Port(); p != "" {
-			if _, err := net.LookupPort("tcp", p); err != nil {
-				return "has an invalid port."
-			}
+		if p := u.Port(); p != "" && !validPort(p) {
+			return "has an invalid port (1 to 65535, without leading zeros)."
 		}
 		return ""
 	case u.Scheme == "http" && isLoopbackHost(u.Hostname()):
 		return `must use https; http on 127.0.0.1, [::1] or localhost needs application_type "native".`
 	}
 	return "must use https (native clients may also use http on 127.0.0.1, [::1] or localhost)."
+}
+
+// validPort reports whether p is a port a client can listen on, written
+// plainly: 1 to 65535 in decimal digits, no leading zero (0 is no port;
+// 080 reads as 80 to some parsers and as nothing to others).
+func validPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535 && strconv.Itoa(n) == p
 }
 
 // resolveClient finds a client by id: pre-registered, self-registered, or
