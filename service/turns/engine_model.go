@@ -116,35 +116,32 @@ func (e *Engine) callModel(ctx context.Context, sc Scopes, turn models.Turn, ste
 	began := time.Now()
 	resp, err := e.Model.Complete(ctx, req, stream.add)
 	stop()
-	switch {
-	case err == nil:
-	case !paid && stream.streamed() > 0 && !workerStopping(ctx) && isInterrupt(modelError(ctx, err)):
+	part := fmt.Sprintf("%06d-model", step)
+	request := traces.Event{Type: traces.EventModelRequest, Step: step,
+		Data: map[string]any{"messages": len(req.Messages), "tools": len(req.Tools), "system_chars": len(req.System)}}
+	if err != nil {
+		failed := modelError(ctx, err)
 		// Interrupted once the model had written text, which the turn
 		// showed: the provider bills what it produced, so the call is
 		// charged its input and that text (estimated at
 		// paidBytesPerToken), at most what it held. Before, an answer
 		// interrupted near its end was free, as often as asked. A call
-		// cut by its worker's stop is not an interrupt: it is released
-		// and made again, and the retry pays the whole call.
-		streamed := models.ModelUsage{InputTokens: estimatedTokens(inputBytes(req)), OutputTokens: estimatedTokens(stream.streamed())}
-		paidFor := hold
-		paidFor.Credits = min(billing.ModelCallCredits(streamed), held)
-		if cerr := e.charge(context.WithoutCancel(ctx), cong, paidFor); cerr != nil {
-			e.Logger.WarnContext(ctx, "turn: charging an interrupted model call", "turn", turn.ID, "error", cerr)
-		}
-	default:
-		// No answer, nothing to pay: the hold is freed (a retry holds
-		// again).
-		if rerr := e.Billing.Release(context.WithoutCancel(ctx), cong, hold.Key); rerr != nil {
+		// cut by its worker's stop is not an interrupt, and a call that
+		// wrote nothing is not paid: the hold is freed (a retry makes
+		// the call again, holds again and pays the whole call).
+		record := context.WithoutCancel(ctx)
+		if !paid && stream.streamed() > 0 && !workerStopping(ctx) && isInterrupt(failed) {
+			written := models.ModelUsage{InputTokens: estimatedTokens(inputBytes(req)), OutputTokens: estimatedTokens(stream.streamed())}
+			paidFor := hold
+			paidFor.Credits = min(billing.ModelCallCredits(written), held)
+			if cerr := e.charge(record, cong, paidFor); cerr != nil {
+				e.Logger.WarnContext(ctx, "turn: charging an interrupted model call", "turn", turn.ID, "error", cerr)
+			}
+		} else if rerr := e.Billing.Release(record, cong, hold.Key); rerr != nil {
 			e.Logger.WarnContext(ctx, "turn: releasing a model call's hold", "turn", turn.ID, "error", rerr)
 		}
-	}
-	part := fmt.Sprintf("%06d-model", step)
-	request := traces.Event{Type: traces.EventModelRequest, Step: step,
-		Data: map[string]any{"messages": len(req.Messages), "tools": len(req.Tools), "system_chars": len(req.System)}}
-	if err != nil {
 		e.trace(ctx, turn.ID, part, request, traces.Event{Type: traces.EventError, Step: step, Error: err.Error()})
-		return models.TurnMessage{}, nil, modelError(ctx, err)
+		return models.TurnMessage{}, nil, failed
 	}
 	var calls []map[string]any
 	for _, c := range resp.ToolCalls() {
