@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -99,6 +100,34 @@ const capturePaths = "/analytics/e/ and /analytics/batch/"
 // direct.go).
 var capturePathList = []string{"/analytics/e/", "/analytics/batch/"}
 
+// FrontRoute reports whether the API listener's lean HTTP/1.1 front
+// (internal/httpfront) serves a request: what a company site's pages ask
+// of the API origin (the loader, capture and its preflight, posthog-js's
+// remote config), so a visitor's connection stays on the front. Nothing
+// a signed-in user calls is among them. The front calls the listener's
+// one handler: the routes, middleware and answers are the same.
+func FrontRoute(method, path string) bool {
+	switch method {
+	case http.MethodPost:
+		return slices.Contains(capturePathList, path)
+	case http.MethodOptions:
+		return slices.Contains(capturePathList, path) || strings.HasPrefix(path, remoteConfigPrefix)
+	case http.MethodGet:
+		return path == analytics.LoaderPath || path == snippetPath || strings.HasPrefix(path, remoteConfigPrefix)
+	}
+	return false
+}
+
+// FrontMaxBody is the longest body the front reads itself (capture's);
+// a longer one goes to net/http, whose handler answers 413.
+const FrontMaxBody = analytics.MaxBodyBytes
+
+// The loader by handle, and posthog-js's remote config.
+const (
+	snippetPath        = "/beacon/snippet.js"
+	remoteConfigPrefix = "/analytics/array/"
+)
+
 func registerAnalyticsRoutes(api huma.API, engine *gin.Engine, h *analyticsHandlers) {
 	tags := []string{"analytics"}
 	huma.Register(api, huma.Operation{OperationID: "get-analytics-summary", Method: http.MethodGet, Path: "/companies/{company_id}/analytics/summary",
@@ -111,13 +140,13 @@ func registerAnalyticsRoutes(api huma.API, engine *gin.Engine, h *analyticsHandl
 		Tags: tags, Summary: "The company's visitors and page views per country", Security: bearerSecurity,
 		Description: "Countries come from the visitor's address (never stored) through an embedded offline database. Same ranges as the summary.",
 		Responses:   map[string]*huma.Response{"400": {Description: "range is not one of 1d, 7d, 30d, 90d"}}}, h.countries)
-	huma.Register(api, huma.Operation{OperationID: "get-analytics-loader", Method: http.MethodGet, Path: "/analytics/v1.js",
+	huma.Register(api, huma.Operation{OperationID: "get-analytics-loader", Method: http.MethodGet, Path: analytics.LoaderPath,
 		Tags: tags, Summary: "A company's analytics loader script",
 		Description: "The script a site includes to record page views (referrer, UTM parameters, screen size, a first-party anonymous id) " +
 			"to " + capturePaths + "; it records nothing under Do-Not-Track or Global Privacy Control. An unknown key answers a valid script " +
 			"that records nothing. Cacheable: ETag (If-None-Match answers 304) and Cache-Control.",
 		Responses: loaderResponses()}, h.loader)
-	huma.Register(api, huma.Operation{OperationID: "get-beacon-snippet", Method: http.MethodGet, Path: "/beacon/snippet.js",
+	huma.Register(api, huma.Operation{OperationID: "get-beacon-snippet", Method: http.MethodGet, Path: snippetPath,
 		Tags: tags, Summary: "The analytics loader of the company with this handle",
 		Description: "The same script as /analytics/v1.js for the company whose handle is `s`; an unknown handle answers the script that records nothing.",
 		Responses:   loaderResponses()}, h.snippet)
@@ -136,8 +165,8 @@ func registerAnalyticsRoutes(api huma.API, engine *gin.Engine, h *analyticsHandl
 	// posthog-js also asks api_host for its remote config and feature
 	// flags; holdco has neither, and answers so (with CORS), so the
 	// browser's console stays clean.
-	engine.GET("/analytics/array/:key/:file", h.remoteConfig)
-	engine.OPTIONS("/analytics/array/:key/:file", h.preflight)
+	engine.GET(remoteConfigPrefix+":key/:file", h.remoteConfig)
+	engine.OPTIONS(remoteConfigPrefix+":key/:file", h.preflight)
 	for _, p := range []string{"/analytics/flags/", "/analytics/decide/"} {
 		engine.POST(p, h.flags)
 		engine.OPTIONS(p, h.preflight)

@@ -114,6 +114,7 @@ func TestPostHogJSPageviewsShowUpInTheSummary(t *testing.T) {
 	assert.Equal(t, "news.example", sum.TopReferrers[0].Name)
 	st := s.app.Service.Analytics.Stats()
 	assert.Zero(t, st.Malformed+st.UnknownKey, "posthog-js's requests are all understood")
+	assert.Positive(t, s.app.APIFrontStats().Served, "posthog-js's requests went through the front")
 }
 
 // The loader script in headless Chromium, on a page of another origin,
@@ -138,4 +139,9 @@ func TestLoaderRecordsAPageviewInChromium(t *testing.T) {
 	require.Len(t, raw, 1)
 	assert.Equal(t, "ads", raw[0].UTMSource)
 	assert.Positive(t, raw[0].ScreenWidth)
+	// Chromium's requests to the API origin (the loader, the page view)
+	// were the front's: none was handed to net/http.
+	fs := s.app.APIFrontStats()
+	assert.GreaterOrEqual(t, fs.Served, int64(2), "the loader and the page view")
+	assert.Zero(t, fs.HandedOff)
 }

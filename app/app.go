@@ -22,6 +22,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"holdco/api"
+	"holdco/internal/httpfront"
 	"holdco/config"
 	"holdco/observability"
 	"holdco/service/usecases"
@@ -156,6 +157,9 @@ func Start(ctx context.Context, cfg config.Config, roles []Role, logger *slog.Lo
 			return nil, err
 		}
 		l.bounds = cfg.HTTP
+		if r == RoleAPI && cfg.HTTP.CaptureFront {
+			l.frontRoute, l.frontMaxBody, l.logger = api.FrontRoute, api.FrontMaxBody, a.logger
+		}
 		l.serve(a.instrument(r, h), a.serveErr)
 	}
 	a.serveMetrics()
@@ -234,6 +238,15 @@ func (a *App) listenerAddr(r Role) string {
 // APIAddr is the REST listener's address (useful when started on port 0);
 // empty without the api role.
 func (a *App) APIAddr() string { return a.listenerAddr(RoleAPI) }
+
+// APIFrontStats counts what the API listener's front served itself and
+// the connections it handed to net/http (zero when it is off).
+func (a *App) APIFrontStats() httpfront.Stats {
+	if l := a.listeners[RoleAPI]; l != nil && l.front != nil {
+		return l.front.Stats()
+	}
+	return httpfront.Stats{}
+}
 
 // SitesAddr is the sites listener's address; empty without the sites role.
 func (a *App) SitesAddr() string { return a.listenerAddr(RoleSites) }

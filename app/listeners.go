@@ -13,7 +13,9 @@ import (
 
 	"holdco/api"
 	"holdco/config"
+	"holdco/internal/httpfront"
 	"holdco/models"
+	"holdco/observability"
 )
 
 // listener is one role's HTTP listener. It is bound before anything slow
@@ -25,6 +27,14 @@ type listener struct {
 	srv     *http.Server
 	// bounds are the connection timeouts (HOLDCO_HTTP_*_TIMEOUT).
 	bounds config.HTTP
+	// front, when set, serves the listener's busiest POST paths with a
+	// lean HTTP/1.1 loop ahead of srv (internal/httpfront).
+	front *httpfront.Server
+	// frontRoute picks those requests (api.FrontRoute), frontMaxBody is
+	// their longest body; nil: net/http serves everything.
+	frontRoute   func(method, path string) bool
+	frontMaxBody int64
+	logger       *slog.Logger
 }
 
 // listen binds addr, naming setting in the one-line error.
@@ -45,8 +55,14 @@ func (l *listener) addr() string { return l.ln.Addr().String() }
 func (l *listener) serve(h http.Handler, errs chan<- error) {
 	l.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout: l.bounds.ReadTimeout, WriteTimeout: l.bounds.WriteTimeout, IdleTimeout: l.bounds.IdleTimeout}
+	serve := l.srv.Serve
+	if l.frontRoute != nil {
+		l.front = &httpfront.Server{HTTP: l.srv, Route: l.frontRoute, MaxBody: l.frontMaxBody, Logger: l.logger}
+		l.front.OnServe, l.front.OnHandOff = observability.FrontCounters(string(l.role))
+		serve = l.front.Serve
+	}
 	go func() {
-		if err := l.srv.Serve(l.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := serve(l.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			select {
 			case errs <- fmt.Errorf("%s listener (%s): %w", l.role, l.setting, err):
 			default:
@@ -62,7 +78,11 @@ func (l *listener) shutdown(ctx context.Context, logger *slog.Logger) {
 		_ = l.ln.Close()
 		return
 	}
-	if err := l.srv.Shutdown(ctx); err != nil {
+	shutdown := l.srv.Shutdown
+	if l.front != nil {
+		shutdown = l.front.Shutdown
+	}
+	if err := shutdown(ctx); err != nil {
 		logger.Warn("listener shutdown", "role", l.role, "error", err)
 	}
 }

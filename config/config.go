@@ -65,6 +65,10 @@ type HTTP struct {
 	ReadTimeout  time.Duration
 	WriteTimeout time.Duration
 	IdleTimeout  time.Duration
+	// CaptureFront serves analytics capture POSTs on the API listener
+	// with the lean HTTP/1.1 front (internal/httpfront); off, net/http
+	// serves them like every other request.
+	CaptureFront bool
 }
 
 // Log is how the process logs.
@@ -377,8 +381,14 @@ func loadHTTP(e environment) (HTTP, error) {
 	if h.WriteTimeout, err = e.duration("HOLDCO_HTTP_WRITE_TIMEOUT", false); err != nil {
 		return h, err
 	}
-	h.IdleTimeout, err = e.duration("HOLDCO_HTTP_IDLE_TIMEOUT", false)
-	return h, err
+	if h.IdleTimeout, err = e.duration("HOLDCO_HTTP_IDLE_TIMEOUT", false); err != nil {
+		return h, err
+	}
+	v := e.get("HOLDCO_HTTP_CAPTURE_FRONT")
+	if h.CaptureFront, err = strconv.ParseBool(v); err != nil {
+		return h, &Error{"HOLDCO_HTTP_CAPTURE_FRONT", fmt.Sprintf("%q is not true or false", v)}
+	}
+	return h, nil
 }
 
 func loadDatabase(e environment, dataDir string) (Database, error) {

@@ -19,6 +19,24 @@ var httpDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 	Buckets: []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
 }, []string{"listener", "method", "route", "status_class"})
 
+var (
+	frontRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "holdco_http_front_requests_total",
+		Help: "Requests a listener's lean HTTP/1.1 front answered itself (analytics capture on the api listener, internal/httpfront); they are in holdco_http_request_duration_seconds too.",
+	}, []string{"listener"})
+	frontHandoffs = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "holdco_http_front_handoffs_total",
+		Help: "Connections a listener's front handed to net/http at their first request it does not serve.",
+	}, []string{"listener"})
+)
+
+// FrontCounters are the counting functions of a listener's front
+// (httpfront.Server's OnServe and OnHandOff).
+func FrontCounters(listener string) (served, handedOff func()) {
+	s, h := frontRequests.WithLabelValues(listener), frontHandoffs.WithLabelValues(listener)
+	return s.Inc, h.Inc
+}
+
 // RouteUnmatched is the route label of a request no route answered.
 const RouteUnmatched = "unmatched"
 

@@ -29,6 +29,8 @@ func init() {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		httpDuration,
+		frontRequests,
+		frontHandoffs,
 		temporalSDK,
 	)
 	Registry.MustRegister(domainCollectors...)

@@ -54,6 +54,9 @@ func TestMetricNamesPassPromlint(t *testing.T) {
 	h.Gauge("temporal_num_pollers").Update(2)
 	h.Timer("temporal_request_latency").Record(15 * time.Millisecond)
 	MeasureHTTP("api", http.NotFoundHandler(), HTTPOptions{}).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/x", nil))
+	served, handedOff := FrontCounters("api")
+	served()
+	handedOff()
 
 	body := scrape(t)
 	for _, name := range []string{"holdco_turns_ended_total", "holdco_model_calls_total", "holdco_model_call_duration_seconds_bucket",
@@ -61,7 +64,7 @@ func TestMetricNamesPassPromlint(t *testing.T) {
 		"holdco_analytics_capture_queue_events", "holdco_analytics_capture_unfolded_events",
 		"holdco_analytics_capture_commits_total", "holdco_analytics_capture_commit_seconds_total", "holdco_provisioning_outcomes_total", "holdco_heals_total", "holdco_sweep_runs_total",
 		"holdco_rate_limit_refusals_total", "holdco_connector_tool_calls_total", "holdco_http_request_duration_seconds_bucket",
-		"temporal_request_total", "temporal_num_pollers", "temporal_request_latency_seconds_bucket", "go_goroutines", "process_cpu_seconds_total"} {
+		"holdco_http_front_requests_total", "holdco_http_front_handoffs_total", "temporal_request_total", "temporal_num_pollers", "temporal_request_latency_seconds_bucket", "go_goroutines", "process_cpu_seconds_total"} {
 		assert.Contains(t, body, "\n"+name, name)
 	}
 	assert.Contains(t, body, `holdco_agent_tool_calls_total{outcome="error",tool="unknown"}`, "a name outside the catalog is not a label value")

@@ -1,0 +1,279 @@
+package httpfront
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// echo answers with what the handler saw of the request: a request the
+// front serves must look to the handler exactly as it does from net/http.
+func echo(w http.ResponseWriter, r *http.Request) {
+	b, err := io.ReadAll(r.Body)
+	seen := map[string]any{
+		"method": r.Method, "url": r.URL.String(), "path": r.URL.Path, "raw_query": r.URL.RawQuery, "force_query": r.URL.ForceQuery,
+		"request_uri": r.RequestURI, "proto": r.Proto, "major": r.ProtoMajor, "minor": r.ProtoMinor, "host": r.Host,
+		"header": r.Header, "content_length": r.ContentLength, "close": r.Close, "body": string(b),
+		"transfer_encoding": r.TransferEncoding, "trailer": r.Trailer, "form": r.Form, "remote_is_set": r.RemoteAddr != "",
+		"server_in_context":     r.Context().Value(http.ServerContextKey) != nil,
+		"local_addr_in_context": r.Context().Value(http.LocalAddrContextKey) != nil,
+	}
+	if err != nil {
+		seen["body_error"] = err.Error()
+	}
+	out, _ := json.Marshal(seen)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Add("X-Multi", "one")
+	w.Header().Add("X-Multi", "two")
+	if r.URL.Query().Get("status") == "created" {
+		w.WriteHeader(http.StatusCreated)
+	}
+	_, _ = w.Write(out)
+}
+
+// pair is the same handler served by a plain net/http server and by a
+// front (frontRoute, bodies up to 1 KB).
+type pair struct {
+	plain, front string
+	srv          *Server
+}
+
+// frontRoute is the tests' routes: POST to /e/ and /batch/, GET of
+// /loader.js and anything under /config/, OPTIONS of /e/.
+func frontRoute(method, path string) bool {
+	switch method {
+	case http.MethodPost:
+		return path == "/e/" || path == "/batch/"
+	case http.MethodGet:
+		return path == "/loader.js" || strings.HasPrefix(path, "/config/")
+	case http.MethodOptions:
+		return path == "/e/"
+	}
+	return false
+}
+
+func newPair(t testing.TB, h http.Handler) *pair {
+	t.Helper()
+	plainLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	frontLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv := &Server{HTTP: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, Route: frontRoute, MaxBody: 1 << 10}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); _ = plain.Serve(plainLn) }()
+	go func() { defer wg.Done(); _ = srv.Serve(frontLn) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = plain.Shutdown(ctx)
+		_ = srv.Shutdown(ctx)
+		wg.Wait()
+	})
+	return &pair{plain: plainLn.Addr().String(), front: frontLn.Addr().String(), srv: srv}
+}
+
+// exchange writes raw to addr, closes the writing half and reads every
+// answer until the server closes.
+func exchange(t testing.TB, addr string, raw []byte) []byte {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	if _, err := c.Write(raw); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.(*net.TCPConn).CloseWrite()
+	out, err := io.ReadAll(c)
+	if err != nil && !errors.Is(err, net.ErrClosed) && !isReset(err) {
+		t.Fatalf("reading the answers: %v", err)
+	}
+	return out
+}
+
+func isReset(err error) bool { return strings.Contains(err.Error(), "connection reset") }
+
+// answer is a response as a client reads it, without its Date.
+type answer struct {
+	Status int
+	Header http.Header
+	Body   string
+}
+
+// answers reads the responses in raw, and whether anything followed
+// that is not one.
+func answers(raw []byte) (out []answer, rest string) {
+	br := bufio.NewReader(bytes.NewReader(raw))
+	for {
+		if _, err := br.Peek(1); err != nil {
+			return out, ""
+		}
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			b, _ := io.ReadAll(br)
+			return out, "unreadable: " + err.Error() + string(b)
+		}
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return out, "body: " + err.Error()
+		}
+		resp.Header.Del("Date")
+		out = append(out, answer{Status: resp.StatusCode, Header: resp.Header, Body: string(body)})
+	}
+}
+
+func compare(t *testing.T, p *pair, raw string) (served int64) {
+	t.Helper()
+	before := p.srv.Stats().Served
+	want, wantRest := answers(exchange(t, p.plain, []byte(raw)))
+	got, gotRest := answers(exchange(t, p.front, []byte(raw)))
+	served = p.srv.Stats().Served - before
+	wj, _ := json.MarshalIndent(want, "", " ")
+	gj, _ := json.MarshalIndent(got, "", " ")
+	if string(wj) != string(gj) || wantRest != gotRest {
+		t.Fatalf("request %q:\nnet/http answered %s%s\nthe front answered %s%s", raw, wj, wantRest, gj, gotRest)
+	}
+	return served
+}
+
+const ok = "POST /e/ HTTP/1.1\r\nHost: example.com\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{\"event\":\"x\"}"
+
+func TestTheFrontServesPlainPostsAsNetHTTPWould(t *testing.T) {
+	p := newPair(t, http.HandlerFunc(echo))
+	cases := []struct {
+		name, raw string
+		served    int64
+	}{
+		{"a capture post", ok, 1},
+		{"the other path", strings.Replace(ok, "/e/", "/batch/", 1), 1},
+		{"a query", strings.Replace(ok, "/e/", "/e/?compression=gzip-js&ver=1.2.3&status=created", 1), 1},
+		{"an empty query", strings.Replace(ok, "/e/", "/e/?", 1), 1},
+		{"escapes in the query", strings.Replace(ok, "/e/", "/e/?q=%41%2f&x=a+b", 1), 1},
+		{"two pipelined", ok + ok, 2},
+		{"one kept alive, then another", ok + strings.Replace(ok, "/e/", "/batch/", 1) + ok, 3},
+		{"closed by the client", strings.Replace(ok, "Host: example.com\r\n", "Host: example.com\r\nConnection: close\r\n", 1) + ok, 1},
+		{"keep-alive said", strings.Replace(ok, "Host: example.com\r\n", "Host: example.com\r\nConnection: Keep-Alive\r\n", 1), 1},
+		{"names in any case, values trimmed, repeated",
+			"POST /e/ HTTP/1.1\r\nhost: a.example:8080\r\ncontent-length: 2\r\nx-FOO-bar:  v  1\t\r\nX-Foo-Bar: w\r\nDNT:1\r\nSec-GPC: 1\r\nOrigin: https://site.example\r\n\r\n{}", 1},
+		{"an empty value", "POST /e/ HTTP/1.1\r\nHost: x\r\nX-Empty:\r\nContent-Length: 0\r\n\r\n", 1},
+		{"no body", "POST /e/ HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", 1},
+		{"a body cut short", "POST /e/ HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc", 1},
+
+		{"GET", strings.Replace(ok, "POST", "GET", 1), 0},
+		{"post in lower case", strings.Replace(ok, "POST", "post", 1), 0},
+		{"another path", strings.Replace(ok, "/e/", "/e/x", 1), 0},
+		{"a path without its slash", strings.Replace(ok, "/e/", "/e", 1), 0},
+		{"an escaped path", strings.Replace(ok, "/e/", "/%65/", 1), 0},
+		{"dot segments", strings.Replace(ok, "/e/", "/x/../e/", 1), 0},
+		{"an absolute target", strings.Replace(ok, "/e/", "http://example.com/e/", 1), 0},
+		{"HTTP/1.0", strings.Replace(ok, "HTTP/1.1", "HTTP/1.0", 1), 0},
+		{"HTTP/2 preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 0},
+		{"two spaces", strings.Replace(ok, "POST /e/", "POST  /e/", 1), 0},
+		{"a bad query", strings.Replace(ok, "/e/", "/e/?a=<b>", 1), 0},
+		{"a bad escape in the query", strings.Replace(ok, "/e/", "/e/?a=%zz", 1), 0},
+		{"a fragment", strings.Replace(ok, "/e/", "/e/#x", 1), 0},
+		{"chunked", "POST /e/ HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 0},
+		{"chunked and a length", "POST /e/ HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 0},
+		{"expect", strings.Replace(ok, "Host: example.com\r\n", "Host: example.com\r\nExpect: 100-continue\r\n", 1), 0},
+		{"upgrade", strings.Replace(ok, "Host: example.com\r\n", "Host: example.com\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n", 1), 0},
+		{"two lengths", strings.Replace(ok, "Host: example.com\r\n", "Host: example.com\r\nContent-Length: 13\r\n", 1), 0},
+		{"two different lengths", strings.Replace(ok, "Host: example.com\r\n", "Host: example.com\r\nContent-Length: 12\r\n", 1), 0},
+		{"a signed length", strings.Replace(ok, "Content-Length: 13", "Content-Length: +13", 1), 0},
+		{"a length with a leading zero", strings.Replace(ok, "Content-Length: 13", "Content-Length: 013", 1), 0},
+		{"a length in hex", strings.Replace(ok, "Content-Length: 13", "Content-Length: 0xd", 1), 0},
+		{"no length", "POST /e/ HTTP/1.1\r\nHost: x\r\n\r\n", 1},
+		{"a GET", "GET /loader.js?c=abc HTTP/1.1\r\nHost: x\r\nAccept: */*\r\n\r\n", 1},
+		{"a GET under a prefix", "GET /config/k/config.js HTTP/1.1\r\nHost: x\r\n\r\n", 1},
+		{"a GET with a body", "GET /loader.js HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}", 1},
+		{"a preflight", "OPTIONS /e/ HTTP/1.1\r\nHost: x\r\nOrigin: https://a.example\r\nAccess-Control-Request-Method: POST\r\n\r\n", 1},
+		{"a browser's sequence", "GET /loader.js HTTP/1.1\r\nHost: x\r\n\r\nOPTIONS /e/ HTTP/1.1\r\nHost: x\r\n\r\n" + ok + ok, 4},
+		{"HEAD", "HEAD /loader.js HTTP/1.1\r\nHost: x\r\n\r\n", 0},
+		{"OPTIONS elsewhere", "OPTIONS /batch/ HTTP/1.1\r\nHost: x\r\n\r\n", 0},
+		{"OPTIONS *", "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", 0},
+		{"a long request line", "POST /e/?" + strings.Repeat("a", 9000) + " HTTP/1.1\r\nHost: x\r\n\r\n", 0},
+		{"a body over MaxBody", "POST /e/ HTTP/1.1\r\nHost: x\r\nContent-Length: 1025\r\n\r\n" + strings.Repeat("a", 1025), 0},
+		{"no host", strings.Replace(ok, "Host: example.com\r\n", "", 1), 0},
+		{"two hosts", strings.Replace(ok, "Host: example.com\r\n", "Host: a\r\nHost: b\r\n", 1), 0},
+		{"a host with user info", strings.Replace(ok, "Host: example.com", "Host: u@example.com", 1), 0},
+		{"a host in brackets", strings.Replace(ok, "Host: example.com", "Host: [::1]:80", 1), 0},
+		{"a folded header", strings.Replace(ok, "Host: example.com\r\n", "Host: example.com\r\nX-A: a\r\n b\r\n", 1), 0},
+		{"bare line feeds", strings.ReplaceAll(ok, "\r\n", "\n"), 0},
+		{"a space before the colon", strings.Replace(ok, "Content-Type:", "Content-Type :", 1), 0},
+		{"a control in a value", strings.Replace(ok, "application/json", "application/\x01json", 1), 0},
+		{"a byte over 0x7f in a value", strings.Replace(ok, "application/json", "application/jsön", 1), 0},
+		{"a line with no colon", strings.Replace(ok, "Host: example.com\r\n", "Host: example.com\r\nnocolon\r\n", 1), 0},
+		{"a name with a slash", strings.Replace(ok, "Host: example.com\r\n", "Host: example.com\r\nX/Y: 1\r\n", 1), 0},
+		{"a head over 8 KB", strings.Replace(ok, "Host: example.com\r\n", "Host: example.com\r\nX-Big: "+strings.Repeat("b", 9000)+"\r\n", 1), 0},
+		{"65 headers", strings.Replace(ok, "Host: example.com\r\n", "Host: example.com\r\n"+strings.Repeat("X-N: 1\r\n", 62), 1), 0},
+		{"a head cut short", "POST /e/ HTTP/1.1\r\nHost: x\r\n", 0},
+		{"garbage", "\x00\x01\x02 hello\r\n\r\n", 0},
+		{"fast, then GET on the same connection", ok + "GET /x HTTP/1.1\r\nHost: x\r\n\r\n" + ok, 1},
+		{"fast, then a chunked one", ok + "POST /e/ HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if served := compare(t, p, tc.raw); served != tc.served {
+				t.Errorf("the front served %d requests itself, want %d", served, tc.served)
+			}
+		})
+	}
+}
+
+func TestTheFrontsAnswerReadsAsNetHTTPs(t *testing.T) {
+	// Headers a handler sets, no Content-Type (sniffed), statuses without
+	// a body, a panic.
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.RawQuery {
+		case "sniff":
+			_, _ = w.Write([]byte("<html><body>hi</body></html>"))
+		case "nocontent":
+			w.Header().Set("X-A", "1")
+			w.WriteHeader(http.StatusNoContent)
+			_, _ = w.Write([]byte("dropped"))
+		case "nothing":
+		case "twice":
+			w.WriteHeader(http.StatusAccepted)
+			w.WriteHeader(http.StatusTeapot)
+		case "close":
+			w.Header().Set("Connection", "close")
+		case "split":
+			w.Header().Set("X-Split", "a\r\nInjected: yes")
+			_, _ = w.Write([]byte("ok"))
+		}
+	})
+	p := newPair(t, h)
+	for _, q := range []string{"sniff", "nocontent", "nothing", "twice", "close", "split"} {
+		t.Run(q, func(t *testing.T) {
+			raw := strings.Replace(ok, "/e/", "/e/?"+q, 1)
+			if served := compare(t, p, raw+raw); served == 0 {
+				t.Error("the front did not serve it")
+			}
+		})
+	}
+}
+
+func TestAPanickingHandlerClosesTheConnection(t *testing.T) {
+	p := newPair(t, http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic(http.ErrAbortHandler) }))
+	for _, addr := range []string{p.plain, p.front} {
+		if out := exchange(t, addr, []byte(ok+ok)); len(out) != 0 {
+			t.Errorf("%s answered %q to a handler that aborted", addr, out)
+		}
+	}
+}
