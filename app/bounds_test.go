@@ -49,6 +49,27 @@ func TestListenersDropSlowAndIdleClients(t *testing.T) {
 			waitClosed(t, conn)
 		})
 	}
+	// The API listener's front (analytics capture) keeps the same bounds.
+	before := a.APIFrontStats().Served
+	t.Run("api front/stalled body", func(t *testing.T) {
+		conn := dial(t, a.APIAddr())
+		_, err := io.WriteString(conn, "POST /analytics/e/ HTTP/1.1\r\nHost: "+a.APIAddr()+"\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{\"a\":")
+		require.NoError(t, err)
+		waitClosed(t, conn)
+	})
+	t.Run("api front/idle connection", func(t *testing.T) {
+		conn := dial(t, a.APIAddr())
+		_, err := io.WriteString(conn, "GET /analytics/v1.js?c=nokey0000 HTTP/1.1\r\nHost: "+a.APIAddr()+"\r\n\r\n")
+		require.NoError(t, err)
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		require.NoError(t, err)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		require.Equal(t, 200, resp.StatusCode)
+		require.Equal(t, "", resp.Header.Get("Connection"), "the server keeps the connection alive at first")
+		waitClosed(t, conn)
+	})
+	require.Equal(t, before+2, a.APIFrontStats().Served, "the front answered both")
 }
 
 func dial(t *testing.T, addr string) net.Conn {

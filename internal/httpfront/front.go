@@ -274,6 +274,7 @@ func (c *conn) serve() {
 	base := context.WithValue(context.Background(), http.ServerContextKey, hs)
 	ctx, cancel := context.WithCancel(context.WithValue(base, http.LocalAddrContextKey, c.rwc.LocalAddr()))
 	defer cancel()
+	lastMethod := ""
 	for first := true; ; first = false {
 		// Until the request's first byte: the header timeout for the
 		// first, the idle timeout between requests, as net/http waits.
@@ -286,8 +287,19 @@ func (c *conn) serve() {
 			wait = hs.IdleTimeout
 		}
 		c.setReadDeadline(wait)
-		if _, err := c.br.Peek(1); err != nil {
+		// net/http waits for 4 bytes between requests (fewer, then the
+		// end, close the connection unanswered), and after a POST skips
+		// up to 4 CR or LF an old client may add after the body.
+		want := 1
+		if !first {
+			want = 4
+		}
+		if _, err := c.br.Peek(want); err != nil {
 			return
+		}
+		if lastMethod == http.MethodPost {
+			peek, _ := c.br.Peek(4)
+			_, _ = c.br.Discard(leadingCRorLF(peek))
 		}
 		if !c.activate() {
 			return
@@ -310,6 +322,7 @@ func (c *conn) serve() {
 		}
 		body := c.readBody(n, req.ContentLength)
 		req.Body = body
+		lastMethod = req.Method
 		c.w.reset(req)
 		hs.Handler.ServeHTTP(&c.w, req)
 		// A body cut short (the handler read what came, then the
@@ -324,6 +337,17 @@ func (c *conn) serve() {
 			return
 		}
 	}
+}
+
+func leadingCRorLF(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c != '\r' && c != '\n' {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // activate marks the connection busy, unless the server is closing it.
