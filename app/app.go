@@ -22,8 +22,8 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"holdco/api"
-	"holdco/internal/httpfront"
 	"holdco/config"
+	"holdco/internal/httpfront"
 	"holdco/observability"
 	"holdco/service/usecases"
 	"holdco/store"
