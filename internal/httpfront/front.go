@@ -7,8 +7,9 @@
 // request (a context, a background read and its goroutine, a buffered
 // writer, header sorting) costs as much CPU as a bare handler's whole
 // request. The front reads each connection's requests itself while they
-// are ones it serves (Server.Paths, POST, HTTP/1.1, a Content-Length body
-// within Server.MaxBody, headers it reads the way net/http does) and calls
+// are ones it serves (Server.Route: GET, POST or OPTIONS on a path it
+// names; HTTP/1.1, a body within Server.MaxBody, headers it reads the way
+// net/http does) and calls
 // the listener's handler with an *http.Request built as net/http builds
 // it, so the handler and its middleware (metrics, tracing, request ids,
 // access log, recovery) are the same for both. At the first request that
@@ -32,6 +33,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -116,15 +118,19 @@ func (s *Server) Serve(ln net.Listener) error {
 				<-httpDone
 				return http.ErrServerClosed
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() { // as net/http retries a temporary failure
-				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-				time.Sleep(delay)
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				_ = s.handoff.Close()
+				<-httpDone
+				return err
 			}
-			_ = s.handoff.Close()
-			<-httpDone
-			return err
+			// Out of file descriptors and the like: wait and retry, as
+			// net/http does.
+			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+			if s.Logger != nil {
+				s.Logger.Warn("http: accept failed; retrying", "error", err, "in", delay)
+			}
+			time.Sleep(delay)
+			continue
 		}
 		delay = 0
 		cc := &conn{srv: s, rwc: c}
@@ -326,14 +332,17 @@ func (c *conn) serve() {
 		c.w.reset(req)
 		hs.Handler.ServeHTTP(&c.w, req)
 		// A body cut short (the handler read what came, then the
-		// error, as from net/http) ends the connection.
-		last := body.err != nil || c.srv.shuttingDown()
+		// error, as from net/http) ends the connection after the answer,
+		// as does shutting down. The answer says so, as net/http's does,
+		// unless the client ended its side.
+		cut := body.err != nil
+		say := c.srv.shuttingDown() || cut && body.err != io.ErrUnexpectedEOF
 		body.release()
 		c.srv.served.Add(1)
 		if c.srv.OnServe != nil {
 			c.srv.OnServe()
 		}
-		if !c.w.finish(c.rwc, last) {
+		if !c.w.finish(c.rwc, say) || cut {
 			return
 		}
 	}
@@ -475,9 +484,9 @@ func (c *conn) readBody(n int, length int64) *body {
 	}
 	b.buf = b.buf[:length]
 	got, err := io.ReadFull(c.br, b.buf)
-	b.buf, b.err = b.buf[:got], nil
-	if err != nil {
-		b.err = io.ErrUnexpectedEOF
+	b.buf, b.err = b.buf[:got], err
+	if err == io.EOF {
+		b.err = io.ErrUnexpectedEOF // as net/http's body answers a short one
 	}
 	b.r.Reset(b.buf)
 	return b
@@ -827,14 +836,18 @@ func (w *response) finish(c net.Conn, closing bool) bool {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
-	keep := !w.req.Close && !closing && len(w.header["Connection"]) == 0
+	// The handler's Connection: close is sent as it is; otherwise the
+	// front says it when it closes.
+	handlerClose := hasClose(w.header["Connection"])
+	keep := !w.req.Close && !closing && !handlerClose
 	out := w.out[:0]
 	out = append(out, "HTTP/1.1 "...)
 	out = strconv.AppendInt(out, int64(w.status), 10)
 	out = append(out, ' ')
 	out = append(out, http.StatusText(w.status)...)
 	out = append(out, "\r\n"...)
-	keys := make([]string, 0, len(w.header))
+	var few [16]string
+	keys := few[:0]
 	for k := range w.header {
 		keys = append(keys, k)
 	}
@@ -863,7 +876,7 @@ func (w *response) finish(c net.Conn, closing bool) bool {
 			out = append(out, "\r\n"...)
 		}
 	}
-	if !keep {
+	if !keep && !handlerClose {
 		out = append(out, "Connection: close\r\n"...)
 	}
 	out = append(out, "\r\n"...)
@@ -878,6 +891,17 @@ func (w *response) finish(c net.Conn, closing bool) bool {
 	w.req = nil
 	_, err := c.Write(out)
 	return err == nil && keep
+}
+
+func hasClose(values []string) bool {
+	for _, v := range values {
+		for _, t := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), "close") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // appendHeaderValue writes v as net/http does: line breaks become spaces.
