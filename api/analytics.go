@@ -103,15 +103,15 @@ var capturePathList = []string{"/analytics/e/", "/analytics/batch/"}
 // FrontRoute reports whether the API listener's lean HTTP/1.1 front
 // (internal/httpfront) serves a request: what a company site's pages ask
 // of the API origin (the loader, capture and its preflight, posthog-js's
-// remote config), so a visitor's connection stays on the front. Nothing
+// remote config and flags), so a visitor's connection stays on the front. Nothing
 // a signed-in user calls is among them. The front calls the listener's
 // one handler: the routes, middleware and answers are the same.
 func FrontRoute(method, path string) bool {
 	switch method {
 	case http.MethodPost:
-		return slices.Contains(capturePathList, path)
+		return slices.Contains(capturePathList, path) || slices.Contains(flagsPathList, path)
 	case http.MethodOptions:
-		return slices.Contains(capturePathList, path) || strings.HasPrefix(path, remoteConfigPrefix)
+		return slices.Contains(capturePathList, path) || slices.Contains(flagsPathList, path) || strings.HasPrefix(path, remoteConfigPrefix)
 	case http.MethodGet:
 		return path == analytics.LoaderPath || path == snippetPath || strings.HasPrefix(path, remoteConfigPrefix)
 	}
@@ -122,11 +122,13 @@ func FrontRoute(method, path string) bool {
 // a longer one goes to net/http, whose handler answers 413.
 const FrontMaxBody = analytics.MaxBodyBytes
 
-// The loader by handle, and posthog-js's remote config.
+// The loader by handle, and posthog-js's remote config and flags.
 const (
 	snippetPath        = "/beacon/snippet.js"
 	remoteConfigPrefix = "/analytics/array/"
 )
+
+var flagsPathList = []string{"/analytics/flags/", "/analytics/decide/"}
 
 func registerAnalyticsRoutes(api huma.API, engine *gin.Engine, h *analyticsHandlers) {
 	tags := []string{"analytics"}
@@ -167,7 +169,7 @@ func registerAnalyticsRoutes(api huma.API, engine *gin.Engine, h *analyticsHandl
 	// browser's console stays clean.
 	engine.GET(remoteConfigPrefix+":key/:file", h.remoteConfig)
 	engine.OPTIONS(remoteConfigPrefix+":key/:file", h.preflight)
-	for _, p := range []string{"/analytics/flags/", "/analytics/decide/"} {
+	for _, p := range flagsPathList {
 		engine.POST(p, h.flags)
 		engine.OPTIONS(p, h.preflight)
 	}

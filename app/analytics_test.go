@@ -114,7 +114,9 @@ func TestPostHogJSPageviewsShowUpInTheSummary(t *testing.T) {
 	assert.Equal(t, "news.example", sum.TopReferrers[0].Name)
 	st := s.app.Service.Analytics.Stats()
 	assert.Zero(t, st.Malformed+st.UnknownKey, "posthog-js's requests are all understood")
-	assert.Positive(t, s.app.APIFrontStats().Served, "posthog-js's requests went through the front")
+	fs := s.app.APIFrontStats()
+	assert.Positive(t, fs.Served, "posthog-js's requests went through the front")
+	assert.Zero(t, fs.HandedOff, "none of them was handed to net/http")
 }
 
 // The loader script in headless Chromium, on a page of another origin,

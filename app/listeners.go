@@ -27,8 +27,9 @@ type listener struct {
 	srv     *http.Server
 	// bounds are the connection timeouts (HOLDCO_HTTP_*_TIMEOUT).
 	bounds config.HTTP
-	// front, when set, serves the listener's busiest POST paths with a
-	// lean HTTP/1.1 loop ahead of srv (internal/httpfront).
+	// front, when set, serves the listener's busiest requests (a site's
+	// analytics) with a lean HTTP/1.1 loop ahead of srv
+	// (internal/httpfront).
 	front *httpfront.Server
 	// frontRoute picks those requests (api.FrontRoute), frontMaxBody is
 	// their longest body; nil: net/http serves everything.
