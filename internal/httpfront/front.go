@@ -26,6 +26,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -266,8 +267,10 @@ func (c *conn) serve() {
 	c.br.Reset(c.rwc)
 	handedOff := false
 	defer func() {
+		// A handler's panic (the router recovers its own): logged
+		// without the client's address, which holdco never logs.
 		if rec := recover(); rec != nil && rec != http.ErrAbortHandler && c.srv.Logger != nil {
-			c.srv.Logger.Error("http: panic serving "+c.remoteAddr, "panic", rec)
+			c.srv.Logger.Error("http: panic serving a request", "panic", fmt.Sprint(rec))
 		}
 		c.srv.track(c, false)
 		if !handedOff {
@@ -479,13 +482,21 @@ var crlfcrlf = []byte("\r\n\r\n")
 func (c *conn) readBody(n int, length int64) *body {
 	_, _ = c.br.Discard(n) // buffered: Peek has it
 	b := bodies.Get().(*body)
-	if int64(cap(b.buf)) < length {
-		b.buf = make([]byte, length)
+	b.buf, b.err = b.buf[:0], nil
+	// The buffer grows as the body comes (a client that announces 1 MiB
+	// and sends nothing holds no more than the pooled buffer).
+	for int64(len(b.buf)) < length && b.err == nil {
+		if len(b.buf) == cap(b.buf) {
+			b.buf = slices.Grow(b.buf, int(min(length, int64(2*cap(b.buf)+512)))-len(b.buf))
+		}
+		end := int(min(length, int64(cap(b.buf))))
+		n, err := c.br.Read(b.buf[len(b.buf):end])
+		b.buf = b.buf[:len(b.buf)+n]
+		if err != nil {
+			b.err = err
+		}
 	}
-	b.buf = b.buf[:length]
-	got, err := io.ReadFull(c.br, b.buf)
-	b.buf, b.err = b.buf[:got], err
-	if err == io.EOF {
+	if b.err == io.EOF {
 		b.err = io.ErrUnexpectedEOF // as net/http's body answers a short one
 	}
 	b.r.Reset(b.buf)
