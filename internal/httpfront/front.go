@@ -793,13 +793,18 @@ func canonicalKey(name []byte) string {
 
 // response is the front's http.ResponseWriter: the handler's answer is
 // gathered and written in one call, as net/http writes a small answer.
+// The head is fixed when the status is (WriteHeader), as net/http's is:
+// headers set later are not sent.
 type response struct {
 	req         *http.Request
 	header      http.Header
 	status      int
 	wroteHeader bool
-	body        []byte
-	out         []byte
+	// head is the status line and the handler's headers as of
+	// WriteHeader; the flags say what of the front's own to add.
+	head                                        []byte
+	hasType, hasEncoding, hasDate, handlerClose bool
+	body                                        []byte
 }
 
 func (w *response) reset(req *http.Request) {
@@ -822,6 +827,37 @@ func (w *response) WriteHeader(code int) {
 		return
 	}
 	w.wroteHeader, w.status = true, code
+	head := w.head[:0]
+	head = append(head, "HTTP/1.1 "...)
+	head = strconv.AppendInt(head, int64(code), 10)
+	head = append(head, ' ')
+	head = append(head, http.StatusText(code)...)
+	head = append(head, "\r\n"...)
+	var few [16]string
+	keys := few[:0]
+	for k := range w.header {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		// The front's own (below, at finish); what net/http leaves out
+		// of a 304; names net/http would not send.
+		if k == "Content-Length" || k == "Transfer-Encoding" || !token([]byte(k)) ||
+			code == http.StatusNotModified && k == "Content-Type" {
+			continue
+		}
+		for _, v := range w.header[k] {
+			head = append(head, k...)
+			head = append(head, ": "...)
+			head = appendHeaderValue(head, v)
+			head = append(head, "\r\n"...)
+		}
+	}
+	w.head = head
+	_, w.hasType = w.header["Content-Type"]
+	w.hasEncoding = w.header.Get("Content-Encoding") != ""
+	_, w.hasDate = w.header["Date"]
+	w.handlerClose = hasClose(w.header["Connection"])
 }
 
 func (w *response) Write(b []byte) (int, error) {
@@ -849,52 +885,31 @@ func (w *response) finish(c net.Conn, closing bool) bool {
 	}
 	// The handler's Connection: close is sent as it is; otherwise the
 	// front says it when it closes.
-	handlerClose := hasClose(w.header["Connection"])
-	keep := !w.req.Close && !closing && !handlerClose
-	out := w.out[:0]
-	out = append(out, "HTTP/1.1 "...)
-	out = strconv.AppendInt(out, int64(w.status), 10)
-	out = append(out, ' ')
-	out = append(out, http.StatusText(w.status)...)
-	out = append(out, "\r\n"...)
-	var few [16]string
-	keys := few[:0]
-	for k := range w.header {
-		keys = append(keys, k)
+	keep := !w.req.Close && !closing && !w.handlerClose
+	out := w.head
+	if !w.hasDate {
+		out = append(out, "Date: "...)
+		out = appendDate(out)
+		out = append(out, "\r\n"...)
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if k == "Content-Length" || k == "Date" || k == "Transfer-Encoding" {
-			continue // the front's own, below
-		}
-		for _, v := range w.header[k] {
-			out = append(out, k...)
-			out = append(out, ": "...)
-			out = appendHeaderValue(out, v)
-			out = append(out, "\r\n"...)
-		}
-	}
-	out = append(out, "Date: "...)
-	out = appendDate(out)
-	out = append(out, "\r\n"...)
 	if bodyAllowed(w.status) {
 		out = append(out, "Content-Length: "...)
 		out = strconv.AppendInt(out, int64(len(w.body)), 10)
 		out = append(out, "\r\n"...)
-		if _, ok := w.header["Content-Type"]; !ok && len(w.body) > 0 {
+		if !w.hasType && !w.hasEncoding && len(w.body) > 0 {
 			out = append(out, "Content-Type: "...)
 			out = append(out, http.DetectContentType(w.body)...)
 			out = append(out, "\r\n"...)
 		}
 	}
-	if !keep && !handlerClose {
+	if !keep && !w.handlerClose {
 		out = append(out, "Connection: close\r\n"...)
 	}
 	out = append(out, "\r\n"...)
 	out = append(out, w.body...)
-	w.out = out
-	if cap(w.out) > maxPooledBody {
-		w.out = nil
+	w.head = out
+	if cap(w.head) > maxPooledBody {
+		w.head = nil
 	}
 	if cap(w.body) > maxPooledBody {
 		w.body = nil
@@ -915,17 +930,16 @@ func hasClose(values []string) bool {
 	return false
 }
 
-// appendHeaderValue writes v as net/http does: line breaks become spaces.
+// appendHeaderValue writes v as net/http does: line breaks become
+// spaces, then spaces and tabs around it are dropped.
 func appendHeaderValue(out []byte, v string) []byte {
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if c == '\r' || c == '\n' {
-			c = ' '
-		}
-		out = append(out, c)
+	if strings.ContainsAny(v, "\r\n") {
+		v = newlineToSpace.Replace(v)
 	}
-	return out
+	return append(out, strings.Trim(v, " \t")...)
 }
+
+var newlineToSpace = strings.NewReplacer("\r", " ", "\n", " ")
 
 // The Date header, formatted once a second.
 var dateCache struct {

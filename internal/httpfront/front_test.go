@@ -318,10 +318,32 @@ func TestTheFrontsAnswerReadsAsNetHTTPs(t *testing.T) {
 		case "split":
 			w.Header().Set("X-Split", "a\r\nInjected: yes")
 			_, _ = w.Write([]byte("ok"))
+		case "late":
+			w.WriteHeader(http.StatusAccepted)
+			w.Header().Set("X-Late", "not sent")
+			_, _ = w.Write([]byte("ok"))
+			w.Header().Set("X-Later", "not sent")
+		case "badname":
+			w.Header()["X-Bad\r\nInjected"] = []string{"yes"}
+			w.Header()["X-Bad Name"] = []string{"yes"}
+			_, _ = w.Write([]byte("ok"))
+		case "notmodified":
+			w.Header().Set("Content-Type", "text/javascript")
+			w.Header().Set("ETag", `"v1"`)
+			w.WriteHeader(http.StatusNotModified)
+		case "encoded":
+			w.Header().Set("Content-Encoding", "gzip")
+			_, _ = w.Write([]byte("\x1f\x8b not really"))
+		case "spaces":
+			w.Header().Set("X-Spaces", " \t padded \t ")
+			w.Header().Set("X-Lines", "\r\nstarts with a line")
+		case "emptytype":
+			w.Header()["Content-Type"] = nil
+			_, _ = w.Write([]byte("<html>x</html>"))
 		}
 	})
 	p := newPair(t, h)
-	for _, q := range []string{"sniff", "nocontent", "nothing", "twice", "close", "split"} {
+	for _, q := range []string{"sniff", "nocontent", "nothing", "twice", "close", "split", "late", "badname", "notmodified", "encoded", "spaces", "emptytype"} {
 		t.Run(q, func(t *testing.T) {
 			raw := strings.Replace(ok, "/e/", "/e/?"+q, 1)
 			if served := compare(t, p, raw+raw); served == 0 {
