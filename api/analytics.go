@@ -383,20 +383,28 @@ var captureBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); re
 const maxPooledBody = 64 << 10
 
 // readCaptureBody reads the body, at most analytics.MaxBodyBytes: into a
-// pooled buffer when its length is declared (pooled is that buffer, for
-// releaseCaptureBody), else as it comes.
+// pooled buffer when its declared length fits one (pooled is that buffer,
+// for releaseCaptureBody), else as it comes.
 func readCaptureBody(w http.ResponseWriter, r *http.Request) (body []byte, pooled *[]byte, err error) {
 	if n := r.ContentLength; n >= 0 && n <= analytics.MaxBodyBytes {
 		bp := captureBuffers.Get().(*[]byte)
-		if int64(cap(*bp)) < n {
-			*bp = make([]byte, 0, n)
+		if int64(cap(*bp)) >= n {
+			buf := (*bp)[:n]
+			if _, err := io.ReadFull(r.Body, buf); err != nil {
+				releaseCaptureBody(bp)
+				return nil, nil, err
+			}
+			return buf, bp, nil
 		}
-		buf := (*bp)[:n]
-		if _, err := io.ReadFull(r.Body, buf); err != nil {
-			releaseCaptureBody(bp)
-			return nil, nil, err
+		releaseCaptureBody(bp)
+		// Larger than a pooled buffer: read as it comes, so a client
+		// that announces 1 MB and sends nothing holds no more than it
+		// sent.
+		body, err = io.ReadAll(io.LimitReader(r.Body, n))
+		if err == nil && int64(len(body)) < n {
+			err = io.ErrUnexpectedEOF
 		}
-		return buf, bp, nil
+		return body, nil, err
 	}
 	body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, analytics.MaxBodyBytes))
 	return body, nil, err

@@ -284,18 +284,22 @@ func (c *conn) serve() {
 	ctx, cancel := context.WithCancel(context.WithValue(base, http.LocalAddrContextKey, c.rwc.LocalAddr()))
 	defer cancel()
 	lastMethod := ""
+	accepted := time.Now()
 	for first := true; ; first = false {
-		// Until the request's first byte: the header timeout for the
-		// first, the idle timeout between requests, as net/http waits.
+		// The first request's head has the header timeout from the
+		// connection's start; a later one waits the idle timeout for its
+		// first bytes, then has the header timeout: as net/http waits.
 		c.state.Store(stateIdle)
 		if c.srv.shuttingDown() {
 			return
 		}
-		wait := headTimeout(hs)
-		if !first && hs.IdleTimeout > 0 {
-			wait = hs.IdleTimeout
+		if first {
+			c.setReadDeadlineFrom(accepted, headTimeout(hs))
+		} else if hs.IdleTimeout > 0 {
+			c.setReadDeadline(hs.IdleTimeout)
+		} else {
+			c.setReadDeadline(headTimeout(hs))
 		}
-		c.setReadDeadline(wait)
 		// net/http waits for 4 bytes between requests (fewer, then the
 		// end, close the connection unanswered), and after a POST skips
 		// up to 4 CR or LF an old client may add after the body.
@@ -310,11 +314,11 @@ func (c *conn) serve() {
 			peek, _ := c.br.Peek(4)
 			_, _ = c.br.Discard(leadingCRorLF(peek))
 		}
-		if !c.activate() {
-			return
+		start := accepted
+		if !first {
+			start = time.Now()
+			c.setReadDeadlineFrom(start, headTimeout(hs))
 		}
-		start := time.Now()
-		c.setReadDeadlineFrom(start, headTimeout(hs))
 		if hs.WriteTimeout > 0 {
 			_ = c.rwc.SetWriteDeadline(start.Add(hs.WriteTimeout))
 		}
@@ -325,6 +329,11 @@ func (c *conn) serve() {
 			return
 		case headFailed:
 			return // a timeout: closed without an answer, as net/http does
+		}
+		// Busy from its whole head on (Shutdown closes a connection with
+		// half a head, as net/http does).
+		if !c.activate() {
+			return
 		}
 		if hs.ReadTimeout > 0 {
 			_ = c.rwc.SetReadDeadline(start.Add(hs.ReadTimeout))
@@ -450,7 +459,10 @@ func (c *conn) readHead(ctx context.Context) (req *http.Request, n int, verdict 
 		c.head = make(http.Header, 8)
 	}
 	req, ok := parseHead(ctx, head, c.head)
-	if !ok || !c.srv.fast(req.Method, req.URL.Path) || req.ContentLength > c.srv.MaxBody {
+	// Only a POST's body is read by the front (net/http answers a GET
+	// without reading one).
+	if !ok || !c.srv.fast(req.Method, req.URL.Path) || req.ContentLength > c.srv.MaxBody ||
+		req.Method != http.MethodPost && req.ContentLength != 0 {
 		return nil, 0, headHandOff
 	}
 	req.RemoteAddr = c.remoteAddr
@@ -641,12 +653,16 @@ var (
 // them goes to net/http, which unescapes it).
 func plainPath(p []byte) bool {
 	for _, c := range p {
-		if !(isUnreserved(c) || c == '/' || isSubDelim(c) || c == ':' || c == '@') {
+		// What net/url keeps unescaped in a path (so URL.RawPath stays
+		// empty, as net/http leaves it): not ! ' ( ) *.
+		if !(isUnreserved(c) || bytes.IndexByte(pathPunct, c) >= 0) {
 			return false
 		}
 	}
 	return true
 }
+
+var pathPunct = []byte("/:@$&+,;=")
 
 // plainQuery is a query (after its "?") of RFC 3986 query characters,
 // percent-escapes well formed.

@@ -260,7 +260,11 @@ var frontCases = []struct {
 	{"no length", "POST /e/ HTTP/1.1\r\nHost: x\r\n\r\n", 1},
 	{"a GET", "GET /loader.js?c=abc HTTP/1.1\r\nHost: x\r\nAccept: */*\r\n\r\n", 1},
 	{"a GET under a prefix", "GET /config/k/config.js HTTP/1.1\r\nHost: x\r\n\r\n", 1},
-	{"a GET with a body", "GET /loader.js HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}", 1},
+	{"a GET with a body", "GET /loader.js HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}", 0},
+	{"a GET with an empty body", "GET /loader.js HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", 1},
+	{"a preflight with a body", "OPTIONS /e/ HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello", 0},
+	{"a path net/url escapes", "GET /config/a!b'c(d)e*f HTTP/1.1\r\nHost: x\r\n\r\n", 0},
+	{"a path with sub-delims", "GET /config/a$b&c+d,e;f=g:h@i HTTP/1.1\r\nHost: x\r\n\r\n", 1},
 	{"a preflight", "OPTIONS /e/ HTTP/1.1\r\nHost: x\r\nOrigin: https://a.example\r\nAccess-Control-Request-Method: POST\r\n\r\n", 1},
 	{"a browser's sequence", "GET /loader.js HTTP/1.1\r\nHost: x\r\n\r\nOPTIONS /e/ HTTP/1.1\r\nHost: x\r\n\r\n" + ok + ok, 4},
 	{"HEAD", "HEAD /loader.js HTTP/1.1\r\nHost: x\r\n\r\n", 0},
@@ -461,13 +465,22 @@ func TestShutdownLetsTheFrontsRequestsFinish(t *testing.T) {
 		<-release
 		_, _ = io.WriteString(w, "done "+r.URL.Path)
 	})
-	srv, addr, served := serveFront(t, h, &http.Server{ReadHeaderTimeout: 10 * time.Second})
+	// A header timeout longer than the test: only Shutdown ends the
+	// connection that sent half a head.
+	srv, addr, served := serveFront(t, h, &http.Server{ReadHeaderTimeout: time.Minute})
 
 	idle := dialT(t, addr) // a front connection between requests
 	_, _ = io.WriteString(idle, "GET /loader.js HTTP/1.1\r\nHost: x\r\n\r\n")
 	<-entered
 	release <- struct{}{}
 	if resp, err := http.ReadResponse(bufio.NewReader(idle), nil); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("the first answer: %v", err)
+	}
+	half := dialT(t, addr) // half a head on a kept-alive connection
+	_, _ = io.WriteString(half, "GET /loader.js HTTP/1.1\r\nHost: x\r\n\r\nPOST /e/ HTTP/1.1\r\nHost: x\r\n")
+	<-entered
+	release <- struct{}{}
+	if resp, err := http.ReadResponse(bufio.NewReader(half), nil); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("the first answer: %v", err)
 	}
 	busy := dialT(t, addr) // the front's, in its handler
@@ -479,10 +492,15 @@ func TestShutdownLetsTheFrontsRequestsFinish(t *testing.T) {
 		t.Fatalf("handlers entered: %v", paths)
 	}
 
+
 	shut := make(chan error, 1)
-	go func() { shut <- srv.Shutdown(context.Background()) }()
-	if got := closedBy(t, idle); got != "" {
-		t.Errorf("the idle connection got %q", got)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	go func() { shut <- srv.Shutdown(ctx) }()
+	for name, c := range map[string]net.Conn{"idle": idle, "half a head": half} {
+		if got := closedBy(t, c); got != "" {
+			t.Errorf("the %s connection got %q", name, got)
+		}
 	}
 	select {
 	case err := <-shut:
