@@ -32,6 +32,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -119,13 +120,14 @@ func (s *Server) Serve(ln net.Listener) error {
 				<-httpDone
 				return http.ErrServerClosed
 			}
-			if errors.Is(err, net.ErrClosed) {
+			// Out of file descriptors and the like: wait and retry, as
+			// net/http does; anything else ends Serve.
+			var te interface{ Temporary() bool }
+			if !errors.As(err, &te) || !te.Temporary() {
 				_ = s.handoff.Close()
 				<-httpDone
 				return err
 			}
-			// Out of file descriptors and the like: wait and retry, as
-			// net/http does.
 			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
 			if s.Logger != nil {
 				s.Logger.Warn("http: accept failed; retrying", "error", err, "in", delay)
@@ -270,7 +272,7 @@ func (c *conn) serve() {
 		// A handler's panic (the router recovers its own): logged
 		// without the client's address, which holdco never logs.
 		if rec := recover(); rec != nil && rec != http.ErrAbortHandler && c.srv.Logger != nil {
-			c.srv.Logger.Error("http: panic serving a request", "panic", fmt.Sprint(rec))
+			c.srv.Logger.Error("http: panic serving a request", "panic", fmt.Sprint(rec), "stack", string(debug.Stack()))
 		}
 		c.srv.track(c, false)
 		if !handedOff {
@@ -280,9 +282,9 @@ func (c *conn) serve() {
 		readers.Put(c.br)
 	}()
 	hs := c.srv.HTTP
-	base := context.WithValue(context.Background(), http.ServerContextKey, hs)
-	ctx, cancel := context.WithCancel(context.WithValue(base, http.LocalAddrContextKey, c.rwc.LocalAddr()))
-	defer cancel()
+	// A request's context has net/http's values and ends when its
+	// handler returns, as net/http's does.
+	base := context.WithValue(context.WithValue(context.Background(), http.ServerContextKey, hs), http.LocalAddrContextKey, c.rwc.LocalAddr())
 	lastMethod := ""
 	accepted := time.Now()
 	for first := true; ; first = false {
@@ -322,17 +324,19 @@ func (c *conn) serve() {
 		if hs.WriteTimeout > 0 {
 			_ = c.rwc.SetWriteDeadline(start.Add(hs.WriteTimeout))
 		}
+		ctx, cancel := context.WithCancel(base)
 		req, n, verdict := c.readHead(ctx)
-		switch verdict {
-		case headHandOff:
-			handedOff = c.handOff()
-			return
-		case headFailed:
-			return // a timeout: closed without an answer, as net/http does
+		if verdict != headFast {
+			cancel()
+			if verdict == headHandOff {
+				handedOff = c.handOff()
+			}
+			return // or a timeout: closed without an answer, as net/http does
 		}
 		// Busy from its whole head on (Shutdown closes a connection with
 		// half a head, as net/http does).
 		if !c.activate() {
+			cancel()
 			return
 		}
 		if hs.ReadTimeout > 0 {
@@ -340,9 +344,13 @@ func (c *conn) serve() {
 		}
 		body := c.readBody(n, req.ContentLength)
 		req.Body = body
+		if req.ContentLength == 0 {
+			req.Body = http.NoBody
+		}
 		lastMethod = req.Method
 		c.w.reset(req)
 		hs.Handler.ServeHTTP(&c.w, req)
+		cancel()
 		// A body cut short (the handler read what came, then the
 		// error, as from net/http) ends the connection after the answer,
 		// as does shutting down. The answer says so, as net/http's does,
@@ -820,7 +828,10 @@ type response struct {
 	// WriteHeader; the flags say what of the front's own to add.
 	head                                        []byte
 	hasType, hasEncoding, hasDate, handlerClose bool
-	body                                        []byte
+	// connection is the handler's Connection header: sent as it is
+	// unless the front closes a connection it did not say close for.
+	connection []string
+	body       []byte
 }
 
 func (w *response) reset(req *http.Request) {
@@ -847,7 +858,12 @@ func (w *response) WriteHeader(code int) {
 	head = append(head, "HTTP/1.1 "...)
 	head = strconv.AppendInt(head, int64(code), 10)
 	head = append(head, ' ')
-	head = append(head, http.StatusText(code)...)
+	if text := http.StatusText(code); text != "" {
+		head = append(head, text...)
+	} else {
+		head = append(head, "status code "...)
+		head = strconv.AppendInt(head, int64(code), 10)
+	}
 	head = append(head, "\r\n"...)
 	var few [16]string
 	keys := few[:0]
@@ -858,7 +874,7 @@ func (w *response) WriteHeader(code int) {
 	for _, k := range keys {
 		// The front's own (below, at finish); what net/http leaves out
 		// of a 304; names net/http would not send.
-		if k == "Content-Length" || k == "Transfer-Encoding" || !token([]byte(k)) ||
+		if k == "Content-Length" || k == "Transfer-Encoding" || k == "Connection" || !token([]byte(k)) ||
 			code == http.StatusNotModified && k == "Content-Type" {
 			continue
 		}
@@ -873,7 +889,8 @@ func (w *response) WriteHeader(code int) {
 	_, w.hasType = w.header["Content-Type"]
 	w.hasEncoding = w.header.Get("Content-Encoding") != ""
 	_, w.hasDate = w.header["Date"]
-	w.handlerClose = hasClose(w.header["Connection"])
+	w.connection = append(w.connection[:0], w.header["Connection"]...)
+	w.handlerClose = hasClose(w.connection)
 }
 
 func (w *response) Write(b []byte) (int, error) {
@@ -918,7 +935,13 @@ func (w *response) finish(c net.Conn, closing bool) bool {
 			out = append(out, "\r\n"...)
 		}
 	}
-	if !keep && !w.handlerClose {
+	if keep || w.handlerClose {
+		for _, v := range w.connection {
+			out = append(out, "Connection: "...)
+			out = appendHeaderValue(out, v)
+			out = append(out, "\r\n"...)
+		}
+	} else {
 		out = append(out, "Connection: close\r\n"...)
 	}
 	out = append(out, "\r\n"...)

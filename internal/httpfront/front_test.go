@@ -29,6 +29,7 @@ func echo(w http.ResponseWriter, r *http.Request) {
 		"transfer_encoding": r.TransferEncoding, "trailer": r.Trailer, "form": r.Form, "remote_is_set": r.RemoteAddr != "",
 		"server_in_context":     r.Context().Value(http.ServerContextKey) != nil,
 		"local_addr_in_context": r.Context().Value(http.LocalAddrContextKey) != nil,
+		"body_is_nobody":        r.Body == http.NoBody,
 	}
 	if err != nil {
 		seen["body_error"] = err.Error()
@@ -344,16 +345,52 @@ func TestTheFrontsAnswerReadsAsNetHTTPs(t *testing.T) {
 		case "emptytype":
 			w.Header()["Content-Type"] = nil
 			_, _ = w.Write([]byte("<html>x</html>"))
+		case "unknownstatus":
+			w.WriteHeader(299)
+		case "keepalive", "keepalive-closed":
+			w.Header().Set("Connection", "keep-alive")
 		}
 	})
 	p := newPair(t, h)
-	for _, q := range []string{"sniff", "nocontent", "nothing", "twice", "close", "split", "late", "badname", "notmodified", "encoded", "spaces", "emptytype"} {
+	for _, q := range []string{"sniff", "nocontent", "nothing", "twice", "close", "split", "late", "badname", "notmodified", "encoded", "spaces",
+		"emptytype", "unknownstatus", "keepalive", "keepalive-closed"} {
 		t.Run(q, func(t *testing.T) {
 			raw := strings.Replace(ok, "/e/", "/e/?"+q, 1)
+			if q == "keepalive-closed" {
+				raw = strings.Replace(raw, "Host: example.com\r\n", "Host: example.com\r\nConnection: close\r\n", 1)
+			}
 			if served := compare(t, p, raw+raw); served == 0 {
 				t.Error("the front did not serve it")
 			}
 		})
+	}
+}
+
+// A request's context ends when its handler returns, as net/http's does:
+// what waits on it does not pile up on a kept-alive connection.
+func TestARequestsContextEndsWithItsHandler(t *testing.T) {
+	ended := make(chan struct{}, 2)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		go func() {
+			<-r.Context().Done()
+			ended <- struct{}{}
+		}()
+	})
+	_, addr, _ := serveFront(t, h, &http.Server{ReadHeaderTimeout: 10 * time.Second})
+	c := dialT(t, addr)
+	_, _ = io.WriteString(c, ok+ok)
+	br := bufio.NewReader(c)
+	for range 2 {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		select {
+		case <-ended:
+		case <-time.After(20 * time.Second):
+			t.Fatal("the request's context was still open after its answer")
+		}
 	}
 }
 
@@ -491,7 +528,6 @@ func TestShutdownLetsTheFrontsRequestsFinish(t *testing.T) {
 	if !paths["/e/"] || !paths["/other"] {
 		t.Fatalf("handlers entered: %v", paths)
 	}
-
 
 	shut := make(chan error, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
