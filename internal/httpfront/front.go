@@ -1055,6 +1055,15 @@ func (c *handoffConn) Read(p []byte) (int, error) {
 	return c.Conn.Read(p)
 }
 
+// ReadFrom keeps net/http's sendfile and splice for the connections it
+// was handed (a *net.TCPConn's ReadFrom).
+func (c *handoffConn) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{c.Conn}, r)
+}
+
 // CloseWrite lets net/http half-close the connection after an error
 // answer, as it does a *net.TCPConn.
 func (c *handoffConn) CloseWrite() error {

@@ -394,6 +394,25 @@ func TestARequestsContextEndsWithItsHandler(t *testing.T) {
 	}
 }
 
+// A connection handed to net/http keeps its ReadFrom (sendfile, splice):
+// a copied answer arrives whole, on the same connection as the front's
+// answer before it.
+func TestAHandedOffConnectionCopiesAnswersWhole(t *testing.T) {
+	big := strings.Repeat("0123456789", 50_000)
+	p := newPair(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/copy" {
+			_, _ = io.Copy(w, strings.NewReader(big))
+		}
+	}))
+	if served := compare(t, p, ok+"GET /copy HTTP/1.1\r\nHost: x\r\n\r\n"); served != 1 {
+		t.Errorf("the front served %d", served)
+	}
+	got, rest := answers(exchange(t, p.front, []byte("GET /copy HTTP/1.1\r\nHost: x\r\n\r\n")))
+	if len(got) != 1 || got[0].Body != big || rest != "" {
+		t.Errorf("the copied answer: %d answers, %q after", len(got), rest)
+	}
+}
+
 // A body larger than the pooled buffer is read as it comes, whole.
 func TestTheFrontReadsALargeBodyWhole(t *testing.T) {
 	p := newPairWith(t, http.HandlerFunc(echo), 1<<20)
