@@ -219,8 +219,14 @@ func TestCaptureAnswersOnceStored(t *testing.T) {
 // those waiting in the inbox (an acknowledged event is in one of them).
 func storedEvents(t *testing.T, db *sql.DB) map[string]int {
 	t.Helper()
+	// Both tables from one snapshot: the fold moves events from the inbox
+	// to analytics_events in one transaction, and two reads on their own
+	// could fall on either side of it and miss what it moved.
+	tx, err := db.BeginTx(context.Background(), &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback() }()
 	out := map[string]int{}
-	rows, err := db.Query("SELECT distinct_id FROM analytics_events")
+	rows, err := tx.Query("SELECT distinct_id FROM analytics_events")
 	require.NoError(t, err)
 	defer rows.Close()
 	for rows.Next() {
@@ -229,7 +235,7 @@ func storedEvents(t *testing.T, db *sql.DB) map[string]int {
 		out[id]++
 	}
 	require.NoError(t, rows.Err())
-	inbox, err := db.Query("SELECT data FROM analytics_inbox")
+	inbox, err := tx.Query("SELECT data FROM analytics_inbox")
 	require.NoError(t, err)
 	defer inbox.Close()
 	for inbox.Next() {
