@@ -4,7 +4,7 @@
 // Analytics capture is posted by every visitor's browser of every
 // company's site: many times the rest of the API together, each request a
 // small POST answered with a small body. net/http's own work around such a
-// request (a context, a background read and its goroutine, a buffered
+// request (a background read and its goroutine, a buffered
 // writer, header sorting) costs as much CPU as a bare handler's whole
 // request. The front reads each connection's requests itself while they
 // are ones it serves (Server.Route: GET, POST or OPTIONS on a path it
