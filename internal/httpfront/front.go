@@ -39,6 +39,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // Server is a listener's front: fast requests on its own connections,
@@ -443,14 +445,25 @@ const (
 // the reader; n is the head's length.
 func (c *conn) readHead(ctx context.Context) (req *http.Request, n int, verdict int) {
 	var head []byte
+	// The request line is judged once, when it is whole; the head's end
+	// is looked for in what came since the last look.
+	lineJudged, scanned := false, 0
 	for {
 		buf, _ := c.br.Peek(c.br.Buffered())
-		if !c.fastLine(buf) {
-			return nil, 0, headHandOff
+		if !lineJudged {
+			if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+				if !c.fastLine(buf[:i]) {
+					return nil, 0, headHandOff
+				}
+				lineJudged = true
+			}
 		}
-		if i := bytes.Index(buf, crlfcrlf); i >= 0 {
-			head = buf[:i+4]
-			break
+		if lineJudged {
+			if i := bytes.Index(buf[scanned:], crlfcrlf); i >= 0 {
+				head = buf[:scanned+i+4]
+				break
+			}
+			scanned = max(0, len(buf)-len(crlfcrlf)+1)
 		}
 		if len(buf) == headBufferSize {
 			return nil, 0, headHandOff
@@ -477,14 +490,11 @@ func (c *conn) readHead(ctx context.Context) (req *http.Request, n int, verdict 
 	return req, len(head), headFast
 }
 
-// fastLine reports whether the request line read so far (buf) can still
-// be one the front serves: it hands over as soon as the line rules it out.
-func (c *conn) fastLine(buf []byte) bool {
-	i := bytes.IndexByte(buf, '\n')
-	if i < 0 {
-		return len(buf) < headBufferSize // not all of the line yet
-	}
-	line := bytes.TrimSuffix(buf[:i], cr)
+// fastLine reports whether a request line (without its LF) can be one
+// the front serves, so that any other connection is handed over at its
+// first line.
+func (c *conn) fastLine(line []byte) bool {
+	line = bytes.TrimSuffix(line, cr)
 	method, rest, ok := bytes.Cut(line, sp)
 	if !ok {
 		return false
@@ -874,7 +884,7 @@ func (w *response) WriteHeader(code int) {
 	for _, k := range keys {
 		// The front's own (below, at finish); what net/http leaves out
 		// of a 304; names net/http would not send.
-		if k == "Content-Length" || k == "Transfer-Encoding" || k == "Connection" || !token([]byte(k)) ||
+		if k == "Content-Length" || k == "Transfer-Encoding" || k == "Connection" || !httpguts.ValidHeaderFieldName(k) ||
 			code == http.StatusNotModified && k == "Content-Type" {
 			continue
 		}
@@ -890,7 +900,7 @@ func (w *response) WriteHeader(code int) {
 	w.hasEncoding = w.header.Get("Content-Encoding") != ""
 	_, w.hasDate = w.header["Date"]
 	w.connection = append(w.connection[:0], w.header["Connection"]...)
-	w.handlerClose = hasClose(w.connection)
+	w.handlerClose = httpguts.HeaderValuesContainsToken(w.connection, "close")
 }
 
 func (w *response) Write(b []byte) (int, error) {
@@ -956,17 +966,6 @@ func (w *response) finish(c net.Conn, closing bool) bool {
 	w.req = nil
 	_, err := c.Write(out)
 	return err == nil && keep
-}
-
-func hasClose(values []string) bool {
-	for _, v := range values {
-		for _, t := range strings.Split(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(t), "close") {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // appendHeaderValue writes v as net/http does: line breaks become
@@ -1038,6 +1037,12 @@ func (l *handoffListener) Close() error {
 }
 
 func (l *handoffListener) Addr() net.Addr { return l.addr }
+
+// A handed-off connection keeps what net/http uses of a *net.TCPConn.
+var (
+	_ io.ReaderFrom                   = (*handoffConn)(nil)
+	_ interface{ CloseWrite() error } = (*handoffConn)(nil)
+)
 
 // handoffConn is a connection net/http reads from the first byte the
 // front had read.
